@@ -1,0 +1,51 @@
+"""The Farlight rules engine: pure Python, no PettingZoo, Gymnasium or tensors (DESIGN layers)."""
+
+from farlight_env.game.actions import (
+    Action,
+    Bid,
+    ChooseEngine,
+    CompleteMission,
+    Discard,
+    Install,
+    PassMission,
+    RefitRemove,
+    RefitStop,
+    SelectPart,
+    SkipEngine,
+    Target,
+    TargetKind,
+    action_from_dict,
+    action_to_dict,
+)
+from farlight_env.game.game import (
+    ConfigError,
+    EndReason,
+    FarlightGame,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+)
+
+__all__ = [
+    "Action",
+    "Bid",
+    "ChooseEngine",
+    "CompleteMission",
+    "ConfigError",
+    "Discard",
+    "EndReason",
+    "FarlightGame",
+    "GameConfig",
+    "IllegalActionError",
+    "Install",
+    "PassMission",
+    "Phase",
+    "RefitRemove",
+    "RefitStop",
+    "SelectPart",
+    "SkipEngine",
+    "Target",
+    "TargetKind",
+    "action_from_dict",
+    "action_to_dict",
+]

@@ -1,0 +1,79 @@
+"""Ship geometry on a bounded square grid: placement legality and connector states (R-INST, R-SHIP)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from farlight_env.cards.model import PartCard, Side
+
+# Connector bits, one per side; the Primary Core has all four (R-SETUP-1).
+UP, RIGHT, DOWN, LEFT = 1, 2, 4, 8
+SIDE_BITS: dict[Side, int] = {Side.UP: UP, Side.RIGHT: RIGHT, Side.DOWN: DOWN, Side.LEFT: LEFT}
+CORE_MASK = UP | RIGHT | DOWN | LEFT
+CORE = -1  # the core's piece id in a ship's cell map
+
+# (bit, opposite bit, row step, col step) for every side.
+STEPS: tuple[tuple[int, int, int, int], ...] = (
+    (UP, DOWN, -1, 0),
+    (RIGHT, LEFT, 0, 1),
+    (DOWN, UP, 1, 0),
+    (LEFT, RIGHT, 0, -1),
+)
+
+Cell = tuple[int, int]
+
+
+def connector_mask(part: PartCard) -> int:
+    """The part's printed connectors as a bit mask."""
+    mask = 0
+    for side in part.connectors:
+        mask |= SIDE_BITS[side]
+    return mask
+
+
+def legal_cells(
+    cells: Mapping[Cell, int], masks: Sequence[int], new_mask: int, half: int
+) -> list[Cell]:
+    """Empty in-grid cells where a part with `new_mask` links to a facing connector (R-INST-3).
+
+    `cells` maps occupied cells to piece ids (CORE for the core); `masks[i]` is piece i's mask.
+    """
+    found: set[Cell] = set()
+    for (row, col), piece in cells.items():
+        mask = CORE_MASK if piece == CORE else masks[piece]
+        for bit, opposite, dr, dc in STEPS:
+            if mask & bit and new_mask & opposite:
+                target = (row + dr, col + dc)
+                if (
+                    target not in cells
+                    and -half <= target[0] <= half
+                    and -half <= target[1] <= half
+                ):
+                    found.add(target)
+    return sorted(found)
+
+
+def connector_counts(cells: Mapping[Cell, int], masks: Sequence[int]) -> tuple[int, int, int]:
+    """(open, connected, blocked) connector counts over all pieces (R-SHIP-1).
+
+    A connector pointing at an empty cell is open, also at the grid's edge [decision].
+    """
+    open_count = connected = blocked = 0
+    for (row, col), piece in cells.items():
+        mask = CORE_MASK if piece == CORE else masks[piece]
+        for bit, opposite, dr, dc in STEPS:
+            if not mask & bit:
+                continue
+            neighbour = cells.get((row + dr, col + dc))
+            if neighbour is None:
+                open_count += 1
+            elif (CORE_MASK if neighbour == CORE else masks[neighbour]) & opposite:
+                connected += 1
+            else:
+                blocked += 1
+    return open_count, connected, blocked
+
+
+def mask_sides(mask: int) -> Iterable[Side]:
+    """The sides present in a mask, in the order up, right, down, left."""
+    return (side for side, bit in SIDE_BITS.items() if mask & bit)
