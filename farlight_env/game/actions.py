@@ -61,7 +61,7 @@ class RefitStop:
 
 @dataclass(frozen=True, slots=True)
 class ChooseEngine:
-    """Pick the engine (by its unique icon rank) that Engineer, an upgrade or an overhaul acts on."""
+    """Pick the engine (by its unique icon rank) for Engineer, an upgrade or an overhaul."""
 
     rank: int
 
@@ -111,7 +111,7 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class CompleteMission:
-    """Complete the mission being resolved, buying the fewest temporary bio-tech needed (R-MIS-5)."""
+    """Complete the mission being resolved, buying the fewest temporary bio-tech (R-MIS-5)."""
 
     mission: str
 
@@ -180,11 +180,15 @@ def action_from_dict(data: dict) -> Action:
         kind = data["type"]
         cls = ACTION_TYPES[kind]
     except (KeyError, TypeError) as exc:
-        raise ValueError(f"action record {data!r}: 'type' must be one of {sorted(ACTION_TYPES)}") from exc
+        raise ValueError(
+            f"action record {data!r}: 'type' must be one of {sorted(ACTION_TYPES)}"
+        ) from exc
     fields = {k: v for k, v in data.items() if k != "type"}
     if cls is Bid:
         target_kind, index = fields["target"]
-        return Bid(int(fields["tile"]), Target(TargetKind(target_kind), int(index)), bool(fields["crew"]))
+        return Bid(
+            int(fields["tile"]), Target(TargetKind(target_kind), int(index)), bool(fields["crew"])
+        )
     try:
         return cls(**fields)
     except TypeError as exc:

@@ -22,7 +22,7 @@ from farlight_env.cards.loader import (
     load_card_set,
     standard_card_set,
 )
-from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, Timing
+from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, MissionCard, Timing
 from farlight_env.game.actions import (
     Action,
     Bid,
@@ -110,6 +110,11 @@ class GameConfig:
             raise ConfigError(f"max_rounds must be >= 1 (R-RESET-6), got {self.max_rounds}")
 
 
+def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
+    """Ascending value, ties alphabetical by name ignoring case (R-SETUP-3, R-MIS-1)."""
+    return mission.value, mission.name.casefold(), mission.name
+
+
 def _resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
     if card_set is None:
         return standard_card_set()
@@ -120,6 +125,24 @@ def _resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
     raise ConfigError(
         f"card_set must be None, a CardSet or a path to a card file, got {type(card_set).__name__}"
     )
+
+
+# Attributes derived once from config and cards; immutable, so clones share them.
+_SHARED_TABLES = (
+    "config",
+    "cards",
+    "seed",
+    "num_players",
+    "num_spaces",
+    "half",
+    "part_index",
+    "mission_index",
+    "part_masks",
+    "rank_part",
+    "targets",
+    "target_slot",
+    "bid_actions",
+)
 
 
 class FarlightGame:
@@ -200,13 +223,15 @@ class FarlightGame:
         # R-SETUP-3: mission stacks
         climactic = [i for i, m in enumerate(cards.missions) if m.climactic]
         regular = [i for i, m in enumerate(cards.missions) if not m.climactic]
-        chosen_climactic = [climactic[i] for i in rng.choice(len(climactic), NUM_STACKS, replace=False)]
+        chosen_climactic = [
+            climactic[i] for i in rng.choice(len(climactic), NUM_STACKS, replace=False)
+        ]
         shuffled_regular = [regular[i] for i in rng.permutation(len(regular))]
         per_stack = REGULAR_PER_STACK[n]
         self.stacks: list[list[int]] = []
         for s in range(NUM_STACKS):
             stack = shuffled_regular[s * per_stack : (s + 1) * per_stack] + [chosen_climactic[s]]
-            stack.sort(key=lambda m: (cards.missions[m].value, cards.missions[m].name))
+            stack.sort(key=lambda m: _mission_order(cards.missions[m]))
             self.stacks.append(stack)
         used = {m for stack in self.stacks for m in stack}
         self.missions_out = [m for m in range(len(cards.missions)) if m not in used]
@@ -230,13 +255,18 @@ class FarlightGame:
     def _roll_station_dice(self) -> None:
         """Roll one die per engine icon on the station; highest die to highest rank (R-SETUP-5)."""
         ranks = sorted(
-            (rank for part in self.spaces if part is not None for rank in self.cards.parts[part].engines),
+            (
+                rank
+                for part in self.spaces
+                if part is not None
+                for rank in self.cards.parts[part].engines
+            ),
             reverse=True,
         )
         if not ranks:
             return
         dice = sorted((int(d) for d in self.rng.integers(1, 7, size=len(ranks))), reverse=True)
-        for rank, die in zip(ranks, dice):
+        for rank, die in zip(ranks, dice, strict=True):
             self.engine_values[rank] = die
 
     # ------------------------------------------------------------ public view
@@ -277,6 +307,10 @@ class FarlightGame:
         """Mission id at the top of each stack (R-SETUP-3), None for an empty stack."""
         return [stack[0] if stack else None for stack in self.stacks]
 
+    def selected_part(self) -> int | None:
+        """Card id of the pending part the current player is installing or discarding."""
+        return self._selected if self._phase is Phase.INSTALL else None
+
     def mission_being_resolved(self) -> int | None:
         return self._mission if self._phase is Phase.MISSION else None
 
@@ -284,7 +318,9 @@ class FarlightGame:
         """(rank, value) of every engine installed on a seat's ship (R-SHIP-2)."""
         parts = self.cards.parts
         return [
-            (rank, self.engine_values[rank]) for p in self.ship_parts[seat] for rank in parts[p].engines
+            (rank, self.engine_values[rank])
+            for p in self.ship_parts[seat]
+            for rank in parts[p].engines
         ]
 
     def biotech(self, seat: int) -> int:
@@ -316,10 +352,14 @@ class FarlightGame:
             return self._legal_bids(p)
         if phase is Phase.REFIT:
             parts = self.cards.parts
-            removals: list[Action] = [RefitRemove(parts[i].name) for i in sorted(self.ship_parts[p])]
+            removals: list[Action] = [
+                RefitRemove(parts[i].name) for i in sorted(self.ship_parts[p])
+            ]
             return [*removals, RefitStop()]
         if phase is Phase.ENGINEER:
-            return [ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE]
+            return [
+                ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
+            ]
         if phase in (Phase.UPGRADE, Phase.OVERHAUL):
             choices: list[Action] = [
                 ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
@@ -335,13 +375,15 @@ class FarlightGame:
         raise AssertionError(f"unknown phase {phase}")
 
     def _legal_bids(self, p: int) -> list[Action]:
-        """R-BID-2/3: a tile in hand on a part space with a part, a facility, or an available mission."""
+        """R-BID-2/3: a tile in hand on a filled part space, a facility or an available mission."""
         slots = [i for i, part in enumerate(self.spaces) if part is not None]
         slots += range(self.num_spaces, self.num_spaces + len(FACILITIES))
         slots += [self.num_spaces + len(FACILITIES) + s for s, st in enumerate(self.stacks) if st]
         crews = (False, True) if self.crew[p] >= 1 else (False,)
         table = self.bid_actions
-        return [table[(tile, slot, crew)] for tile in self.hands[p] for slot in slots for crew in crews]
+        return [
+            table[(tile, slot, crew)] for tile in self.hands[p] for slot in slots for crew in crews
+        ]
 
     def _legal_installs(self, p: int) -> list[Action]:
         parts = self.cards.parts
@@ -363,7 +405,7 @@ class FarlightGame:
         if mission.engines:
             have = sorted((v for _, v in self.engines(p)), reverse=True)
             need = sorted(mission.engines, reverse=True)
-            if len(have) < len(need) or any(h < r for h, r in zip(have, need)):
+            if len(have) < len(need) or any(h < r for h, r in zip(have, need, strict=False)):
                 return False
         return self.crew[p] >= TEMP_BIOTECH_COST * self._biotech_shortfall(p, mission.biotech)
 
@@ -672,7 +714,7 @@ class FarlightGame:
         missions = self.cards.missions
         offset = self.num_spaces + len(FACILITIES)
         queue = [s for s in range(NUM_STACKS) if self.bids[offset + s]]
-        queue.sort(key=lambda s: (missions[self.stacks[s][0]].value, missions[self.stacks[s][0]].name))
+        queue.sort(key=lambda s: _mission_order(missions[self.stacks[s][0]]))
         self._mission_queue = queue
         self._mission = -1
         self._phase = Phase.MISSION
@@ -818,11 +860,7 @@ class FarlightGame:
     def clone(self) -> FarlightGame:
         """An independent copy sharing only immutable card data (for search)."""
         other = object.__new__(FarlightGame)
-        shared = (
-            "config cards seed num_players num_spaces half part_index mission_index part_masks "
-            "rank_part targets target_slot bid_actions"
-        ).split()
-        for name in shared:
+        for name in _SHARED_TABLES:
             setattr(other, name, getattr(self, name))
         other.rng = np.random.Generator(np.random.PCG64())
         other.rng.bit_generator.state = self.rng.bit_generator.state
@@ -901,7 +939,9 @@ class FarlightGame:
         self.engine_values = {rank: value for rank, value in s["engine_values"]}
         self.bids = [[(p, t, bool(c)) for p, t, c in slot] for slot in s["bids"]]
         self.end_reason = None if s["end_reason"] is None else EndReason(s["end_reason"])
-        self.final_breakdown = None if s["final_breakdown"] is None else [dict(b) for b in s["final_breakdown"]]
+        self.final_breakdown = (
+            None if s["final_breakdown"] is None else [dict(b) for b in s["final_breakdown"]]
+        )
         self._winners = list(s["winners"])
         self._bid_pass = s["bid_pass"]
         self._bid_turn = s["bid_turn"]
@@ -947,7 +987,9 @@ class FarlightGame:
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"saved game is not valid JSON: {exc}") from exc
         if not isinstance(data, dict) or data.get("format") != "farlight-game":
-            raise ValueError("saved game: not a Farlight game record (missing 'format': 'farlight-game')")
+            raise ValueError(
+                "saved game: not a Farlight game record (missing 'format': 'farlight-game')"
+            )
         if data.get("version") != 1:
             raise ValueError(f"saved game: unsupported version {data.get('version')!r}; expected 1")
         try:

@@ -1,4 +1,4 @@
-"""Ship geometry on a bounded square grid: placement legality and connector states (R-INST, R-SHIP)."""
+"""Ship geometry on a bounded grid: placement legality and connector states (R-INST, R-SHIP)."""
 
 from __future__ import annotations
 

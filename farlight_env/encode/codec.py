@@ -1,0 +1,195 @@
+"""Action codec: one flat Discrete(N) index space <-> engine actions, the same for 2–5 players.
+
+Layout (blocks in this order; sizes for the standard card set and a 13×13 grid in brackets):
+  bid         tile (5) × target (12 part spaces, 4 facilities, 3 mission stacks) × crew (2) [190]
+  select      which pending part to handle next, by card id                              [57]
+  install     the selected part at a ship cell, row-major over the grid                  [169]
+  discard     the selected part                                                          [1]
+  refit       remove an installed part, by card id                                       [57]
+  refit_stop  stop refitting                                                             [1]
+  engine      choose an engine, by the position of its rank among the deck's ranks      [E]
+  skip        decline an upgrade/overhaul                                                [1]
+  complete    complete the mission being resolved                                        [1]
+  pass        pass on it                                                                 [1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from farlight_env.cards.model import FACILITIES, CardSet
+from farlight_env.game.actions import (
+    Action,
+    Bid,
+    ChooseEngine,
+    CompleteMission,
+    Discard,
+    Install,
+    PassMission,
+    RefitRemove,
+    RefitStop,
+    SelectPart,
+    SkipEngine,
+    Target,
+    TargetKind,
+)
+from farlight_env.game.game import NUM_STACKS, PART_SPACES, TILES, FarlightGame
+
+MAX_SPACES = max(PART_SPACES.values())
+NUM_TARGETS = MAX_SPACES + len(FACILITIES) + NUM_STACKS
+NUM_TILES = len(TILES)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    name: str
+    start: int
+    size: int
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    def __contains__(self, index: int) -> bool:
+        return self.start <= index < self.start + self.size
+
+
+class ActionCodec:
+    """Maps indices to engine actions and back for one card set and grid size."""
+
+    def __init__(self, cards: CardSet, grid_size: int) -> None:
+        self.cards = cards
+        self.grid_size = grid_size
+        self.half = grid_size // 2
+        self.part_names = [p.name for p in cards.parts]
+        self.part_ids = {name: i for i, name in enumerate(self.part_names)}
+        self.ranks = sorted(rank for p in cards.parts for rank in p.engines)
+        self.rank_pos = {rank: i for i, rank in enumerate(self.ranks)}
+        sizes = [
+            ("bid", NUM_TILES * NUM_TARGETS * 2),
+            ("select", len(cards.parts)),
+            ("install", grid_size * grid_size),
+            ("discard", 1),
+            ("refit", len(cards.parts)),
+            ("refit_stop", 1),
+            ("engine", len(self.ranks)),
+            ("skip", 1),
+            ("complete", 1),
+            ("pass", 1),
+        ]
+        blocks: dict[str, Block] = {}
+        start = 0
+        for name, size in sizes:
+            blocks[name] = Block(name, start, size)
+            start += size
+        self.blocks = blocks
+        self.size = start
+
+    # ------------------------------------------------------------- targets
+    @staticmethod
+    def target_position(target: Target) -> int:
+        """Fixed position of a bid target: part spaces 0..11, facilities, then mission stacks."""
+        if target.kind is TargetKind.PART:
+            return target.index
+        if target.kind is TargetKind.FACILITY:
+            return MAX_SPACES + target.index
+        return MAX_SPACES + len(FACILITIES) + target.index
+
+    @staticmethod
+    def target_at(position: int) -> Target:
+        if position < MAX_SPACES:
+            return Target(TargetKind.PART, position)
+        if position < MAX_SPACES + len(FACILITIES):
+            return Target(TargetKind.FACILITY, position - MAX_SPACES)
+        return Target(TargetKind.MISSION, position - MAX_SPACES - len(FACILITIES))
+
+    # -------------------------------------------------------------- encode
+    def encode(self, action: Action) -> int:
+        """The index of an engine action; raises ValueError for actions outside the layout."""
+        b = self.blocks
+        if isinstance(action, Bid):
+            pos = self.target_position(action.target)
+            return b["bid"].start + (action.tile * NUM_TARGETS + pos) * 2 + int(action.crew)
+        if isinstance(action, SelectPart):
+            return b["select"].start + self.part_ids[action.part]
+        if isinstance(action, Install):
+            row, col = action.row + self.half, action.col + self.half
+            if not (0 <= row < self.grid_size and 0 <= col < self.grid_size):
+                raise ValueError(f"cell ({action.row},{action.col}) lies outside the grid")
+            return b["install"].start + row * self.grid_size + col
+        if isinstance(action, Discard):
+            return b["discard"].start
+        if isinstance(action, RefitRemove):
+            return b["refit"].start + self.part_ids[action.part]
+        if isinstance(action, RefitStop):
+            return b["refit_stop"].start
+        if isinstance(action, ChooseEngine):
+            return b["engine"].start + self.rank_pos[action.rank]
+        if isinstance(action, SkipEngine):
+            return b["skip"].start
+        if isinstance(action, CompleteMission):
+            return b["complete"].start
+        if isinstance(action, PassMission):
+            return b["pass"].start
+        raise ValueError(f"cannot encode {action!r}: not a Farlight action")
+
+    # -------------------------------------------------------------- decode
+    def decode(self, index: int, game: FarlightGame) -> Action:
+        """The engine action an index means in `game`'s current decision.
+
+        Install/discard name the selected pending part and complete/pass the mission being
+        resolved, so those need the game; the result is legal iff the mask bit is set.
+        """
+        if not 0 <= index < self.size:
+            raise ValueError(f"action index {index} out of range 0..{self.size - 1}")
+        for block in self.blocks.values():
+            if index in block:
+                return self._decode_in(block.name, index - block.start, game)
+        raise AssertionError("blocks cover the whole range")  # pragma: no cover
+
+    def _decode_in(self, name: str, offset: int, game: FarlightGame) -> Action:
+        if name == "bid":
+            tile, rest = divmod(offset, NUM_TARGETS * 2)
+            pos, crew = divmod(rest, 2)
+            return Bid(tile, self.target_at(pos), bool(crew))
+        if name == "select":
+            return SelectPart(self.part_names[offset])
+        if name == "refit":
+            return RefitRemove(self.part_names[offset])
+        if name == "refit_stop":
+            return RefitStop()
+        if name == "engine":
+            return ChooseEngine(self.ranks[offset])
+        if name == "skip":
+            return SkipEngine()
+        if name in ("install", "discard"):
+            selected = game.selected_part()
+            part = self.part_names[selected] if selected is not None else "<no part selected>"
+            if name == "discard":
+                return Discard(part)
+            row, col = divmod(offset, self.grid_size)
+            return Install(part, row - self.half, col - self.half)
+        mission = game.mission_being_resolved()
+        title = game.cards.missions[mission].name if mission is not None else "<no mission>"
+        return CompleteMission(title) if name == "complete" else PassMission(title)
+
+    def describe(self, index: int, game: FarlightGame) -> str:
+        """A readable line for people: the block and the action it means now."""
+        action = self.decode(index, game)
+        if isinstance(action, (SelectPart, RefitRemove, Install, Discard)):
+            return str(action)
+        if isinstance(action, ChooseEngine):
+            value = game.engine_values.get(action.rank)
+            return f"{action} (now {value})" if value is not None else str(action)
+        return str(action)
+
+    def mask(self, game: FarlightGame, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask of the current player's legal actions (length `size`)."""
+        mask = np.zeros(self.size, dtype=np.int8) if out is None else out
+        if out is not None:
+            mask[:] = 0
+        for action in game.legal_actions():
+            mask[self.encode(action)] = 1
+        return mask

@@ -1,0 +1,1 @@
+"""Environment layer: PettingZoo AEC env, Gymnasium single-agent wrapper, rendering."""
