@@ -35,7 +35,7 @@ from farlight_env.game.actions import (
     Target,
     TargetKind,
 )
-from farlight_env.game.game import NUM_STACKS, PART_SPACES, TILES, FarlightGame
+from farlight_env.game.game import NUM_STACKS, PART_SPACES, TILES, FarlightGame, Phase
 
 MAX_SPACES = max(PART_SPACES.values())
 NUM_TARGETS = MAX_SPACES + len(FACILITIES) + NUM_STACKS
@@ -190,6 +190,25 @@ class ActionCodec:
         mask = np.zeros(self.size, dtype=np.int8) if out is None else out
         if out is not None:
             mask[:] = 0
+        if game.phase is Phase.BIDDING:
+            mask[self._bid_indices(game)] = 1
+            return mask
         for action in game.legal_actions():
             mask[self.encode(action)] = 1
         return mask
+
+    def _bid_indices(self, game: FarlightGame) -> np.ndarray:
+        """Legal bid indices straight from the state (the hot path of every round)."""
+        seat = game.current_player
+        assert seat is not None
+        positions = [i for i, part in enumerate(game.spaces) if part is not None]
+        positions += range(MAX_SPACES, MAX_SPACES + len(FACILITIES))
+        base = MAX_SPACES + len(FACILITIES)
+        positions += [base + s for s, stack in enumerate(game.stacks) if stack]
+        pos = np.asarray(positions, dtype=np.int64)
+        tiles = np.asarray(game.hands[seat], dtype=np.int64)
+        cells = ((tiles[:, None] * NUM_TARGETS + pos[None, :]) * 2).ravel()
+        start = self.blocks["bid"].start
+        if game.crew[seat] >= 1:
+            return start + np.concatenate([cells, cells + 1])
+        return start + cells

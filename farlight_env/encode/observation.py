@@ -68,6 +68,20 @@ class Field:
         return slice(self.start, self.start + self.size)
 
 
+@dataclass(frozen=True, slots=True)
+class ShipSummary:
+    """What the observation needs of one ship; computed once per ship stamp."""
+
+    planes: np.ndarray
+    engines: np.ndarray
+    biotech: int
+    num_engines: int
+    engine_sum: int
+    num_parts: int
+    open: int
+    blocked: int
+
+
 class ObservationEncoder:
     """Builds observations for one card set and grid size; caches per-seat ship planes."""
 
@@ -83,7 +97,15 @@ class ObservationEncoder:
         self.ship_channels = 6 + len(ICON_CHANNELS) + 1 + self.engine_slots
         self.fields = self._build_layout()
         self.size = sum(f.size for f in self.fields.values())
-        self._plane_cache: dict[tuple, np.ndarray] = {}
+        self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
+        self._mission_cache: dict[tuple, np.ndarray] = {}
+        # One scratch buffer with named views, copied out per observation.
+        self._buffer = np.zeros(self.size, dtype=np.float32)
+        self._buffer_views = {
+            name: self._buffer[a:b].reshape(shape) for name, a, b, shape in self._views
+        }
+        self._ship_cache: dict[int, ShipSummary] = {}
+        self._feature_cache: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------ layout
     def _build_layout(self) -> dict[str, Field]:
@@ -176,26 +198,27 @@ class ObservationEncoder:
     # ------------------------------------------------------------ encode
     def encode(self, game: FarlightGame, seat: int) -> np.ndarray:
         """The observation of `seat` (any seat, acting or not) as a new float32 vector."""
-        obs = np.zeros(self.size, dtype=np.float32)
+        buffer, view = self._buffer, self._buffer_views
+        buffer.fill(0.0)
         n = game.num_players
         rel = [(seat + i) % n for i in range(n)]  # relative index -> absolute seat
-        view = {name: obs[f.slice].reshape(f.shape) for name, f in self.fields.items()}
         self._encode_header(game, seat, view)
         self._encode_players(game, rel, view)
         self._encode_station(game, view)
         self._encode_missions(game, seat, view)
         self._encode_bids(game, seat, rel, view)
         for i, p in enumerate(rel):
-            view["ships"][i] = self._ship_planes(game, p)
-            self._encode_pending(game, p, view["pending"][i])
-            for rank, value in game.engines(p):
-                view["engines"][i, self.rank_pos[rank]] = value / 6.0
+            ship = self._ship(game, p)
+            view["ships"][i] = ship.planes
+            view["engines"][i] = ship.engines
+            if game.pending[p]:
+                self._encode_pending(game, p, view["pending"][i])
         for award in game.awards_up:
             view["awards"][AWARDS.index(award)] = 1.0
         deck = view["deck"]
         deck[game.deck] = 1.0  # composition only: which cards remain, never their order
         deck[-1] = len(game.deck) / 57.0
-        return obs
+        return buffer.copy()
 
     def _encode_header(self, game: FarlightGame, seat: int, view: dict) -> None:
         view["decision"][DECISIONS.index(game.phase)] = 1.0
@@ -211,30 +234,36 @@ class ObservationEncoder:
     def _encode_players(self, game: FarlightGame, rel: list[int], view: dict) -> None:
         table = view["players"]
         for i, p in enumerate(rel):
-            engines = game.engines(p)
-            open_, _connected, blocked = game.connectors(p)
+            ship = self._ship(game, p)
             table[i] = (
                 1.0,
                 game.crew[p] / 10.0,
                 game.science[p] / 10.0,
                 game.points[p] / 20.0,
                 len(game.hands[p]) / 5.0,
-                game.biotech(p) / 5.0,
+                ship.biotech / 5.0,
                 game.temp_biotech[p] / 5.0,
-                len(engines) / 5.0,
-                sum(v for _, v in engines) / 30.0,
-                len(game.ship_parts[p]) / 10.0,
-                open_ / 10.0,
-                blocked / 10.0,
+                ship.num_engines / 5.0,
+                ship.engine_sum / 30.0,
+                ship.num_parts / 10.0,
+                ship.open / 10.0,
+                ship.blocked / 10.0,
                 len(game.pending[p]) / 5.0,
             )
 
     def _features(self, game: FarlightGame, part: int) -> np.ndarray:
-        row = self.part_features[part].copy()
+        """Static card features plus the dice currently on its engine icons."""
         engines = self.cards.parts[part].engines
-        values = sorted((game.engine_values.get(r, 0) for r in engines), reverse=True)
-        for j, value in enumerate(values):
-            row[len(row) - self.engine_slots + j] = value / 6.0
+        if not engines:
+            return self.part_features[part]
+        values = tuple(sorted((game.engine_values.get(r, 0) for r in engines), reverse=True))
+        key = (part, values)
+        row = self._feature_cache.get(key)
+        if row is None:
+            row = self.part_features[part].copy()
+            for j, value in enumerate(values):
+                row[len(row) - self.engine_slots + j] = value / 6.0
+            self._feature_cache[key] = row
         return row
 
     def _encode_station(self, game: FarlightGame, view: dict) -> None:
@@ -247,7 +276,24 @@ class ObservationEncoder:
             station[slot, 2:] = self._features(game, part)
 
     def _encode_missions(self, game: FarlightGame, seat: int, view: dict) -> None:
-        table = view["missions"]
+        key = tuple(tuple(stack) for stack in game.stacks)
+        table = self._mission_cache.get(key)
+        if table is None:
+            if len(self._mission_cache) > 4096:
+                self._mission_cache.clear()
+            table = self._mission_table(game)
+            self._mission_cache[key] = table
+        view["missions"][...] = table
+        if game.phase is Phase.MISSION:
+            ctx = view["mission_resolving"]
+            ctx[game._mission_stack] = 1.0
+            ctx[NUM_STACKS] = game._completers / 5.0
+            slot = game.num_spaces + len(FACILITIES) + game._mission_stack
+            ctx[NUM_STACKS + 1] = game.bid_total(seat, slot) / 15.0
+
+    def _mission_table(self, game: FarlightGame) -> np.ndarray:
+        """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
+        table = np.zeros(self.fields["missions"].shape, dtype=np.float32)
         for s, stack in enumerate(game.stacks):
             for depth, mission_id in enumerate(stack[:MAX_STACK]):
                 m = game.cards.missions[mission_id]
@@ -256,12 +302,7 @@ class ObservationEncoder:
                 row += [e / 6.0 for e in engines] + [0.0] * (MAX_MISSION_ENGINES - len(engines))
                 row += [m.biotech / 5.0, m.science / 6.0]
                 table[s, depth] = row
-        if game.phase is Phase.MISSION:
-            ctx = view["mission_resolving"]
-            ctx[game._mission_stack] = 1.0
-            ctx[NUM_STACKS] = game._completers / 5.0
-            slot = game.num_spaces + len(FACILITIES) + game._mission_stack
-            ctx[NUM_STACKS + 1] = game.bid_total(seat, slot) / 15.0
+        return table
 
     def _encode_bids(self, game: FarlightGame, seat: int, rel: list[int], view: dict) -> None:
         bids = view["bids"]
@@ -284,25 +325,33 @@ class ObservationEncoder:
             table[j, 0] = float(part == selected)
             table[j, 1:] = self._features(game, part)
 
-    def _ship_planes(self, game: FarlightGame, p: int) -> np.ndarray:
-        """Planes of one ship, cached on what the planes depend on (parts, cells, engines)."""
-        ship = game.ships[p]
-        key = tuple(
-            sorted((cell, piece, self._engine_key(game, piece)) for cell, piece in ship.items())
-        )
-        planes = self._plane_cache.get(key)
-        if planes is None:
-            if len(self._plane_cache) > 4096:
-                self._plane_cache.clear()
-            planes = self._draw_ship(game, ship)
-            self._plane_cache[key] = planes
-        return planes
+    def _ship(self, game: FarlightGame, p: int) -> ShipSummary:
+        """Planes and counts of one ship, cached on its stamp (changes with parts or engines)."""
+        stamp = game.ship_stamps[p]
+        summary = self._ship_cache.get(stamp)
+        if summary is None:
+            if len(self._ship_cache) > 4096:
+                self._ship_cache.clear()
+            summary = self._summarise_ship(game, p)
+            self._ship_cache[stamp] = summary
+        return summary
 
-    @staticmethod
-    def _engine_key(game: FarlightGame, piece: int) -> tuple[int, ...]:
-        if piece == CORE:
-            return ()
-        return tuple(game.engine_values.get(r, 0) for r in game.cards.parts[piece].engines)
+    def _summarise_ship(self, game: FarlightGame, p: int) -> ShipSummary:
+        engines = game.engines(p)
+        by_rank = np.zeros(len(self.ranks), dtype=np.float32)
+        for rank, value in engines:
+            by_rank[self.rank_pos[rank]] = value / 6.0
+        open_, _connected, blocked = game.connectors(p)
+        return ShipSummary(
+            planes=self._draw_ship(game, game.ships[p]),
+            engines=by_rank,
+            biotech=game.biotech(p),
+            num_engines=len(engines),
+            engine_sum=sum(v for _, v in engines),
+            num_parts=len(game.ship_parts[p]),
+            open=open_,
+            blocked=blocked,
+        )
 
     def _draw_ship(self, game: FarlightGame, ship: dict) -> np.ndarray:
         planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), dtype=np.float32)

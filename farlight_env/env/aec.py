@@ -182,7 +182,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         game = self._require_game()
         self._cumulative_rewards[agent] = 0.0
         move = self.codec.decode(int(action), game) if action is not None else None
-        if move is None or move not in game.legal_actions_set():
+        if move is None or not game.is_legal(move):
             self._illegal(agent, action, move)
             return
         game.apply(move)

@@ -184,12 +184,11 @@ def action_from_dict(data: dict) -> Action:
             f"action record {data!r}: 'type' must be one of {sorted(ACTION_TYPES)}"
         ) from exc
     fields = {k: v for k, v in data.items() if k != "type"}
-    if cls is Bid:
-        target_kind, index = fields["target"]
-        return Bid(
-            int(fields["tile"]), Target(TargetKind(target_kind), int(index)), bool(fields["crew"])
-        )
     try:
+        if cls is Bid:
+            target_kind, index = fields["target"]
+            target = Target(TargetKind(target_kind), int(index))
+            return Bid(int(fields["tile"]), target, bool(fields["crew"]))
         return cls(**fields)
-    except TypeError as exc:
-        raise ValueError(f"action record {data!r}: {exc}") from exc
+    except (TypeError, KeyError, ValueError) as exc:
+        raise ValueError(f"action record {data!r} is malformed: {exc!r}") from exc

@@ -6,6 +6,7 @@ tensors. Rule IDs refer to ../shared/RULES.md and docs/rules.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from farlight_env.cards.loader import (
+    CardFileError,
     card_set_from_dict,
     card_set_to_dict,
     load_card_set,
@@ -83,6 +85,10 @@ class ConfigError(ValueError):
     """A game configuration that cannot be played."""
 
 
+class CardSetError(ConfigError, CardFileError):
+    """A card file given as configuration was missing or invalid (catch either base)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameConfig:
     """Everything besides the seed that fixes a game's rules and size."""
@@ -108,6 +114,10 @@ class GameConfig:
             raise ConfigError(f"max_rounds must be a positive integer, got {self.max_rounds!r}")
         if self.max_rounds < 1:
             raise ConfigError(f"max_rounds must be >= 1 (R-RESET-6), got {self.max_rounds}")
+        if not isinstance(self.random_first_player, bool):
+            raise ConfigError(
+                f"random_first_player must be True or False, got {self.random_first_player!r}"
+            )
 
 
 def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
@@ -121,11 +131,17 @@ def _resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
     if isinstance(card_set, CardSet):
         return card_set
     if isinstance(card_set, (str, os.PathLike)):
-        return load_card_set(card_set)
+        try:
+            return load_card_set(card_set)
+        except CardFileError as exc:
+            raise CardSetError(str(exc)) from exc
     raise ConfigError(
         f"card_set must be None, a CardSet or a path to a card file, got {type(card_set).__name__}"
     )
 
+
+# Process-wide unique stamps: equal stamps mean equal ship contents (caches key on them).
+_SHIP_STAMPS = itertools.count()
 
 # Attributes derived once from config and cards; immutable, so clones share them.
 _SHARED_TABLES = (
@@ -167,6 +183,8 @@ class FarlightGame:
         self.cards = _resolve_card_set(card_set)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ConfigError(f"seed must be an integer or None, got {seed!r}")
+        if seed is not None and seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {seed}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         self.seed = int(seed)
@@ -212,6 +230,7 @@ class FarlightGame:
         self.points = [0] * n
         self.hands: list[list[int]] = [list(TILES) for _ in range(n)]
         self.ships: list[dict[Cell, int]] = [{(0, 0): CORE} for _ in range(n)]
+        self.ship_stamps = [next(_SHIP_STAMPS) for _ in range(n)]
         self.ship_parts: list[list[int]] = [[] for _ in range(n)]
         self.pending: list[list[int]] = [[] for _ in range(n)]
         self.installed_this_round: list[list[int]] = [[] for _ in range(n)]
@@ -417,9 +436,11 @@ class FarlightGame:
         """Apply the current player's action; an illegal one raises and changes nothing."""
         if self._phase is Phase.OVER:
             raise IllegalActionError(f"the game is over; no action is legal (got {action})")
-        legal = self.legal_actions_set()
-        if action not in legal:
+        if not self.is_legal(action):
             raise IllegalActionError(self._illegal_message(action))
+        if isinstance(action, Bid):  # record the canonical value, whatever equal form came in
+            slot = self.target_slot[action.target]
+            action = self.bid_actions[(action.tile, slot, action.crew)]
         self.history.append(action)
         self._apply_unchecked(action)
         self._advance()
@@ -428,6 +449,27 @@ class FarlightGame:
         """Forget cached legal actions; call after editing state directly (tests, search)."""
         self._legal = None
         self._legal_set = None
+
+    def is_legal(self, action: object) -> bool:
+        """Whether `action` is legal now; cheap for bids, which dominate play."""
+        if isinstance(action, Bid) and self._phase is Phase.BIDDING:
+            if type(action.tile) is not int or type(action.crew) is not bool:
+                return False
+            if not isinstance(action.target, Target) or isinstance(action.target.index, bool):
+                return False
+            slot = self.target_slot.get(action.target)
+            if slot is None or action.tile not in self.hands[self._current]:
+                return False
+            if action.crew and self.crew[self._current] < 1:
+                return False
+            if slot < self.num_spaces:
+                return self.spaces[slot] is not None
+            if slot >= self.num_spaces + len(FACILITIES):
+                return bool(self.stacks[slot - self.num_spaces - len(FACILITIES)])
+            return True
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return action in self._legal
 
     def legal_actions_set(self) -> frozenset[Action]:
         if self._legal_set is None:
@@ -545,8 +587,12 @@ class FarlightGame:
                 self._legal = []
                 self._legal_set = frozenset()
                 return
+            if self._phase is Phase.BIDDING:  # always several options; computed on demand
+                self._legal = None
+                self._legal_set = None
+                return
             legal = self._compute_legal()
-            if len(legal) == 1 and self._phase is not Phase.BIDDING:
+            if len(legal) == 1:
                 self._apply_unchecked(legal[0])
                 continue
             self._legal = legal
@@ -624,6 +670,7 @@ class FarlightGame:
 
     def _refit_remove(self, p: int, part: int) -> None:
         """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
+        self.ship_stamps[p] = next(_SHIP_STAMPS)
         self.ship_parts[p].remove(part)
         ship = self.ships[p]
         cell = next(c for c, piece in ship.items() if piece == part)
@@ -636,6 +683,7 @@ class FarlightGame:
         self.out_of_game.append(part)
 
     def _engine_choice(self, p: int, rank: int) -> None:
+        self.ship_stamps[p] = next(_SHIP_STAMPS)
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
@@ -671,6 +719,7 @@ class FarlightGame:
         self.pending[p].remove(part)
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
+        self.ship_stamps[p] = next(_SHIP_STAMPS)
         self.installed_this_round[p].append(part)
         self._selected = None
         self._resume = "install"
@@ -866,6 +915,7 @@ class FarlightGame:
         other.rng.bit_generator.state = self.rng.bit_generator.state
         other._load_state(self._dump_state(with_history=False))
         other.history = list(self.history)
+        other.ship_stamps = list(self.ship_stamps)
         return other
 
     def _dump_state(self, with_history: bool = True) -> dict[str, Any]:
@@ -924,6 +974,7 @@ class FarlightGame:
         self.points = list(s["points"])
         self.hands = [list(h) for h in s["hands"]]
         self.ships = [{(r, c): piece for r, c, piece in ship} for ship in s["ships"]]
+        self.ship_stamps = [next(_SHIP_STAMPS) for _ in self.ships]
         self.ship_parts = [list(x) for x in s["ship_parts"]]
         self.pending = [list(x) for x in s["pending"]]
         self.installed_this_round = [list(x) for x in s["installed_this_round"]]

@@ -1,0 +1,1 @@
+"""Agents: the Agent protocol and baseline policies (random, heuristic, search, trained)."""

@@ -1,0 +1,151 @@
+"""Gymnasium single-agent view: the learner holds one seat, given policies hold the others.
+
+Registered as `farlight_env/Farlight-v0`; `action_masks()` serves sb3-contrib's MaskablePPO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from farlight_env.env.aec import raw_env
+from farlight_env.game.game import ConfigError
+
+#: An opponent: (observation vector, action mask) -> action index.
+Policy = Callable[[np.ndarray, np.ndarray], int]
+
+
+class RandomPolicy:
+    """Uniform over legal actions, with its own seeded Generator."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class FarlightSingleAgentEnv(gym.Env):
+    """One learner seat against opponent policies; reward arrives when the game ends."""
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        learner_seat: int | str = "random",
+        opponents: Policy | Sequence[Policy] | None = None,
+        render_mode: str | None = None,
+        **env_config: Any,
+    ) -> None:
+        self.aec = raw_env(num_players=num_players, render_mode=render_mode, **env_config)
+        self.render_mode = render_mode
+        self.num_players = num_players
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, int)
+            or not 0 <= learner_seat < num_players
+        ):
+            raise ConfigError(
+                f"learner_seat must be 'random' or a seat 0..{num_players - 1}, "
+                f"got {learner_seat!r}"
+            )
+        self.learner_seat_option = learner_seat
+        self.opponents = self._opponent_list(opponents)
+        self.observation_space = gym.spaces.Box(
+            0.0, np.inf, (self.aec.encoder.size,), dtype=np.float32
+        )
+        self.action_space = gym.spaces.Discrete(self.aec.codec.size)
+        self.learner_seat = 0
+        self._obs = np.zeros(self.aec.encoder.size, dtype=np.float32)
+
+    def _opponent_list(self, opponents: Policy | Sequence[Policy] | None) -> list[Policy | None]:
+        """One policy per seat (None where the learner may sit); defaults to random play."""
+        n = self.num_players
+        if opponents is None:
+            return [None] * n
+        if callable(opponents):
+            return [opponents] * n
+        opponents = list(opponents)
+        if len(opponents) not in (n - 1, n):
+            raise ConfigError(
+                f"opponents must be one policy or a list of {n - 1} (one per other seat), "
+                f"got {len(opponents)}"
+            )
+        for i, policy in enumerate(opponents):
+            if not callable(policy):
+                raise ConfigError(f"opponents[{i}] is not callable: {policy!r}")
+        return opponents
+
+    def _policy_for(self, seat: int) -> Policy:
+        others = [s for s in range(self.num_players) if s != self.learner_seat]
+        if len(self.opponents) == self.num_players:
+            policy = self.opponents[seat]
+        else:
+            policy = self.opponents[others.index(seat)]
+        return policy if policy is not None else self._random
+
+    # --------------------------------------------------------------- api
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self._random = RandomPolicy(int(self.np_random.integers(2**31 - 1)))
+        if self.learner_seat_option == "random":
+            self.learner_seat = int(self.np_random.integers(self.num_players))
+        else:
+            self.learner_seat = int(self.learner_seat_option)
+        self._play_opponents()
+        return self._observe(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        game = self.aec.game
+        if game is None or game.is_over:
+            raise RuntimeError("step() after the episode ended; call reset()")
+        self.aec.step(int(action))
+        self._play_opponents()
+        terminated = game.is_over and not game.is_truncated
+        truncated = game.is_truncated
+        reward = 0.0
+        if game.is_over:
+            reward = float(self.aec.rewards[self.aec.possible_agents[self.learner_seat]])
+        return self._observe(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (all False once the game is over)."""
+        return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).astype(bool)
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    # ------------------------------------------------------------ helpers
+    def _play_opponents(self) -> None:
+        """Let the other seats act until the learner must decide or the game ends."""
+        game = self.aec.game
+        assert game is not None
+        while not game.is_over and game.current_player != self.learner_seat:
+            seat = game.current_player
+            agent = self.aec.possible_agents[seat]
+            obs = self.aec.observe(agent)
+            action = self._policy_for(seat)(obs["observation"], obs["action_mask"])
+            self.aec.step(int(action))
+
+    def _observe(self) -> np.ndarray:
+        game = self.aec.game
+        assert game is not None
+        return self.aec.encoder.encode(game, self.learner_seat)
+
+    def _info(self) -> dict:
+        game = self.aec.game
+        assert game is not None
+        info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": game.phase.value}
+        if game.is_over:
+            info.update(
+                scores=game.scores(), winners=game.winners(), end_reason=game.end_reason.value
+            )
+        return info

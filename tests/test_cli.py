@@ -1,0 +1,225 @@
+"""The `farlight` command line end to end, on tiny budgets."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from farlight_env import __version__, bench
+from farlight_env.cli import Decision, decisions, main, rules_path
+
+STATS_COLUMNS = ("players", "games", "rounds mean", "median", "end:climactic", "score mean")
+STATS_COLUMNS += ("winner score", "shared wins", "actions/game")
+BENCH_COLUMNS = ("players", "games", "actions", "seconds", "actions/s", "games/s")
+
+
+def _data_rows(table_text: str, first_col: str = "players") -> list[str]:
+    """Lines of the first table after its header and rule."""
+    lines = table_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == [first_col])
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        rows.append(line)
+    return rows
+
+
+def test_random_prints_statistics_table(capsys):
+    assert main(["random", "--players", "2", "--games", "2", "--seed", "0", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    for col in STATS_COLUMNS:
+        assert col in out
+    assert "seeds 0..1" in out
+    assert "seat 0" in out and "seat 1" in out
+    rows = _data_rows(out)
+    assert len(rows) == 1 and rows[0].split()[:2] == ["2", "2"]
+
+
+def test_random_several_player_counts_one_row_each(capsys):
+    args = ["random", "--players", "3,5", "--games", "1", "--seed", "4", "--no-progress"]
+    assert main(args) == 0
+    rows = _data_rows(capsys.readouterr().out)
+    assert [r.split()[0] for r in rows] == ["3", "5"]
+
+
+def test_random_with_round_cap(capsys):
+    args = ["random", "--players", "4", "--games", "2", "--max-rounds", "1", "--no-progress"]
+    assert main(args) == 0
+    rows = _data_rows(capsys.readouterr().out)
+    # rounds mean, median, min, max all at most the cap
+    assert all(float(x) <= 1 for x in rows[0].split()[2:6])
+
+
+def test_random_is_reproducible(capsys):
+    args = ["random", "--players", "3", "--games", "2", "--seed", "9", "--no-progress"]
+    main(args)
+    first = capsys.readouterr().out
+    main(args)
+    assert capsys.readouterr().out == first
+
+
+def test_random_shows_progress_bar_on_stderr(capsys):
+    assert main(["random", "--players", "2", "--games", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "rounds mean" in captured.out
+    assert "game" in captured.err  # tqdm's bar, on stderr
+
+
+def test_bench_engine_by_games(capsys):
+    args = ["bench", "--engine", "--players", "2,3", "--games", "1", "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("machine: ")
+    assert "cores" in out and "Python" in out
+    for col in BENCH_COLUMNS:
+        assert col in out
+    rows = _data_rows(out)
+    assert [r.split()[:2] for r in rows] == [["2", "1"], ["3", "1"]]
+
+
+def test_bench_engine_by_time_budget(capsys):
+    assert main(["bench", "--players", "4", "--seconds", "0.05", "--no-progress"]) == 0
+    rows = _data_rows(capsys.readouterr().out)
+    assert len(rows) == 1 and int(rows[0].split()[1]) >= 1  # whole games, at least one
+
+
+def test_bench_module_main(capsys):
+    assert bench.main(["--players", "5", "--games", "1", "--no-progress"]) == 0
+    assert "actions/s" in capsys.readouterr().out
+
+
+def test_bench_result_rates():
+    r = bench.BenchResult(num_players=2, games=4, actions=1000, seconds=2.0)
+    assert r.actions_per_s == 500 and r.games_per_s == 2
+
+
+def test_rules_prints_path_and_decisions(capsys):
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "rules.md" in out
+    if rules_path().is_file():
+        found = decisions(rules_path().read_text(encoding="utf-8"))
+        assert found, "docs/rules.md should list the project's interpretations"
+        assert str(rules_path()) in out
+        assert f"{len(found)} [decision]s" in out
+        assert f"{len(found)}. " in out
+    else:
+        assert "source repository" in out
+
+
+def test_decisions_from_an_interpretations_section():
+    text = """# Rules
+## Bidding
+1. Not a decision, just a rule (R-BID-1).
+
+## Interpretations
+
+### Settled points
+1. **First player (R-SETUP-6):** seat 0 by default.
+   *Reason:* reproducible games.
+2. **Upgrades first (R-BEN-3):** *Reason:* the rulebook gives no order.
+
+### Engine-level choices
+3. **Coordinates.** `(row, col)`, up is row - 1.
+
+## Glossary
+- Crew: people.
+"""
+    assert decisions(text) == [
+        Decision("R-SETUP-6", "First player (R-SETUP-6): seat 0 by default.", "Settled points"),
+        Decision(
+            "R-BEN-3",
+            "Upgrades first (R-BEN-3): Reason: the rulebook gives no order.",
+            "Settled points",
+        ),
+        Decision("", "Coordinates. (row, col), up is row - 1.", "Engine-level choices"),
+    ]
+
+
+def test_decisions_marked_inline_as_in_the_specification():
+    text = """# Rules
+Points marked **[decision]** are interpretations.
+## Setup (R-SETUP)
+- R-SETUP-1 Each player starts with 3 crew.
+- R-SETUP-6 **[decision]** First player: seat 0 by default;
+  a config option may draw it at random.
+- R-INST-2 A ship lives on a grid. **[decision]** The grid is bounded.
+"""
+    assert decisions(text) == [
+        Decision(
+            "R-SETUP-6",
+            "R-SETUP-6 [decision] First player: seat 0 by default; a config option may draw it "
+            "at random.",
+            "Setup (R-SETUP)",
+        ),
+        Decision(
+            "R-INST-2",
+            "R-INST-2 A ship lives on a grid. [decision] The grid is bounded.",
+            "Setup (R-SETUP)",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "detail"),
+    [
+        (["random", "--players", "6"], "--players", "2..5"),
+        (["random", "--players", "1"], "--players", "2..5"),
+        (["random", "--players", "four"], "--players", "2..5"),
+        (["random", "--games", "0"], "--games", "positive"),
+        (["random", "--seed", "-1"], "--seed", ">= 0"),
+        (["random", "--max-rounds", "0"], "--max-rounds", "positive"),
+        (["random", "--card-set", "no/such/cards.toml"], "--card-set", "no such file"),
+        (["bench", "--players", "2,9"], "--players", "2..5"),
+        (["bench", "--seconds", "-1"], "--seconds", "positive"),
+        (["bench", "--seconds", "1", "--games", "2"], "--games", "not allowed"),
+        (["random", "--bogus"], "--bogus", "unrecognized"),
+        (["fly"], "fly", "invalid choice"),
+        ([], "COMMAND", "required"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_flag(capsys, argv, flag, detail):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert flag in err and detail in err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+def _console_script() -> str:
+    """The installed `farlight` script: beside this interpreter, else on PATH."""
+    beside = Path(sys.executable).with_name("farlight")
+    found = str(beside) if beside.is_file() else shutil.which("farlight")
+    assert found, "the `farlight` console script is not installed: run pip install -e ."
+    return found
+
+
+def test_console_script_is_installed_and_runs():
+    exe = _console_script()
+    args = ["random", "--players", "2", "--games", "1", "--seed", "3", "--no-progress"]
+    proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for col in STATS_COLUMNS:
+        assert col in proc.stdout
+    bad = subprocess.run([exe, "random", "--players", "7"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "--players" in bad.stderr and "2..5" in bad.stderr
+
+
+def test_bench_runs_as_module():
+    cmd = [sys.executable, "-m", "farlight_env.bench", "--players", "2", "--games", "1"]
+    proc = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "machine: " in proc.stdout and "actions/s" in proc.stdout

@@ -1,0 +1,1 @@
+"""Training scripts (MaskablePPO, self-play league, evaluation); needs the `train` extra."""
