@@ -1,10 +1,36 @@
 """Farlight-Env: the board game Farlight as a reinforcement-learning environment.
 
-Layers: ``farlight_env.cards`` (card set), ``farlight_env.game`` (rules engine); the
-PettingZoo and Gymnasium environments come later. Importing this package stays light:
-it never imports torch, ``agents`` or ``training``.
+Layers: ``farlight_env.cards`` (card set), ``farlight_env.game`` (rules engine),
+``farlight_env.encode`` (action codec, observations), ``farlight_env.env`` (PettingZoo AEC env,
+Gymnasium single-agent env, rendering). Importing this package stays light: it registers the
+environments by name only and never imports torch, ``agents`` or ``training``.
 """
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+GYM_ID = "farlight_env/Farlight-v0"
+PETTINGZOO_ID = "farlight_env/Farlight-v0"
+
+
+def _register() -> None:
+    """Make `gymnasium.make(GYM_ID)` and `pettingzoo.make("aec", PETTINGZOO_ID)` work."""
+    import gymnasium
+
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=GYM_ID, entry_point="farlight_env.env.single_agent:FarlightSingleAgentEnv"
+        )
+    try:
+        import pettingzoo
+    except ImportError:  # pragma: no cover - pettingzoo is a core dependency
+        return
+    registry = getattr(pettingzoo, "aec_registry", None)
+    if registry is not None and PETTINGZOO_ID not in registry:
+        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="farlight_env.env.aec:env")
+
+
+_register()
+
+__all__ = ["GYM_ID", "PETTINGZOO_ID", "__version__"]

@@ -40,9 +40,15 @@ class FarlightSingleAgentEnv(gym.Env):
         learner_seat: int | str = "random",
         opponents: Policy | Sequence[Policy] | None = None,
         render_mode: str | None = None,
+        illegal_action: str = "terminate",
         **env_config: Any,
     ) -> None:
-        self.aec = raw_env(num_players=num_players, render_mode=render_mode, **env_config)
+        self.aec = raw_env(
+            num_players=num_players,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            **env_config,
+        )
         self.render_mode = render_mode
         self.num_players = num_players
         if learner_seat != "random" and (
@@ -104,20 +110,28 @@ class FarlightSingleAgentEnv(gym.Env):
         return self._observe(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's action, let opponents play; an illegal action ends the episode
+        with `illegal_reward` unless illegal_action='raise'."""
         game = self.aec.game
-        if game is None or game.is_over:
+        learner = self.aec.possible_agents[self.learner_seat]
+        if game is None or self._episode_over():
             raise RuntimeError("step() after the episode ended; call reset()")
         self.aec.step(int(action))
-        self._play_opponents()
-        terminated = game.is_over and not game.is_truncated
-        truncated = game.is_truncated
-        reward = 0.0
-        if game.is_over:
-            reward = float(self.aec.rewards[self.aec.possible_agents[self.learner_seat]])
+        if not self._episode_over():
+            self._play_opponents()
+        terminated = self.aec.terminations[learner]
+        truncated = self.aec.truncations[learner]
+        reward = float(self.aec.rewards[learner]) if terminated or truncated else 0.0
         return self._observe(), reward, terminated, truncated, self._info()
 
+    def _episode_over(self) -> bool:
+        learner = self.aec.possible_agents[self.learner_seat]
+        return self.aec.terminations[learner] or self.aec.truncations[learner]
+
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (all False once the game is over)."""
+        """Legal actions of the learner now (all False once the episode is over)."""
+        if self._episode_over():
+            return np.zeros(self.aec.codec.size, dtype=bool)
         return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).astype(bool)
 
     def render(self) -> Any:
@@ -128,7 +142,7 @@ class FarlightSingleAgentEnv(gym.Env):
         """Let the other seats act until the learner must decide or the game ends."""
         game = self.aec.game
         assert game is not None
-        while not game.is_over and game.current_player != self.learner_seat:
+        while not self._episode_over() and game.current_player != self.learner_seat:
             seat = game.current_player
             agent = self.aec.possible_agents[seat]
             obs = self.aec.observe(agent)
@@ -144,6 +158,8 @@ class FarlightSingleAgentEnv(gym.Env):
         game = self.aec.game
         assert game is not None
         info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": game.phase.value}
+        if "illegal_action" in self.aec.infos[self.aec.possible_agents[self.learner_seat]]:
+            info["illegal_action"] = True
         if game.is_over:
             info.update(
                 scores=game.scores(), winners=game.winners(), end_reason=game.end_reason.value
