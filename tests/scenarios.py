@@ -282,6 +282,7 @@ def play_bids(
     game: FarlightGame,
     bids: Mapping[int, Sequence[Bid]],
     fill: Target | None = None,
+    after_pass: Callable[[int], None] | None = None,
 ) -> FarlightGame:
     """Play one whole bidding round from its start (R-BID-1).
 
@@ -289,6 +290,7 @@ def play_bids(
     pass 1, the next two in pass 2, the last in pass 3. With `fill`, a seat's list may be short
     (or the seat missing): its remaining tiles, lowest first and without crew, go on `fill`.
     Each placement is checked to be made by the seat the engine says is to act.
+    `after_pass(k)` is called after passes k = 1 and 2 (after pass 3 the round has moved on).
     """
     _require_round_start(game)
     plan: dict[int, list[Bid]] = {}
@@ -301,13 +303,16 @@ def play_bids(
             raise ValueError(f"seat {seat} must place exactly its tiles {game.hands[seat]}: {mine}")
         plan[seat] = mine
     cursor = dict.fromkeys(plan, 0)
-    for count in PASSES:
-        for seat in game.turn_order():
+    order = game.turn_order()
+    for number, count in enumerate(PASSES, start=1):
+        for seat in order:
             for _ in range(count):
                 assert game.phase is Phase.BIDDING, game.phase
                 assert game.current_player == seat, (game.current_player, seat)
                 game.apply(plan[seat][cursor[seat]])
                 cursor[seat] += 1
+        if after_pass is not None and number < len(PASSES):
+            after_pass(number)
     return game
 
 

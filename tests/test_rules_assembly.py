@@ -303,6 +303,9 @@ def test_r_res_6_refit_never_forces_other_parts_off():
     game.apply(RefitStop())
     assert ship_cells(game, 0) == {(0, 0): "CORE", (2, 0): "Cryosleep Pods"}
     assert game.biotech(0) == 1  # Cryosleep Pods still counts
+    # R-INST-3 counts every installed piece, so a new part may link to the floating one
+    win_parts(game, {0: ["Hall Effect Booster"]}, fill=sink)  # up, down
+    assert installs(game) == [(-1, 0), (1, 0), (3, 0)]
 
 
 # ===================================================================== R-INST: installing

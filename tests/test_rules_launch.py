@@ -459,7 +459,7 @@ def test_r_reset_6_round_cap_truncates_with_final_scoring():
     assert not game.is_over
     sink_round(game, sink)
     assert game.is_over and game.round == 2
-    assert game.end_reason is EndReason.ROUND_CAP
+    assert game.end_reason is EndReason.ROUND_CAP and game.end_reason.value == "round_cap"
     assert game.is_truncated
     # Researcher tie at 0 (both), Commander seat 0 (4 > 3), Juggernaut tie at 0 (both)
     assert game.final_breakdown == [
@@ -479,3 +479,18 @@ def test_r_reset_6_default_cap_is_50_rounds():
     assert game.round == 50 and not game.is_over
     sink_round(game, sink)
     assert game.is_over and game.is_truncated and game.round == 50
+
+
+def test_r_reset_6_environment_reports_the_round_cap_as_truncation():
+    """R-RESET-6: the PettingZoo environment reports a capped game as truncated, not ended."""
+    farlight_v0 = pytest.importorskip("farlight_env.farlight_v0")
+    env = farlight_v0.raw_env(num_players=2, max_rounds=1)
+    env.reset(seed=3)
+    for _ in range(200):
+        if all(env.truncations.values()) or all(env.terminations.values()):
+            break
+        game = env.game
+        env.step(env.codec.encode(game.legal_actions()[0]))
+    assert env.game.end_reason is EndReason.ROUND_CAP
+    assert all(env.truncations.values())
+    assert not any(env.terminations.values())

@@ -56,14 +56,14 @@ def test_r_comp_1_other_player_counts_are_refused(n):
         FarlightGame(n, 0)
 
 
-def test_r_comp_1_agent_names_player_0_to_player_n_minus_1():
-    """R-COMP-1: PettingZoo agent names are player_0 ... player_{n-1}."""
-    envmod = pytest.importorskip("farlight_env.env")
-    maker = getattr(envmod, "env", None) or getattr(envmod, "parallel_env", None)
-    if maker is None:
-        pytest.skip("no PettingZoo constructor in farlight_env.env yet")
-    env = maker(num_players=3)
-    assert list(env.possible_agents) == ["player_0", "player_1", "player_2"]
+@pytest.mark.parametrize("n", [2, 5])
+def test_r_comp_1_agent_names_player_0_to_player_n_minus_1(n):
+    """R-COMP-1: PettingZoo agent names are player_0 ... player_{n-1}, seat i = player_i."""
+    farlight_v0 = pytest.importorskip("farlight_env.farlight_v0")
+    env = farlight_v0.raw_env(num_players=n)
+    assert list(env.possible_agents) == [f"player_{i}" for i in range(n)]
+    env.reset(seed=0)
+    assert env.agent_selection == f"player_{env.game.current_player}"
 
 
 def test_r_comp_2_crew_and_science_have_no_cap():
