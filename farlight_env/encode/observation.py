@@ -147,7 +147,8 @@ class ObservationEncoder:
             (
                 "bids",
                 (NUM_TARGETS, MAX_PLAYERS, 3),
-                "per target and relative seat: tiles/5, crew/5, own bid value/15 (observer only)",
+                "per target and relative seat: tiles/5, crew/5, bid value/15 (during bidding "
+                "only the observer's own values; all values once the tiles are flipped)",
             ),
             ("ships", (MAX_PLAYERS, self.ship_channels, g, g), "ship planes per relative seat"),
             (
@@ -308,6 +309,7 @@ class ObservationEncoder:
         bids = view["bids"]
         index_of = {p: i for i, p in enumerate(rel)}
         k = game.num_spaces
+        revealed = game.phase is not Phase.BIDDING  # tiles flip face up after bidding
         for slot, placed in enumerate(game.bids):
             if not placed:
                 continue
@@ -316,7 +318,7 @@ class ObservationEncoder:
                 i = index_of[p]
                 bids[pos, i, 0] += 0.2
                 bids[pos, i, 1] += 0.2 * crew
-                if p == seat:  # R-BID-5: only the observer's own tile values are visible
+                if revealed or p == seat:  # R-BID-5: values hidden from others until then
                     bids[pos, i, 2] += (tile + crew) / 15.0
 
     def _encode_pending(self, game: FarlightGame, p: int, table: np.ndarray) -> None:

@@ -1,0 +1,89 @@
+"""What one seat may know: redacted and resampled copies of a game (R-BID-5, R-SETUP-2).
+
+Hidden facts are opponents' face-down tile values during bidding, the deck's order, the
+face-down awards' order and the game's RNG (future dice and draws). `redact` replaces each with
+a canonical value that depends only on public facts; `determinize` draws them at random,
+consistent with what the seat has seen. Search agents plan on such copies, never on the truth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from farlight_env.game.game import TILES, FarlightGame, Phase
+
+
+def redact(game: FarlightGame, seat: int) -> FarlightGame:
+    """A copy in which every fact hidden from `seat` is replaced by a canonical stand-in.
+
+    Two games that look the same to `seat` give identical redacted copies (same `to_json`).
+    The copy's `history` is empty (the real one would reveal tile values) and its seed is 0.
+    """
+    copy = game.clone()
+    copy.seed = 0
+    copy.history = []
+    copy.rng = np.random.Generator(np.random.PCG64(0))
+    copy.deck = sorted(copy.deck)
+    copy.awards_down = sorted(copy.awards_down)
+    if copy.phase is Phase.BIDDING:
+        for q in range(copy.num_players):
+            if q != seat:
+                _assign_tiles(copy, q, list(TILES))
+    copy.invalidate_cache()
+    return copy
+
+
+def determinize(game: FarlightGame, seat: int, rng: np.random.Generator) -> FarlightGame:
+    """A copy with hidden facts drawn at random given what `seat` knows (for ISMCTS).
+
+    Built from `redact`, so the result depends only on public facts and `rng`.
+    """
+    copy = redact(game, seat)
+    copy.rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
+    copy.deck = [copy.deck[i] for i in rng.permutation(len(copy.deck))]
+    copy.awards_down = [copy.awards_down[i] for i in rng.permutation(len(copy.awards_down))]
+    if copy.phase is Phase.BIDDING:
+        for q in range(copy.num_players):
+            if q != seat:
+                values = [TILES[i] for i in rng.permutation(len(TILES))]
+                _assign_tiles(copy, q, values)
+    copy.invalidate_cache()
+    return copy
+
+
+def _assign_tiles(game: FarlightGame, q: int, values: list[int]) -> None:
+    """Give q's face-down tiles on the board the first values in order, its hand the rest."""
+    it = iter(values)
+    for slot, placed in enumerate(game.bids):
+        if any(p == q for p, _, _ in placed):
+            game.bids[slot] = [(p, next(it), c) if p == q else (p, t, c) for p, t, c in placed]
+    game.hands[q] = sorted(it)
+
+
+class PlayerView:
+    """A seat's window on a live game: agents read public facts through it, never the truth.
+
+    Cheap to hold (no copy until asked); `redacted()` and `determinize()` make copies.
+    """
+
+    def __init__(self, game: FarlightGame, seat: int) -> None:
+        self._game = game
+        self.seat = seat
+
+    @property
+    def cards(self):  # noqa: ANN201 - CardSet, public and immutable
+        return self._game.cards
+
+    @property
+    def grid_size(self) -> int:
+        return self._game.config.grid_size
+
+    @property
+    def num_players(self) -> int:
+        return self._game.num_players
+
+    def redacted(self) -> FarlightGame:
+        return redact(self._game, self.seat)
+
+    def determinize(self, rng: np.random.Generator) -> FarlightGame:
+        return determinize(self._game, self.seat, rng)
