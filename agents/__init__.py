@@ -1,1 +1,10 @@
-"""Agents: the Agent protocol and baseline policies (random, heuristic, search, trained)."""
+"""Agents: the Agent protocol, baseline policies and the registry `agents.make(name, **kw)`.
+
+Baselines: `random` (uniform legal), `heuristic` (rule-based), `ismcts` (information-set
+Monte Carlo tree search).
+"""
+
+from agents.base import Agent, EngineAgent
+from agents.registry import AGENT_NAMES, make
+
+__all__ = ["AGENT_NAMES", "Agent", "EngineAgent", "make"]

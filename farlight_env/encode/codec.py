@@ -108,6 +108,15 @@ class ActionCodec:
     # -------------------------------------------------------------- encode
     def encode(self, action: Action) -> int:
         """The index of an engine action; raises ValueError for actions outside the layout."""
+        try:
+            return self._encode(action)
+        except KeyError as exc:
+            raise ValueError(
+                f"cannot encode {action!r}: {exc.args[0]!r} is not a card or engine rank of "
+                f"card set {self.cards.name!r}"
+            ) from exc
+
+    def _encode(self, action: Action) -> int:
         b = self.blocks
         if isinstance(action, Bid):
             pos = self.target_position(action.target)
@@ -142,6 +151,9 @@ class ActionCodec:
         Install/discard name the selected pending part and complete/pass the mission being
         resolved, so those need the game; the result is legal iff the mask bit is set.
         """
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise ValueError(f"action index must be an integer, got {index!r}")
+        index = int(index)
         if not 0 <= index < self.size:
             raise ValueError(f"action index {index} out of range 0..{self.size - 1}")
         for block in self.blocks.values():

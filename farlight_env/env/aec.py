@@ -16,6 +16,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.game.game import ConfigError, FarlightGame, GameConfig
+from farlight_env.game.hidden import PlayerView
 
 REWARD_MODES = ("win", "margin", "rank")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -233,6 +234,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 info["end_reason"] = game.end_reason.value if game.end_reason else None
 
     # ------------------------------------------------------------ misc
+    def player_view(self, agent: str) -> PlayerView:
+        """The agent's window on the game (public facts only), for agents that plan on states."""
+        return PlayerView(self._require_game(), self.agent_name_mapping[agent])
+
     def describe_action(self, index: int) -> str:
         """What action index `index` means in the current decision, for people."""
         return self.codec.describe(int(index), self._require_game())

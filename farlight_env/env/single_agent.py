@@ -158,8 +158,10 @@ class FarlightSingleAgentEnv(gym.Env):
         game = self.aec.game
         assert game is not None
         info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": game.phase.value}
-        if "illegal_action" in self.aec.infos[self.aec.possible_agents[self.learner_seat]]:
-            info["illegal_action"] = True
+        learner = self.aec.possible_agents[self.learner_seat]
+        offender = self.aec.infos[learner].get("illegal_action")
+        if offender is not None:
+            info["illegal_action"] = offender == learner  # False: an opponent broke the rules
         if game.is_over:
             info.update(
                 scores=game.scores(), winners=game.winners(), end_reason=game.end_reason.value

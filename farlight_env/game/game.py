@@ -70,11 +70,17 @@ class Phase(str, Enum):
     MISSION = "mission"
     OVER = "over"
 
+    def __str__(self) -> str:
+        return self.value
+
 
 class EndReason(str, Enum):
     CLIMACTIC = "climactic"  # R-RESET-1
     DECK = "deck"  # R-RESET-3
     ROUND_CAP = "round_cap"  # R-RESET-6
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class IllegalActionError(ValueError):

@@ -1,0 +1,68 @@
+"""The Agent protocol shared by env loops, tournaments and training, and engine-level helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from farlight_env.encode.codec import ActionCodec
+from farlight_env.game import Action, FarlightGame
+from farlight_env.game.hidden import PlayerView
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks an action index from an observation, its mask and the info dict.
+
+    `info["view"]` is the acting seat's `PlayerView` (public facts only) when the caller has a
+    game; agents that plan on game states use it, learned policies ignore it.
+    """
+
+    name: str
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
+    ) -> int: ...
+
+    def reset(self) -> None: ...
+
+
+class EngineAgent:
+    """Base for agents that decide on engine states: act() redacts, decides, encodes."""
+
+    name = "engine-agent"
+
+    def __init__(self) -> None:
+        self._codecs: dict[tuple[int, int], ActionCodec] = {}
+
+    def reset(self) -> None:
+        """Nothing carried between games by default."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        view = info.get("view")
+        if not isinstance(view, PlayerView):
+            raise ValueError(
+                f"{self.name} plans on game states: pass info['view'] (a PlayerView), as the "
+                "Farlight env infos, tournaments and play loops do"
+            )
+        game = view.redacted()
+        action = self.choose(game, view.seat)
+        index = self.codec_for(view).encode(action)
+        if not action_mask[index]:
+            raise RuntimeError(
+                f"{self.name} chose {action} (index {index}), which the mask forbids"
+            )
+        return index
+
+    def codec_for(self, view: PlayerView) -> ActionCodec:
+        key = (id(view.cards), view.grid_size)
+        codec = self._codecs.get(key)
+        if codec is None:
+            codec = self._codecs[key] = ActionCodec(view.cards, view.grid_size)
+        return codec
+
+    def choose(self, game: FarlightGame, seat: int) -> Action:
+        """The engine action to take in `game` (a redacted copy) for `seat`."""
+        raise NotImplementedError

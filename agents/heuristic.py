@@ -1,0 +1,330 @@
+"""A rule-based Farlight player: the baseline that learned and search policies must beat.
+
+How it plays. It picks target missions — the available ones it is closest to completing,
+weighted by value — and values each part on the station by what it brings towards them
+(engine dice that meet a required die, bio-tech, science) plus its lasting income (every-round
+crew and science, upgrades), less its crew cost, and zero if the part cannot be installed on
+its ship. Facilities are valued the same way (Discover when science is short, Engineer when a
++1 meets a die, Hire when crew runs low). Each tile goes where it changes the most expected
+value: enough to beat what the opponents visibly committed (their tiles counted at 2, crew at
+1), the 0 tile as a cheap bluff or, with a crew, as the 1-point ticket to a mission it can
+complete. It installs where a part links the most connectors and blocks the fewest, upgrades
+the engine that brings a target mission closest (else its best engine), overhauls its weakest
+engine, never refits, completes every mission it can when first and later ones when the half
+value is worth what it pays, buying temporary bio-tech when that completes a mission.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agents.base import EngineAgent
+from farlight_env.cards.model import IconKind, Timing
+from farlight_env.game import (
+    Action,
+    Bid,
+    ChooseEngine,
+    CompleteMission,
+    Discard,
+    FarlightGame,
+    Install,
+    PassMission,
+    Phase,
+    RefitStop,
+    SelectPart,
+    SkipEngine,
+    TargetKind,
+)
+from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE
+from farlight_env.game.ship import connector_counts
+
+ICON_WORTH = {
+    (IconKind.SCIENCE, Timing.EVERY_ROUND): 2.2,
+    (IconKind.CREW, Timing.EVERY_ROUND): 1.6,
+    (IconKind.SCIENCE, Timing.ONCE): 1.0,
+    (IconKind.CREW, Timing.ONCE): 0.6,
+    (IconKind.UPGRADE, Timing.EVERY_ROUND): 1.6,
+    (IconKind.UPGRADE, Timing.ONCE): 0.7,
+    (IconKind.OVERHAUL, Timing.EVERY_ROUND): 2.5,
+    (IconKind.OVERHAUL, Timing.ONCE): 1.4,
+}
+UNKNOWN_TILE = 2.0  # expected value of an opponent's face-down tile
+
+
+def engine_deficit(have: list[int], need: tuple[int, ...]) -> float:
+    """Pips (and missing engines) short of matching required dice one-to-one (R-MIS-4)."""
+    have = sorted(have, reverse=True)
+    deficit = 0.0
+    for i, req in enumerate(sorted(need, reverse=True)):
+        deficit += max(0, req - have[i]) if i < len(have) else req + 1.0
+    return deficit
+
+
+class Planner:
+    """One seat's read of a (redacted) game: target missions and what things are worth."""
+
+    def __init__(self, game: FarlightGame, seat: int) -> None:
+        self.game = game
+        self.seat = seat
+        self.engine_values = [v for _, v in game.engines(seat)]
+        self.biotech = game.biotech(seat) + game.temp_biotech[seat]
+        self.targets = self._target_missions()
+
+    def gap(
+        self,
+        mission_id: int,
+        engines: list[int] | None = None,
+        biotech: int = 0,
+        science: int = 0,
+        crew: int = 0,
+    ) -> float:
+        """Rough cost to complete a mission, in 'things still to get'."""
+        game, seat = self.game, self.seat
+        m = game.cards.missions[mission_id]
+        eng = engine_deficit(self.engine_values if engines is None else engines, m.engines)
+        bio_short = max(0, m.biotech - self.biotech - biotech)
+        crew_left = game.crew[seat] + crew
+        bio_cost = max(0.0, bio_short - crew_left // 3) * 1.5 + min(bio_short, crew_left // 3) * 0.5
+        sci = max(0, m.science - game.science[seat] - science)
+        return eng * 0.8 + bio_cost + sci * 1.0
+
+    def _target_missions(self) -> list[tuple[int, float]]:
+        """Available missions with a weight: value discounted by how far off they are."""
+        out = []
+        for mission_id in self.game.available_missions():
+            if mission_id is None:
+                continue
+            value = self.game.cards.missions[mission_id].value
+            out.append((mission_id, value / (1.0 + self.gap(mission_id))))
+        out.sort(key=lambda t: -t[1])
+        return out
+
+    def progress(self, **gain: int | list[int]) -> float:
+        """Value of a change in resources towards the target missions."""
+        total = 0.0
+        for mission_id, _weight in self.targets:
+            value = self.game.cards.missions[mission_id].value
+            before = self.gap(mission_id)
+            after = self.gap(mission_id, **gain)  # type: ignore[arg-type]
+            total += value * (1.0 / (1.0 + after) - 1.0 / (1.0 + before))
+        return total
+
+    def part_value(self, part_id: int) -> float:
+        game = self.game
+        card = game.cards.parts[part_id]
+        if not self.installable(part_id):
+            return 0.0
+        value = sum(ICON_WORTH[(i.kind, i.timing)] for i in card.icons)
+        boosts = any(i.kind in (IconKind.UPGRADE, IconKind.OVERHAUL) for i in card.icons)
+        if boosts and not self.engine_values and not card.engines:
+            value *= 0.3
+        dice = [game.engine_values.get(r, 1) for r in card.engines]
+        value += sum(0.4 + 0.25 * d for d in dice) + 1.2 * card.biotech
+        value += self.progress(engines=self.engine_values + dice, biotech=card.biotech)
+        return max(0.0, value - 0.6 * card.crew_cost)
+
+    def installable(self, part_id: int) -> bool:
+        from farlight_env.game.ship import legal_cells
+
+        game = self.game
+        mask = game.part_masks[part_id]
+        return bool(legal_cells(game.ships[self.seat], game.part_masks, mask, game.half))
+
+    def engineer_value(self) -> float:
+        if not any(v < MAX_ENGINE for v in self.engine_values):
+            return 0.0
+        return 0.5 + max(self.progress(engines=e) for e in self.bumped_engines())
+
+    def bumped_engines(self) -> list[list[int]]:
+        """Every way to add 1 to one engine below 6."""
+        out = []
+        for i, v in enumerate(self.engine_values):
+            if v < MAX_ENGINE:
+                bumped = list(self.engine_values)
+                bumped[i] = v + 1
+                out.append(bumped)
+        return out or [list(self.engine_values)]
+
+    def can_complete(self, mission_id: int) -> bool:
+        return self.gap(mission_id) == 0 or self.game._can_complete(self.seat, mission_id)
+
+
+class HeuristicAgent(EngineAgent):
+    """The documented rule-based baseline (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, game: FarlightGame, seat: int) -> Action:
+        legal = game.legal_actions()
+        phase = game.phase
+        if phase is Phase.BIDDING:
+            return self._bid(game, seat, legal)
+        if phase is Phase.REFIT:
+            return RefitStop()
+        if phase is Phase.INSTALL:
+            return self._install(game, seat, legal)
+        if phase in (Phase.ENGINEER, Phase.UPGRADE):
+            return self._boost(game, seat, legal)
+        if phase is Phase.OVERHAUL:
+            return self._overhaul(game, seat, legal)
+        if phase is Phase.MISSION:
+            return self._mission(game, seat, legal)
+        return legal[0]
+
+    # ------------------------------------------------------------ bidding
+    def target_values(self, game: FarlightGame, seat: int) -> dict[int, float]:
+        """Worth of winning each bid target slot this round."""
+        plan = Planner(game, seat)
+        k = game.num_spaces
+        values: dict[int, float] = {}
+        for slot, part in enumerate(game.spaces):
+            if part is not None:
+                values[slot] = plan.part_value(part) + 0.45 * game.bonus[slot]
+        crew = game.crew[seat]
+        values[k + HIRE] = 1.2 + (1.0 if crew < 3 else 0.0)
+        values[k + DISCOVER] = 1.3 + plan.progress(science=1)
+        values[k + ENGINEER] = plan.engineer_value()
+        for s, mission_id in enumerate(game.available_missions()):
+            if mission_id is None:
+                continue
+            slot = k + 4 + s
+            if plan.can_complete(mission_id):
+                values[slot] = float(game.cards.missions[mission_id].value)
+            elif plan.gap(mission_id) <= 1.0:
+                values[slot] = 0.35 * game.cards.missions[mission_id].value  # may close it
+        return values
+
+    def _bid(self, game: FarlightGame, seat: int, legal: list[Action]) -> Action:
+        return max(self.score_bids(game, seat, legal), key=lambda t: t[0])[1]
+
+    def score_bids(
+        self, game: FarlightGame, seat: int, legal: list[Action]
+    ) -> list[tuple[float, Action]]:
+        """Every legal placement with its expected gain (higher is better)."""
+        values = self.target_values(game, seat)
+        mine: dict[int, int] = {}
+        rivals: dict[int, float] = {}
+        for slot, placed in enumerate(game.bids):
+            per_seat: dict[int, float] = {}
+            for p, tile, crew in placed:
+                if p == seat:
+                    mine[slot] = mine.get(slot, 0) + tile + crew
+                else:
+                    per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + crew
+            rivals[slot] = max(per_seat.values(), default=0.0)
+        mission_base = game.num_spaces + 4
+        scored: list[tuple[float, Action]] = []
+        for action in legal:
+            assert isinstance(action, Bid)
+            slot = game.target_slot[action.target]
+            worth = values.get(slot, 0.0)
+            score = self._placement_score(
+                action, worth, mine.get(slot, 0), rivals[slot], slot >= mission_base, game, seat
+            )
+            score += 1e-3 * self.rng.random()
+            scored.append((score, action))
+        return scored
+
+    @staticmethod
+    def _placement_score(
+        bid: Bid,
+        worth: float,
+        mine: int,
+        rival: float,
+        is_mission: bool,
+        game: FarlightGame,
+        seat: int,
+    ) -> float:
+        """Expected gain of placing this tile: winning chance times worth, plus side effects."""
+        add = bid.tile + int(bid.crew)
+        before, after = mine, mine + add
+
+        def p_win(total: int) -> float:
+            if total < 1:
+                return 0.0
+            if is_mission:
+                return 1.0 if total > rival else 0.6  # a later completer still scores
+            if total > rival + 1.5:
+                return 0.95
+            if total > rival:
+                return 0.7
+            return 0.15 if total >= rival - 1 else 0.02
+
+        gain = worth * (p_win(after) - p_win(before))
+        crew_cost = 0.0
+        if bid.crew:
+            crew_cost = 0.9 if is_mission else 0.35  # mission crew never comes back (R-MIS-7)
+            if game.crew[seat] <= 2:
+                crew_cost += 0.5
+        # Losing non-zero tiles on parts/facilities pay 1 crew each (R-RES-4).
+        refund = 0.0 if is_mission or bid.tile == 0 else 0.25 * (1.0 - p_win(after))
+        waste = 0.05 * bid.tile if worth <= 0 else 0.0
+        return gain - crew_cost + refund - waste
+
+    # ------------------------------------------------------------ install
+    def _install(self, game: FarlightGame, seat: int, legal: list[Action]) -> Action:
+        if isinstance(legal[0], SelectPart):
+            plan = Planner(game, seat)
+            return max(legal, key=lambda a: plan.part_value(game.part_index[a.part]))
+        installs = [a for a in legal if isinstance(a, Install)]
+        if not installs:
+            return next(a for a in legal if isinstance(a, Discard))
+        return max(installs, key=lambda a: self._placement_quality(game, seat, a))
+
+    @staticmethod
+    def _placement_quality(game: FarlightGame, seat: int, action: Install) -> float:
+        ship = dict(game.ships[seat])
+        ship[(action.row, action.col)] = game.part_index[action.part]
+        open_, connected, blocked = connector_counts(ship, game.part_masks)
+        distance = abs(action.row) + abs(action.col)
+        return 1.0 * connected - 1.5 * blocked + 0.4 * open_ - 0.01 * distance
+
+    # ------------------------------------------------------------ engines
+    def _boost(self, game: FarlightGame, seat: int, legal: list[Action]) -> Action:
+        choices = [a for a in legal if isinstance(a, ChooseEngine)]
+        if not choices:
+            return SkipEngine()
+        plan = Planner(game, seat)
+        engines = game.engines(seat)
+
+        def gain(action: ChooseEngine) -> float:
+            bumped = [min(MAX_ENGINE, v + 1) if r == action.rank else v for r, v in engines]
+            return plan.progress(engines=bumped) + 0.01 * game.engine_values[action.rank]
+
+        return max(choices, key=gain)
+
+    @staticmethod
+    def _overhaul(game: FarlightGame, seat: int, legal: list[Action]) -> Action:
+        choices = [a for a in legal if isinstance(a, ChooseEngine)]
+        if not choices:
+            return SkipEngine()
+        return min(choices, key=lambda a: game.engine_values[a.rank])
+
+    # ------------------------------------------------------------ missions
+    @staticmethod
+    def _mission(game: FarlightGame, seat: int, legal: list[Action]) -> Action:
+        complete = next((a for a in legal if isinstance(a, CompleteMission)), None)
+        passing = next(a for a in legal if isinstance(a, PassMission))
+        if complete is None:
+            return passing
+        mission = game.cards.missions[game.mission_being_resolved()]
+        if game._completers == 0:
+            return complete
+        points = math.ceil(mission.value / 2)
+        shortfall = game._biotech_shortfall(seat, mission.biotech)
+        cost = (mission.science * 1.5 + 3 * shortfall) / 3.0
+        return complete if points > cost else passing
+
+
+def mission_targets(game: FarlightGame, seat: int) -> list[int]:
+    """The mission ids the heuristic is aiming at, best first (for inspection and tests)."""
+    return [m for m, _ in Planner(game, seat).targets]
+
+
+__all__ = ["HeuristicAgent", "Planner", "engine_deficit", "mission_targets", "TargetKind"]

@@ -1,0 +1,188 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS) over engine clones.
+
+Each iteration draws a determinization: a copy of the game in which every fact the acting seat
+cannot see (opponents' face-down tiles, the deck order, face-down awards, future dice) is
+resampled consistently with what it has seen (`farlight_env.game.hidden.determinize`). The
+iteration descends one shared tree keyed by action, choosing among the actions available in that
+determinization by UCB1 with availability counts, adds one node, then plays the round out with
+the heuristic policy and scores the position with a static evaluation. Candidate moves at each
+node are the heuristic's best few, which keeps the 190-way bidding decisions searchable.
+Nothing hidden is ever read: the search starts from `PlayerView.determinize`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import EngineAgent
+from agents.heuristic import HeuristicAgent, Planner
+from farlight_env.game import Action, FarlightGame, Phase
+from farlight_env.game.hidden import PlayerView
+
+AWARD_POINTS = 5
+
+
+@dataclass
+class Node:
+    """Statistics of one action sequence from the root (shared by all determinizations)."""
+
+    player: int | None = None
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0
+    children: dict[Action, Node] = field(default_factory=dict)
+
+
+def evaluate(game: FarlightGame) -> list[float]:
+    """Per-seat value in [0, 1]: projected score margin over the best rival, squashed."""
+    n = game.num_players
+    if game.is_over:
+        winners = game.winners()
+        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
+    projected = [_projection(game, p) for p in range(n)]
+    values = []
+    for p in range(n):
+        rival = max(projected[q] for q in range(n) if q != p)
+        values.append(1.0 / (1.0 + math.exp(-(projected[p] - rival) / 6.0)))
+    return values
+
+
+def _projection(game: FarlightGame, seat: int) -> float:
+    """Points now, token points, awards currently held and a share of reachable missions."""
+    score = game.points[seat] + math.ceil((game.crew[seat] + game.science[seat]) / 3)
+    for award in game.awards_up:
+        holders = game.award_holders(award)
+        if seat in holders:
+            score += AWARD_POINTS / len(holders)
+    plan = Planner(game, seat)
+    score += 0.6 * sum(weight for _, weight in plan.targets[:2])
+    return score
+
+
+class ISMCTSAgent(EngineAgent):
+    """ISMCTS with heuristic-pruned moves and heuristic round rollouts.
+
+    Budget: `iterations` per decision (deterministic for a seed) or, if given, `seconds`.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int = 120,
+        seconds: float | None = None,
+        exploration: float = 0.7,
+        candidates: int = 6,
+    ) -> None:
+        super().__init__()
+        if iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be > 0, got {seconds}")
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.candidates = candidates
+        self.policy = HeuristicAgent(seed=None if seed is None else seed + 1)
+
+    def reset(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+        self.policy.rng = np.random.default_rng(None if self.seed is None else self.seed + 1)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        view = info.get("view")
+        if not isinstance(view, PlayerView):
+            raise ValueError("ismcts plans on game states: pass info['view'] (a PlayerView)")
+        if int(action_mask.sum()) == 1:
+            return int(np.flatnonzero(action_mask)[0])
+        action = self.search(view)
+        return self.codec_for(view).encode(action)
+
+    def choose(self, game: FarlightGame, seat: int) -> Action:
+        return self.search(PlayerView(game, seat))
+
+    # ------------------------------------------------------------ search
+    def search(self, view: PlayerView) -> Action:
+        root = Node(player=view.seat)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while True:
+            self._iterate(root, view.determinize(self.rng))
+            done += 1
+            if deadline is None and done >= self.iterations:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].total))
+        return best[0]
+
+    def _iterate(self, root: Node, game: FarlightGame) -> None:
+        path: list[tuple[Node, int]] = []
+        node = root
+        while not game.is_over:
+            seat = game.current_player
+            assert seat is not None
+            moves = self._candidates(game, seat)
+            for move in moves:
+                child = node.children.get(move)
+                if child is not None:
+                    child.available += 1
+            untried = [m for m in moves if m not in node.children]
+            if untried:
+                move = untried[0]  # candidates come best-first
+                child = node.children[move] = Node(player=seat, available=1)
+                game.apply(move)
+                path.append((child, seat))
+                break
+            move = self._select(node, moves)
+            game.apply(move)
+            node = node.children[move]
+            path.append((node, seat))
+        values = self._rollout(game)
+        for child, seat in path:
+            child.visits += 1
+            child.total += values[seat]
+
+    def _select(self, node: Node, moves: list[Action]) -> Action:
+        best, best_score = moves[0], -math.inf
+        for move in moves:
+            child = node.children[move]
+            mean = child.total / child.visits if child.visits else 0.0
+            bonus = self.exploration * math.sqrt(
+                math.log(max(child.available, 1)) / max(child.visits, 1)
+            )
+            if mean + bonus > best_score:
+                best, best_score = move, mean + bonus
+        return best
+
+    def _candidates(self, game: FarlightGame, seat: int) -> list[Action]:
+        """The heuristic's best few moves, best first (all moves for small decisions)."""
+        legal = game.legal_actions()
+        if game.phase is not Phase.BIDDING or len(legal) <= self.candidates:
+            first = self.policy.choose(game, seat)
+            return [first] + [a for a in legal if a != first][: max(self.candidates - 1, 0)]
+        return self.policy_ranked_bids(game, seat, legal)[: self.candidates]
+
+    def policy_ranked_bids(
+        self, game: FarlightGame, seat: int, legal: list[Action]
+    ) -> list[Action]:
+        scored = self.policy.score_bids(game, seat, legal)
+        return [a for _, a in sorted(scored, key=lambda t: -t[0])]
+
+    def _rollout(self, game: FarlightGame) -> list[float]:
+        """Play to the end of the current round with the heuristic, then evaluate."""
+        start_round = game.round
+        while not game.is_over and game.round == start_round:
+            seat = game.current_player
+            assert seat is not None
+            game.apply(self.policy.choose(game, seat))
+        return evaluate(game)

@@ -1,0 +1,426 @@
+"""Tournaments: seat-rotated games between agents, win rates with intervals, skill ratings.
+
+Every game is played through the PettingZoo env exactly as users would, from a seed derived
+from the tournament seed and the game's index, so any game can be replayed from its record and
+the results file is identical for the same seed whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.registry import make
+from farlight_env.env.aec import raw_env
+from farlight_env.game.actions import action_to_dict
+
+RECORD_FORMAT = "farlight-record"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One scheduled game: who sits where and the seed it is played from."""
+
+    index: int
+    seed: int
+    lineup: tuple[str, ...]
+    config: dict[str, Any] = field(default_factory=dict)
+    agent_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def game_seed(tournament_seed: int, block: int) -> int:
+    """A seed per block of rotated games, independent of scheduling and workers."""
+    return int(np.random.SeedSequence([tournament_seed, block]).generate_state(1, np.uint32)[0])
+
+
+def schedule(
+    agents: Sequence[str],
+    num_players: int,
+    games: int,
+    seed: int,
+    config: dict[str, Any] | None = None,
+    agent_kwargs: dict[str, dict[str, Any]] | None = None,
+) -> list[GameSpec]:
+    """Games in blocks of len(agents) rotations sharing one seed (duplicate format).
+
+    In block b, game r seats agents[(seat + r) % A]; over a block every agent sits in every
+    seat equally often and meets the same deal. `games` is rounded up to whole blocks.
+    """
+    if not agents:
+        raise ValueError("a tournament needs at least one agent")
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    count = len(agents)
+    blocks = math.ceil(games / count)
+    specs = []
+    for block in range(blocks):
+        seed_b = game_seed(seed, block)
+        for rotation in range(count):
+            lineup = tuple(agents[(s + rotation) % count] for s in range(num_players))
+            specs.append(
+                GameSpec(
+                    index=block * count + rotation,
+                    seed=seed_b,
+                    lineup=lineup,
+                    config=dict(config or {}, num_players=num_players),
+                    agent_kwargs=dict(agent_kwargs or {}),
+                )
+            )
+    return specs
+
+
+def agent_seed(spec: GameSpec, seat: int) -> int:
+    return int(np.random.SeedSequence([spec.seed, spec.index, seat]).generate_state(1)[0])
+
+
+def play_game(spec: GameSpec) -> dict[str, Any]:
+    """Play one scheduled game through the AEC env; returns its record (JSON-able)."""
+    env = raw_env(**spec.config)
+    env.reset(seed=spec.seed)
+    seats = [
+        make(name, seed=agent_seed(spec, seat), **spec.agent_kwargs.get(name, {}))
+        for seat, name in enumerate(spec.lineup)
+    ]
+    for agent in seats:
+        agent.reset()
+    think = [0.0] * len(seats)
+    decisions = [0] * len(seats)
+    for agent_name in env.agent_iter():
+        obs, _reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent_name]
+        start = time.perf_counter()
+        action = seats[seat].act(
+            obs["observation"],
+            obs["action_mask"],
+            {**info, "seat": seat, "view": env.player_view(agent_name)},
+        )
+        think[seat] += time.perf_counter() - start
+        decisions[seat] += 1
+        env.step(action)
+    game = env.game
+    assert game is not None and game.is_over
+    return {
+        "format": RECORD_FORMAT,
+        "version": 1,
+        "index": spec.index,
+        "env_seed": spec.seed,
+        "game_seed": game.seed,
+        "config": {k: v for k, v in spec.config.items() if k != "card_set"},
+        "players": list(spec.lineup),
+        "scores": game.scores(),
+        "breakdown": game.final_breakdown,
+        "winners": game.winners(),
+        "rounds": game.round,
+        "end_reason": game.end_reason.value if game.end_reason else None,
+        "actions": [action_to_dict(a) for a in game.history],
+        "timing": {"seconds": think, "decisions": decisions},
+    }
+
+
+# --------------------------------------------------------------------------- statistics
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (fractional wins for shared victories)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def placements(record: dict[str, Any]) -> list[int]:
+    """Rank per seat (1 = best): winners first, then by final score; equal scores share."""
+    scores = record["scores"]
+    winners = set(record["winners"])
+    keys = [(seat in winners, scores[seat]) for seat in range(len(scores))]
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    agent: str
+    seats_played: int
+    wins: float
+    win_rate: float
+    win_low: float
+    win_high: float
+    mean_score: float
+    rating_mu: float
+    rating_sigma: float
+    rating: float  # ordinal: mu - 3 sigma
+    seconds_per_decision: float
+
+
+def rate(records: Sequence[dict[str, Any]], agents: Sequence[str]) -> dict[str, Any]:
+    """OpenSkill Plackett-Luce ratings over the games in index order (deterministic)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in agents}
+    for record in sorted(records, key=lambda r: r["index"]):
+        lineup = record["players"]
+        teams = [[ratings[name]] for name in lineup]
+        updated = model.rate(teams, ranks=placements(record))
+        fresh: dict[str, list[Any]] = {}
+        for name, team in zip(lineup, updated, strict=True):
+            fresh.setdefault(name, []).append(team[0])
+        for name, values in fresh.items():  # an agent in several seats: average its updates
+            mu = sum(v.mu for v in values) / len(values)
+            sigma = sum(v.sigma for v in values) / len(values)
+            ratings[name] = model.rating(mu=mu, sigma=sigma, name=name)
+    return ratings
+
+
+def summarise(records: Sequence[dict[str, Any]], agents: Sequence[str]) -> list[AgentSummary]:
+    ratings = rate(records, agents)
+    rows = []
+    for name in agents:
+        seats = wins = 0.0
+        scores: list[int] = []
+        seconds = decisions = 0.0
+        for record in records:
+            winners = record["winners"]
+            for seat, player in enumerate(record["players"]):
+                if player != name:
+                    continue
+                seats += 1
+                scores.append(record["scores"][seat])
+                if seat in winners:
+                    wins += 1.0 / len(winners)
+                seconds += record["timing"]["seconds"][seat]
+                decisions += record["timing"]["decisions"][seat]
+        n = int(seats)
+        low, high = wilson_interval(wins, n)
+        r = ratings[name]
+        rows.append(
+            AgentSummary(
+                agent=name,
+                seats_played=n,
+                wins=round(wins, 4),
+                win_rate=wins / n if n else 0.0,
+                win_low=low,
+                win_high=high,
+                mean_score=float(np.mean(scores)) if scores else 0.0,
+                rating_mu=r.mu,
+                rating_sigma=r.sigma,
+                rating=r.ordinal(),
+                seconds_per_decision=seconds / decisions if decisions else 0.0,
+            )
+        )
+    return rows
+
+
+def format_table(rows: Sequence[AgentSummary]) -> str:
+    header = (
+        f"{'agent':<14} {'seats':>5} {'wins':>7} {'win rate':>8} {'95% CI':>15} "
+        f"{'mean score':>10} {'rating':>7} {'mu±sigma':>13} {'s/decision':>10}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in sorted(rows, key=lambda row: -row.rating):
+        lines.append(
+            f"{r.agent:<14} {r.seats_played:>5} {r.wins:>7.1f} {r.win_rate:>8.1%} "
+            f"{f'[{r.win_low:.1%}, {r.win_high:.1%}]':>15} {r.mean_score:>10.2f} "
+            f"{r.rating:>7.2f} {f'{r.rating_mu:.1f}±{r.rating_sigma:.1f}':>13} "
+            f"{r.seconds_per_decision:>10.4f}"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- running
+@dataclass
+class TournamentResult:
+    agents: list[str]
+    num_players: int
+    seed: int
+    records: list[dict[str, Any]]
+    summary: list[AgentSummary]
+
+    def table(self) -> str:
+        return format_table(self.summary)
+
+
+def _run_local(
+    specs: Sequence[GameSpec], workers: int, progress: Callable[[], None]
+) -> list[dict[str, Any]]:
+    if workers <= 1:
+        out = []
+        for spec in specs:
+            out.append(play_game(spec))
+            progress()
+        return out
+    records = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(play_game, spec) for spec in specs]
+        for future in as_completed(futures):
+            records.append(future.result())
+            progress()
+    return records
+
+
+def _run_ray(
+    specs: Sequence[GameSpec], workers: int, progress: Callable[[], None], address: str | None
+) -> list[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RuntimeError("the ray backend needs Ray: pip install 'farlight-env[ray]'") from exc
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False)
+    try:
+        remote = ray.remote(play_game)
+        pending = [remote.remote(spec) for spec in specs]
+        records = []
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            records.extend(ray.get(done))
+            progress()
+        return records
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run_tournament(
+    agents: Sequence[str],
+    num_players: int = 4,
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    config: dict[str, Any] | None = None,
+    agent_kwargs: dict[str, dict[str, Any]] | None = None,
+    progress: bool = True,
+) -> TournamentResult:
+    """Schedule, play (locally or on Ray) and summarise a tournament."""
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    for name in agents:
+        make(name)  # fail early on unknown names, before any worker starts
+    specs = schedule(agents, num_players, games, seed, config, agent_kwargs)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(specs), desc="games", unit="game", disable=not progress)
+    try:
+        if backend == "ray":
+            records = _run_ray(specs, workers, lambda: bar.update(1), ray_address)
+        else:
+            records = _run_local(specs, workers, lambda: bar.update(1))
+    finally:
+        bar.close()
+    records.sort(key=lambda r: r["index"])
+    return TournamentResult(
+        list(agents), num_players, seed, records, summarise(records, list(dict.fromkeys(agents)))
+    )
+
+
+# --------------------------------------------------------------------------- output
+def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
+    """results.json (reproducible: no timings), games.csv, summary.csv, timing.json, ratings.png."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records = [{k: v for k, v in r.items() if k != "timing"} for r in result.records]
+    summary = [
+        {k: v for k, v in asdict(row).items() if k != "seconds_per_decision"}
+        for row in result.summary
+    ]
+    payload = {
+        "format": "farlight-tournament",
+        "version": 1,
+        "agents": result.agents,
+        "num_players": result.num_players,
+        "seed": result.seed,
+        "summary": summary,
+        "games": records,
+    }
+    paths = {
+        "results": out_dir / "results.json",
+        "games": out_dir / "games.csv",
+        "summary": out_dir / "summary.csv",
+        "timing": out_dir / "timing.json",
+        "plot": out_dir / "ratings.png",
+    }
+    paths["results"].write_text(json.dumps(payload, indent=1, sort_keys=True))
+    with paths["games"].open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        n = result.num_players
+        writer.writerow(
+            ["index", "env_seed", "game_seed", "rounds", "end_reason", "winners"]
+            + [f"seat{s}_agent" for s in range(n)]
+            + [f"seat{s}_score" for s in range(n)]
+        )
+        for r in records:
+            writer.writerow(
+                [
+                    r["index"],
+                    r["env_seed"],
+                    r["game_seed"],
+                    r["rounds"],
+                    r["end_reason"],
+                    " ".join(map(str, r["winners"])),
+                ]
+                + r["players"]
+                + r["scores"]
+            )
+    with paths["summary"].open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(asdict(result.summary[0])))
+        writer.writeheader()
+        for row in result.summary:
+            writer.writerow(asdict(row))
+    timing = {row.agent: row.seconds_per_decision for row in result.summary}
+    paths["timing"].write_text(json.dumps(timing, indent=1, sort_keys=True))
+    plot_summary(result.summary, paths["plot"], title=_title(result))
+    return paths
+
+
+def _title(result: TournamentResult) -> str:
+    games = len(result.records)
+    return f"{result.num_players}-player tournament, {games} games, seed {result.seed}"
+
+
+def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
+    """Win rate with its 95% interval and rating (mu ± sigma) per agent, side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(rows, key=lambda r: -r.rating)
+    names = [r.agent for r in rows]
+    x = np.arange(len(rows))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    rates = np.array([r.win_rate for r in rows])
+    err = np.array(
+        [[r.win_rate - r.win_low for r in rows], [r.win_high - r.win_rate for r in rows]]
+    )
+    ax1.bar(x, rates, yerr=err, capsize=6, color="#4C72B0")
+    ax1.set_xticks(x, names)
+    ax1.set_ylim(0, 1)
+    ax1.set_ylabel("win rate (95% Wilson CI)")
+    ax2.errorbar(
+        x,
+        [r.rating_mu for r in rows],
+        yerr=[r.rating_sigma for r in rows],
+        fmt="o",
+        capsize=6,
+        color="#DD8452",
+    )
+    ax2.set_xticks(x, names)
+    ax2.set_ylabel("OpenSkill rating (mu ± sigma)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
