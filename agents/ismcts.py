@@ -76,7 +76,7 @@ class ISMCTSAgent(EngineAgent):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int = 120,
+        iterations: int = 60,
         seconds: float | None = None,
         exploration: float = 0.7,
         candidates: int = 6,

@@ -11,7 +11,7 @@ import argparse
 import re
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,7 +226,11 @@ def _run_rules(args: argparse.Namespace) -> int:
 # ---- entry point -------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+CommandAdder = Callable[[argparse._SubParsersAction], None]
+
+
+def build_parser(extra: Sequence[CommandAdder] = ()) -> argparse.ArgumentParser:
+    """The env-level commands, plus `extra` ones from layers above (agents, training)."""
     parser = argparse.ArgumentParser(
         prog="farlight",
         description="Farlight-Env: the board game Farlight as a reinforcement-learning "
@@ -237,12 +241,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_random(sub)
     _add_bench(sub)
     _add_rules(sub)
+    for add in extra:
+        add(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, extra: Sequence[CommandAdder] = ()) -> int:
     """Run `farlight` with ``argv`` (default: sys.argv[1:]); returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(extra).parse_args(argv)
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
