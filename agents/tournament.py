@@ -138,7 +138,8 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # Rounding can push a bound past the observed rate at 0 or 1: the interval always holds p.
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def placements(record: dict[str, Any]) -> list[int]:

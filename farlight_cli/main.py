@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from farlight_cli import tournament_cmd
+from farlight_cli import play_cmd, replay_cmd, tournament_cmd, train_cmd
 from farlight_env import cli as env_cli
 
-COMMANDS = (tournament_cmd.add,)
+COMMANDS = (tournament_cmd.add, play_cmd.add, replay_cmd.add, train_cmd.add)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

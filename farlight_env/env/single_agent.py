@@ -14,8 +14,9 @@ import numpy as np
 from farlight_env.env.aec import raw_env
 from farlight_env.game.game import ConfigError
 
-#: An opponent: (observation vector, action mask) -> action index.
-Policy = Callable[[np.ndarray, np.ndarray], int]
+#: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
+#: (an object with act(observation, action_mask, info) -> int, given info["view"]).
+Policy = Callable[[np.ndarray, np.ndarray], int] | Any
 
 
 class RandomPolicy:
@@ -74,7 +75,7 @@ class FarlightSingleAgentEnv(gym.Env):
         n = self.num_players
         if opponents is None:
             return [None] * n
-        if callable(opponents):
+        if callable(opponents) or hasattr(opponents, "act"):
             return [opponents] * n
         opponents = list(opponents)
         if len(opponents) not in (n - 1, n):
@@ -83,9 +84,13 @@ class FarlightSingleAgentEnv(gym.Env):
                 f"got {len(opponents)}"
             )
         for i, policy in enumerate(opponents):
-            if not callable(policy):
-                raise ConfigError(f"opponents[{i}] is not callable: {policy!r}")
+            if not callable(policy) and not hasattr(policy, "act"):
+                raise ConfigError(f"opponents[{i}] is neither callable nor an Agent: {policy!r}")
         return opponents
+
+    def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
+        """Replace the opponents from the next decision on (e.g. league training)."""
+        self.opponents = self._opponent_list(opponents)
 
     def _policy_for(self, seat: int) -> Policy:
         others = [s for s in range(self.num_players) if s != self.learner_seat]
@@ -146,7 +151,12 @@ class FarlightSingleAgentEnv(gym.Env):
             seat = game.current_player
             agent = self.aec.possible_agents[seat]
             obs = self.aec.observe(agent)
-            action = self._policy_for(seat)(obs["observation"], obs["action_mask"])
+            policy = self._policy_for(seat)
+            if hasattr(policy, "act"):  # an Agent: act(observation, mask, info) with its view
+                info = {"seat": seat, "view": self.aec.player_view(agent)}
+                action = policy.act(obs["observation"], obs["action_mask"], info)
+            else:
+                action = policy(obs["observation"], obs["action_mask"])
             self.aec.step(int(action))
 
     def _observe(self) -> np.ndarray:

@@ -1,0 +1,367 @@
+"""`farlight play` and `farlight replay` end to end, with the person's input fed from a script."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from agents import registry
+from agents.base import EngineAgent
+from farlight_cli.main import main
+from farlight_env.env.render import RGB_SIZE
+from farlight_env.game import Bid, FarlightGame, Phase, Target, TargetKind
+from farlight_env.record import (
+    RecordError,
+    load_record,
+    replay_record,
+    save_record,
+    verify_record,
+)
+
+PLAY = ["play", "--seat", "0", "--opponents", "random", "--max-rounds", "2", "--seed", "3"]
+MANY_ONES = "1\n" * 600
+
+
+def play(monkeypatch, capsys, args: list[str], stdin: str) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = main(args)
+    return status, capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def tournament_results(tmp_path_factory) -> Path:
+    from agents.tournament import run_tournament, write_results
+
+    result = run_tournament(
+        ["random", "heuristic"], num_players=2, games=2, seed=1, config={"max_rounds": 2},
+        progress=False,
+    )  # fmt: skip
+    out = tmp_path_factory.mktemp("tournament")
+    return write_results(result, out)["results"]
+
+
+@pytest.fixture
+def play_record(tmp_path, monkeypatch, capsys) -> Path:
+    path = tmp_path / "game.json"
+    status, _ = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], MANY_ONES)
+    assert status == 0
+    return path
+
+
+# ------------------------------------------------------------------------------ play
+def test_play_full_game_saves_a_record_that_replays_to_the_same_scores(
+    tmp_path, monkeypatch, capsys
+):
+    path = tmp_path / "game.json"
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], MANY_ONES)
+    assert status == 0
+    assert "GAME OVER" in out and "final scores:" in out
+    assert f"game record saved to {path}" in out
+    record = load_record(path)
+    assert record["format"] == "farlight-record" and record["version"] == 1
+    assert record["players"] == ["human", "random"]
+    assert record["finished"] is True and record["env_seed"] == 3
+    assert record["config"] == {"num_players": 2, "max_rounds": 2}
+    assert record["end_reason"] is not None and record["rounds"] <= 2
+    states = replay_record(record)
+    assert len(states) == len(record["actions"]) + 1
+    assert states[-1].scores() == record["scores"] and states[-1].is_over
+    assert states[-1].winners() == record["winners"]
+
+
+def test_play_shows_the_board_and_numbered_readable_options(monkeypatch, capsys, tmp_path):
+    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], MANY_ONES)
+    assert "view: P0" in out and "STATION" in out and "MISSIONS" in out and "PLAYERS" in out
+    assert "P0 (you, first player, ▶ to act)" in out
+    # bidding: grouped by target, a plain number per option
+    assert re.search(r"space\s+0 .*\b1:0\s+2:0c\b", out)
+    assert "Hire (+3 crew)" in out
+    # other decisions: one numbered readable line each
+    assert re.search(r"^\s+1\) install .+ at \([+-]\d,[+-]\d\)$", out, re.M)
+    assert "  You: bid 0 on part space 0 (" in out
+
+
+def test_play_never_shows_an_opponents_tile_value_while_bidding(monkeypatch, capsys, tmp_path):
+    """Opponents' bids appear as '?' on the board and without values in the announcements."""
+    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], MANY_ONES)
+    screens = out.split("═══ Farlight · ")[1:]
+    bidding = [screen for screen in screens if screen.split(" · ")[1] == "bidding"]
+    assert bidding
+    shown = [tiles for screen in bidding for tiles in re.findall(r"P1\[([^\]]*)\]", screen)]
+    assert shown, "the opponent placed tiles the board should show"
+    assert all(re.fullmatch(r"[?+ ]+", tiles) for tiles in shown), shown
+    assert any("P0[0" in screen for screen in bidding)  # the person's own values are shown
+    assert not re.search(r"^\s+P1: bid", out, re.M)
+    assert re.search(r"^\s+P1 placed a tile on ", out, re.M)
+    # the values are told once bidding is over (all tiles flip, R-BID-5)
+    assert "Bids revealed (all tiles flip):" in out
+
+
+class FixedBidAgent(EngineAgent):
+    """Bids every tile on Hire, in a fixed order of tile values; otherwise the first action."""
+
+    name = "fixedbid"
+
+    def __init__(self, order: tuple[int, ...], seed: int | None = None) -> None:
+        super().__init__()
+        self.order = order
+
+    def choose(self, game: FarlightGame, seat: int):
+        if game.phase is Phase.BIDDING:
+            tile = next(t for t in self.order if t in game.hands[seat])
+            return Bid(tile, Target(TargetKind.FACILITY, 1), False)
+        return game.legal_actions()[0]
+
+
+def test_play_screen_is_the_same_whatever_the_opponents_hidden_tiles(monkeypatch, capsys, tmp_path):
+    """Two games differing only in the opponent's face-down tile values look identical to the
+    person until the tiles flip."""
+    monkeypatch.setattr(registry, "AGENT_NAMES", (*registry.AGENT_NAMES, "fixedbid"))
+    outputs = []
+    for order in ((4, 3, 2, 1, 0), (0, 1, 2, 3, 4)):
+        factory = lambda order=order, **kw: FixedBidAgent(order, **kw)  # noqa: E731
+        monkeypatch.setitem(registry.FACTORIES, "fixedbid", factory)
+        args = ["play", "--opponents", "fixedbid", "--max-rounds", "1", "--seed", "11"]
+        args += ["--record", str(tmp_path / "r.json")]
+        status, out = play(monkeypatch, capsys, args, MANY_ONES)
+        assert status == 0
+        outputs.append(out)
+    marker = "Bids revealed"
+    before = [out[: out.index(marker)] for out in outputs]
+    assert before[0] == before[1]
+    assert before[0].count("Your choice") == 5  # all five of the person's bids were on screen
+    assert "P1[? ?]" in before[0]
+    assert outputs[0] != outputs[1]  # ... and the hidden values did differ
+
+
+def test_play_quit_saves_the_partial_record(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "partial.json"
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "1\n1\nq\n")
+    assert status == 0
+    assert "you quit" in out and f"game record saved to {path}" in out
+    record = load_record(path)
+    assert record["finished"] is False and record["winners"] == []
+    assert len(record["actions"]) == 4  # two tiles from each seat
+    game = verify_record(record)
+    assert not game.is_over and game.phase is Phase.BIDDING
+
+
+def test_play_end_of_input_quits_cleanly_and_saves(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "eof.json"
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "1\n")
+    assert status == 0
+    assert "end of input" in out
+    assert len(load_record(path)["actions"]) == 1
+
+
+def test_play_invalid_input_reprompts_naming_the_problem(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "bad.json"
+    stdin = "abc\n0\n9999\n\n/hire\n/zzz\n?\nq\n"
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], stdin)
+    assert status == 0
+    assert out.count("Your choice [1-140]") == 8  # one prompt per line, none accepted
+    assert "'abc' is not a number: enter a number from 1 to 140" in out
+    assert "0 is out of range: enter a number from 1 to 140" in out
+    assert "9999 is out of range: enter a number from 1 to 140" in out
+    assert "nothing typed: enter a number from 1 to 140" in out
+    assert re.search(r"^\s+\d+\) bid 0 on Hire \(\+3 crew\)$", out, re.M)  # the /hire filter
+    assert "no option contains 'zzz'" in out
+    assert out.count("Your decision, P0") == 2  # '?' shows the board again
+    assert load_record(path)["actions"] == []
+
+
+def test_play_default_record_path_and_other_seat(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    args = ["play", "--seat", "1", "--opponents", "random", "--max-rounds", "1", "--seed", "8"]
+    status, out = play(monkeypatch, capsys, args, MANY_ONES)
+    assert status == 0
+    record = load_record(tmp_path / "farlight-game-8.json")
+    assert record["players"] == ["random", "human"] and record["human_seat"] == 1
+    assert "view: P1" in out and "view: P0" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seat", "2"], "--seat: must be in 0..1"),
+        (["--opponents", "nobody"], "unknown agent(s) nobody"),
+        (["--opponents", "random,random", "--players", "4"], "2 agents for 3 opponent seats"),
+        (["--players", "6"], "--players: must be in 2..5"),
+    ],
+)
+def test_play_bad_arguments_exit_2_with_a_message(args, message, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(SystemExit) as exc:
+        main(["play", *args])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_play_console_script_with_piped_input(tmp_path):
+    exe = shutil.which("farlight")
+    command = [exe] if exe else [sys.executable, "-m", "farlight_cli"]
+    args = ["play", "--opponents", "random", "--max-rounds", "1", "--seed", "5"]
+    done = subprocess.run(
+        [*command, *args], input=MANY_ONES, capture_output=True, text=True, cwd=tmp_path,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    path = tmp_path / "farlight-game-5.json"
+    assert f"game record saved to {path}" in done.stdout
+    record = load_record(path)
+    assert record["finished"] is True
+    assert verify_record(record).scores() == record["scores"]
+
+
+# ---------------------------------------------------------------------------- replay
+def test_replay_of_a_play_record(play_record, capsys):
+    record = load_record(play_record)
+    assert main(["replay", str(play_record)]) == 0
+    out = capsys.readouterr().out
+    decisions = re.findall(r"^\[\s*\d+\] round \d+ \w+\s+P\d", out, re.M)
+    assert len(decisions) == len(record["actions"])
+    assert "seen as a spectator (no hidden tile values)" in out
+    assert "── round 1 ──" in out and "── round 2 ──" in out and "── end ──" in out
+    assert out.count("═══ Farlight · round") == 3  # each round start and the end
+    assert "view: spectator (no tile values)" in out
+    assert "placed a tile on" in out and not re.search(r"P\d: bid \d", out)
+    scores = ", ".join(f"P{s} ({n}) {v}" for s, (n, v) in enumerate(
+        zip(record["players"], record["scores"], strict=True)))  # fmt: skip
+    assert f"final scores: {scores}" in out
+    assert "the game ended in round 2" in out
+
+
+def test_replay_viewer_seat_and_omniscient(play_record, capsys):
+    assert main(["replay", str(play_record), "--viewer", "0"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"P0: bid \d", out) and not re.search(r"P1: bid \d", out)
+    assert "view: P0" in out
+    assert main(["replay", str(play_record), "--viewer", "all"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"P0: bid \d", out) and re.search(r"P1: bid \d", out)
+    assert "ALL HIDDEN VALUES (omniscient replay view" in out
+    assert "face-down awards:" in out
+    assert main(["replay", str(play_record), "--viewer", "5"]) == 2
+    assert "--viewer 5: this game has seats 0..1" in capsys.readouterr().err
+
+
+def test_replay_step_waits_for_enter_and_eof_runs_to_the_end(play_record, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\nb\n\nq\n"))
+    assert main(["replay", str(play_record), "--step"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("-- Enter: next decision") == 4
+    assert "stopped after decision 3 of" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))
+    assert main(["replay", str(play_record), "--step"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("-- Enter: next decision") == 2 and "── end ──" in out
+
+
+def test_replay_a_tournament_game(tournament_results, capsys):
+    payload = json.loads(tournament_results.read_text())
+    assert main(["replay", str(tournament_results), "--game", "1"]) == 0
+    out = capsys.readouterr().out
+    record = payload["games"][1]
+    assert f"players: P0 {record['players'][0]}, P1 {record['players'][1]}" in out
+    assert "final scores:" in out
+    assert load_record(tournament_results, game=1)["scores"] == record["scores"]
+    assert main(["replay", str(tournament_results)]) == 2
+    err = capsys.readouterr().err
+    assert "choose one with --game N (available indices: 0-1)" in err
+    assert main(["replay", str(tournament_results), "--game", "7"]) == 2
+    assert "no game with index 7; available indices: 0-1" in capsys.readouterr().err
+
+
+def test_replay_writes_png_frames(play_record, tmp_path, capsys):
+    n = len(load_record(play_record)["actions"])
+    folder = tmp_path / "frames"
+    args = ["replay", str(play_record), "--frames", str(folder), "--every", "5", "--no-progress"]
+    assert main(args) == 0
+    files = sorted(folder.glob("*.png"))
+    expected = 1 + n // 5 + (1 if n % 5 else 0)  # the start, every 5th action, the end
+    assert len(files) == expected
+    assert files[0].name == "frame_00000.png" and files[-1].name == f"frame_{n:05d}.png"
+    for file in files:
+        with Image.open(file) as image:
+            assert image.format == "PNG" and image.size == RGB_SIZE
+    assert f"wrote {expected} PNG frames to {folder}" in capsys.readouterr().out
+
+
+def _corrupt(record: dict, kind: str) -> str:
+    if kind == "json":
+        return "{not json"
+    if kind == "format":
+        return json.dumps({**record, "format": "something-else"})
+    if kind == "version":
+        return json.dumps({**record, "version": 99})
+    if kind == "scores":
+        return json.dumps({**record, "scores": [s + 1 for s in record["scores"]]})
+    if kind == "action":
+        return json.dumps({**record, "actions": [{"type": "Teleport"}, *record["actions"]]})
+    if kind == "illegal":
+        return json.dumps({**record, "actions": record["actions"][1:]})
+    if kind == "list":
+        return "[1, 2]"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("json", "not valid JSON"),
+        ("format", "not a Farlight record ('format' is 'something-else'"),
+        ("version", "unsupported record version 99; expected 1"),
+        ("scores", "record does not replay: final scores"),
+        ("action", "record does not replay: action 0"),
+        ("illegal", "record does not replay:"),
+        ("list", "expected a JSON object, got a list"),
+    ],
+)
+def test_replay_corrupt_record_gives_a_clear_error(kind, message, play_record, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(_corrupt(json.loads(play_record.read_text()), kind))
+    assert main(["replay", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert "farlight replay: error:" in captured.err and message in captured.err
+    assert "Traceback" not in captured.err
+    with pytest.raises(RecordError):
+        verify_record(load_record(bad))
+
+
+def test_replay_missing_file(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nope.json")]) == 2
+    assert "nope.json: no such file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- record
+def test_save_record_is_atomic_and_round_trips(play_record, tmp_path):
+    record = load_record(play_record)
+    target = tmp_path / "sub" / "copy.json"
+    target.parent.mkdir()
+    target.write_text("old contents")
+    assert save_record(record, target) == target
+    assert load_record(target) == record
+    assert [p.name for p in target.parent.iterdir()] == ["copy.json"]  # no temp file left
+
+
+def test_save_record_failure_leaves_the_old_file(tmp_path):
+    target = tmp_path / "keep.json"
+    target.write_text("old contents")
+    with pytest.raises(TypeError):
+        save_record({"not serialisable": object()}, target)
+    assert target.read_text() == "old contents"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.json"]
+
+
+def test_load_record_game_index_applies_to_tournaments_only(play_record):
+    with pytest.raises(RecordError, match="applies to tournament results files"):
+        load_record(play_record, game=3)

@@ -1,0 +1,239 @@
+"""Pieces shared by the PPO and self-play scripts: network, envs, checkpoints, evaluation."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+from agents.policy import ObservationNet, PolicyAgent, save_policy
+from agents.registry import make
+from farlight_env.cards.loader import standard_card_set
+from farlight_env.encode.observation import ObservationEncoder
+from farlight_env.env.single_agent import FarlightSingleAgentEnv
+
+CHECKPOINT = "checkpoint.zip"
+RUN_CONFIG = "run_config.json"
+
+
+class FarlightExtractor(BaseFeaturesExtractor):
+    """SB3 wrapper of `agents.policy.ObservationNet` (attribute `net`, as PolicyNet expects)."""
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        layout: dict,
+        embed: int = 128,
+        ship_features: int = 16,
+    ) -> None:
+        net = ObservationNet(layout, embed, ship_features)
+        super().__init__(observation_space, features_dim=net.out_dim)
+        self.net = net
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net(observations)
+
+
+def observation_layout(grid_size: int = 13) -> dict[str, tuple[int, int, tuple[int, ...]]]:
+    encoder = ObservationEncoder(standard_card_set(), grid_size)
+    return {name: (f.start, f.start + f.size, f.shape) for name, f in encoder.fields.items()}
+
+
+def policy_kwargs(
+    embed: int, ship_features: int, pi: Sequence[int], vf: Sequence[int], grid_size: int = 13
+) -> dict[str, Any]:
+    return {
+        "features_extractor_class": FarlightExtractor,
+        "features_extractor_kwargs": {
+            "layout": observation_layout(grid_size),
+            "embed": embed,
+            "ship_features": ship_features,
+        },
+        "net_arch": {"pi": list(pi), "vf": list(vf)},
+        "activation_fn": torch.nn.Tanh,
+    }
+
+
+def policy_config(
+    model: Any,
+    embed: int,
+    ship_features: int,
+    pi: Sequence[int],
+    name: str,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What `agents.policy.PolicyNet` needs to rebuild the actor, plus provenance."""
+    layout = observation_layout()
+    return {
+        "name": name,
+        "layout": {k: [a, b, list(shape)] for k, (a, b, shape) in layout.items()},
+        "embed": embed,
+        "ship_features": ship_features,
+        "pi": list(pi),
+        "obs_size": int(model.observation_space.shape[0]),
+        "action_size": int(model.action_space.n),
+        **(extra or {}),
+    }
+
+
+def export_policy(model: Any, path: Path, config: dict[str, Any]) -> None:
+    save_policy(model.policy.state_dict(), config, path)
+
+
+def opponent_policies(names: Sequence[str], seed: int) -> list[Any]:
+    """Agents for the opponent seats, from names or saved policy paths."""
+    out = []
+    for i, name in enumerate(names):
+        if name.endswith(".pt") or os.sep in name:
+            out.append(PolicyAgent(name, seed=seed + i))
+        else:
+            out.append(make(name, seed=seed + i))
+    return out
+
+
+def make_env_fn(
+    num_players: int,
+    opponents: Sequence[str],
+    seed: int,
+    rank: int,
+    reward_mode: str = "win",
+    max_rounds: int = 50,
+) -> Callable[[], gym.Env]:
+    """A picklable env factory for SB3 VecEnvs (one per worker)."""
+
+    def build() -> gym.Env:
+        names = (
+            list(opponents)
+            if len(opponents) == num_players - 1
+            else [opponents[0]] * (num_players - 1)
+        )
+        env = FarlightSingleAgentEnv(
+            num_players=num_players,
+            opponents=opponent_policies(names, seed * 1000 + rank * 10),
+            reward_mode=reward_mode,
+            max_rounds=max_rounds,
+        )
+        env.reset(seed=seed * 1000 + rank)
+        return env
+
+    return build
+
+
+# ----------------------------------------------------------------------------- checkpoints
+def save_checkpoint(model: Any, run_dir: Path) -> Path:
+    """SB3 zip (weights, optimiser, step count) written to a temp name, then renamed."""
+    path = run_dir / CHECKPOINT
+    tmp = run_dir / (CHECKPOINT + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def check_checkpoint(path: Path) -> None:
+    """Refuse a missing, corrupt or foreign checkpoint with a clear message."""
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            data = json.loads(archive.read("data")) if "data" in names else None
+    except (zipfile.BadZipFile, json.JSONDecodeError, OSError) as exc:
+        raise ValueError(f"{path}: corrupt checkpoint ({exc})") from exc
+    if data is None or "policy.pth" not in names or "pytorch_variables.pth" not in names:
+        raise ValueError(f"{path}: not a Stable-Baselines3 checkpoint")
+    policy_class = str(data.get("policy_class", {}).get(":serialized:", ""))
+    if "observation_space" not in data or not policy_class:
+        raise ValueError(f"{path}: not a Farlight MaskablePPO checkpoint")
+
+
+def write_run_config(run_dir: Path, config: Any) -> None:
+    path = run_dir / RUN_CONFIG
+    tmp = run_dir / (RUN_CONFIG + ".tmp")
+    tmp.write_text(json.dumps(asdict(config), indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def read_run_config(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / RUN_CONFIG
+    if not path.exists():
+        raise FileNotFoundError(f"{run_dir}: no {RUN_CONFIG}; not a training run directory")
+    return json.loads(path.read_text())
+
+
+# ----------------------------------------------------------------------------- evaluation
+def evaluate_against(
+    policy: PolicyAgent | Any, opponent: str, games: int, num_players: int, seed: int
+) -> float:
+    """Win rate (shared victories count as a fraction) of `policy` in seat rotation."""
+    from farlight_env.env.aec import raw_env
+
+    wins = 0.0
+    for g in range(games):
+        seat = g % num_players
+        env = raw_env(num_players=num_players)
+        env.reset(seed=seed + g)
+        others = {s: make(opponent, seed=seed * 7 + g * 11 + s) for s in range(num_players)}
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            s = env.agent_name_mapping[agent]
+            view = {"seat": s, "view": env.player_view(agent)}
+            actor = policy if s == seat else others[s]
+            env.step(actor.act(obs["observation"], obs["action_mask"], view))
+        winners = env.game.winners()
+        if seat in winners:
+            wins += 1.0 / len(winners)
+    return wins / games
+
+
+class LivePolicy:
+    """The model being trained, as an Agent (masked, deterministic)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        action, _ = self.model.predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=True
+        )
+        return int(action)
+
+
+class ProgressCallback(BaseCallback):
+    """A tqdm bar over timesteps (SB3's own bar needs `rich`)."""
+
+    def __init__(self, total: int, start: int = 0) -> None:
+        super().__init__()
+        self.total = total
+        self.start = start
+        self.bar = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=self.total, initial=self.start, unit="step", desc="training")
+
+    def _on_step(self) -> bool:
+        assert self.bar is not None
+        self.bar.n = min(self.model.num_timesteps, self.total)
+        self.bar.refresh()
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

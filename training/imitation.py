@@ -1,0 +1,86 @@
+"""Behaviour cloning from the heuristic: a warm start for PPO's actor.
+
+Games are generated in chunks and discarded after one gradient pass, so memory stays small
+however many games are used (an observation is ~16k floats).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from agents.registry import make
+from farlight_env.env.aec import raw_env
+
+
+def heuristic_decisions(
+    games: int, num_players: int, seed: int, teacher: str = "heuristic"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(observations, masks, actions) of every decision in `games` teacher self-play games."""
+    obs_list, mask_list, act_list = [], [], []
+    for g in range(games):
+        env = raw_env(num_players=num_players)
+        env.reset(seed=seed + g)
+        agents = [make(teacher, seed=seed * 31 + g * 7 + s) for s in range(num_players)]
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[agent]
+            action = agents[seat].act(
+                obs["observation"], obs["action_mask"], {"view": env.player_view(agent)}
+            )
+            if obs["action_mask"].sum() > 1:  # forced moves teach nothing
+                obs_list.append(obs["observation"])
+                mask_list.append(obs["action_mask"].astype(bool))
+                act_list.append(action)
+            env.step(action)
+    return np.stack(obs_list), np.stack(mask_list), np.asarray(act_list, dtype=np.int64)
+
+
+def actor_logits(policy: Any, obs: torch.Tensor) -> torch.Tensor:
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    latent = policy.mlp_extractor.forward_actor(features)
+    return policy.action_net(latent)
+
+
+def behaviour_clone(
+    model: Any,
+    games: int,
+    num_players: int,
+    seed: int,
+    epochs: int = 2,
+    chunk: int = 20,
+    batch: int = 256,
+    progress: bool = True,
+) -> list[float]:
+    """Train the model's actor to imitate the heuristic; returns the mean loss per chunk."""
+    from tqdm.auto import tqdm
+
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+    losses = []
+    chunks = max(1, games // chunk)
+    for c in tqdm(range(chunks), desc="imitation", unit="chunk", disable=not progress):
+        obs, masks, actions = heuristic_decisions(chunk, num_players, seed + c * chunk)
+        chunk_losses = []
+        for _ in range(epochs):
+            order = rng.permutation(len(actions))
+            for start in range(0, len(order), batch):
+                idx = order[start : start + batch]
+                o = torch.as_tensor(obs[idx])
+                m = torch.as_tensor(masks[idx])
+                a = torch.as_tensor(actions[idx])
+                logits = actor_logits(policy, o).masked_fill(~m, -1e9)
+                loss = F.cross_entropy(logits, a)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                chunk_losses.append(float(loss))
+        losses.append(float(np.mean(chunk_losses)))
+    return losses

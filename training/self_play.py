@@ -1,0 +1,378 @@
+"""League self-play: the learner against its own frozen snapshots and the baselines.
+
+    python -m training.self_play --run-dir runs/league --total-steps 200000 --num-players 2
+    farlight train self-play --run-dir runs/league --resume
+
+Opponents are drawn per episode from the league with prioritised fictitious self-play weights
+(those the learner beats least are drawn most); a snapshot joins every `snapshot_every` steps
+and is rated (OpenSkill, as tournaments are) against the league; a learning-curve plot shows
+the snapshots' ratings and win rate against the heuristic over steps. Resumable like PPO runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from agents.policy import PolicyAgent
+from agents.registry import make
+from agents.tournament import placements
+from farlight_env.env.aec import raw_env
+from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from training.common import (
+    CHECKPOINT,
+    LivePolicy,
+    ProgressCallback,
+    check_checkpoint,
+    evaluate_against,
+    export_policy,
+    policy_config,
+    read_run_config,
+    save_checkpoint,
+    write_run_config,
+)
+from training.config import SelfPlayConfig, add_config_arguments, config_from_args
+from training.train_ppo import build_model
+
+LEAGUE_STATE = "league.json"
+
+
+def pfsp_weights(
+    stats: dict[str, list[float]], entries: Sequence[str], power: float
+) -> list[float]:
+    """Weight (1 - win rate)^power per entry; unplayed entries count as a coin flip."""
+    weights = []
+    for entry in entries:
+        wins, games = stats.get(entry, [0.0, 0.0])
+        rate = (wins + 1.0) / (games + 2.0)  # Laplace-smoothed learner win rate
+        weights.append(max(1e-3, (1.0 - rate) ** power))
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+class LeagueEnv(FarlightSingleAgentEnv):
+    """The single-agent env with opponents drawn per episode from a weighted league."""
+
+    def __init__(self, num_players: int, entries: Sequence[str], seed: int, **kw: Any) -> None:
+        super().__init__(num_players=num_players, **kw)
+        self.entries = list(entries)
+        self.weights = [1.0 / len(self.entries)] * len(self.entries)
+        self._agents: dict[str, Any] = {}
+        self._league_rng = np.random.default_rng(seed)
+        self.current: list[str] = []
+
+    def set_league(self, entries: Sequence[str], weights: Sequence[float]) -> None:
+        self.entries, self.weights = list(entries), list(weights)
+
+    def _agent(self, entry: str) -> Any:
+        if entry not in self._agents:
+            seed = int(self._league_rng.integers(2**31 - 1))
+            self._agents[entry] = (
+                PolicyAgent(entry, seed=seed) if entry.endswith(".pt") else make(entry, seed=seed)
+            )
+        return self._agents[entry]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        picks = self._league_rng.choice(len(self.entries), self.num_players - 1, p=self.weights)
+        self.current = [self.entries[i] for i in picks]
+        self.set_opponents([self._agent(e) for e in self.current])
+        return super().reset(seed=seed, options=options)
+
+    def _info(self) -> dict:
+        info = super()._info()
+        info["league_opponents"] = list(self.current)
+        return info
+
+
+class League(BaseCallback):
+    """Tracks results per league entry, re-weights opponents, snapshots, rates and plots."""
+
+    def __init__(self, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any]) -> None:
+        super().__init__()
+        self.config = config
+        self.run_dir = run_dir
+        self.state = state
+        self.last_snapshot = 0
+        self.last_checkpoint = 0
+
+    def _on_training_start(self) -> None:
+        self.last_snapshot = self.last_checkpoint = self.model.num_timesteps
+        self.push_weights()
+
+    def push_weights(self) -> None:
+        weights = pfsp_weights(self.state["stats"], self.state["entries"], self.config.pfsp_power)
+        self.training_env.env_method("set_league", self.state["entries"], weights)
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+            if not done or "winners" not in info:
+                continue
+            won = info["learner_seat"] in info["winners"]
+            share = 1.0 / len(info["winners"]) if won else 0.0
+            for entry in info["league_opponents"]:
+                stat = self.state["stats"].setdefault(entry, [0.0, 0.0])
+                stat[0] += share
+                stat[1] += 1
+        return True
+
+    def _on_rollout_start(self) -> None:
+        steps = self.model.num_timesteps
+        if steps - self.last_snapshot >= self.config.snapshot_every:
+            self.snapshot(steps)
+            self.last_snapshot = steps
+        if steps - self.last_checkpoint >= self.config.checkpoint_every:
+            self.checkpoint()
+            self.last_checkpoint = steps
+        self.push_weights()
+
+    def snapshot(self, steps: int) -> None:
+        path = self.run_dir / "pool" / f"snapshot_{steps:09d}.pt"
+        export_policy(self.model, path, actor_config(self.model, self.config))
+        entry = str(path)
+        self.state["entries"].append(entry)
+        rating = rate_snapshot(entry, self.state, self.config, seed=steps)
+        win_rate = evaluate_against(
+            LivePolicy(self.model),
+            "heuristic",
+            self.config.eval_games,
+            self.config.num_players,
+            seed=20_000 + steps,
+        )
+        self.state["history"].append(
+            {"steps": steps, "snapshot": entry, "win_rate_vs_heuristic": win_rate, **rating}
+        )
+        self.logger.record("league/win_rate_vs_heuristic", win_rate)
+        self.logger.record("league/snapshot_rating", rating["rating"])
+        self.logger.record("league/pool_size", len(self.state["entries"]))
+        self.logger.dump(steps)
+        plot_learning_curve(self.state["history"], self.run_dir / "learning_curve.png")
+
+    def checkpoint(self) -> None:
+        save_checkpoint(self.model, self.run_dir)
+        export_policy(self.model, self.run_dir / "policy.pt", actor_config(self.model, self.config))
+        save_league_state(self.run_dir, self.state)
+
+
+def actor_config(model: Any, config: SelfPlayConfig) -> dict[str, Any]:
+    return policy_config(
+        model,
+        config.embed,
+        config.ship_features,
+        config.pi,
+        name="league",
+        extra={
+            "num_players": config.num_players,
+            "trained_steps": int(model.num_timesteps),
+            "seed": config.seed,
+        },
+    )
+
+
+def rate_snapshot(
+    entry: str, state: dict[str, Any], config: SelfPlayConfig, seed: int
+) -> dict[str, float]:
+    """Play the new snapshot against league members and update everyone's OpenSkill rating."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {k: model.rating(mu=v[0], sigma=v[1], name=k) for k, v in state["ratings"].items()}
+    for name in state["entries"]:
+        ratings.setdefault(name, model.rating(name=name))
+    rng = np.random.default_rng(seed)
+    others = [e for e in state["entries"] if e != entry]
+    n = config.num_players
+    for g in range(config.rating_games):
+        lineup = [entry] + [others[i] for i in rng.choice(len(others), n - 1)]
+        lineup = lineup[g % n :] + lineup[: g % n]  # rotate seats
+        record = _play(lineup, n, seed + g)
+        teams = [[ratings[name]] for name in lineup]
+        updated = model.rate(teams, ranks=placements(record))
+        fresh: dict[str, list[Any]] = {}
+        for name, team in zip(lineup, updated, strict=True):
+            fresh.setdefault(name, []).append(team[0])
+        for name, values in fresh.items():
+            ratings[name] = model.rating(
+                mu=float(np.mean([v.mu for v in values])),
+                sigma=float(np.mean([v.sigma for v in values])),
+                name=name,
+            )
+    state["ratings"] = {k: [r.mu, r.sigma] for k, r in ratings.items()}
+    r = ratings[entry]
+    return {"rating_mu": r.mu, "rating_sigma": r.sigma, "rating": r.ordinal()}
+
+
+def _play(lineup: Sequence[str], num_players: int, seed: int) -> dict[str, Any]:
+    env = raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    agents = [
+        PolicyAgent(e, seed=seed + s) if e.endswith(".pt") else make(e, seed=seed + s)
+        for s, e in enumerate(lineup)
+    ]
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent]
+        info = {"seat": seat, "view": env.player_view(agent)}
+        env.step(agents[seat].act(obs["observation"], obs["action_mask"], info))
+    game = env.game
+    return {"scores": game.scores(), "winners": game.winners()}
+
+
+def plot_learning_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [h["steps"] for h in history]
+    fig, ax1 = plt.subplots(figsize=(8, 4))
+    ax1.errorbar(
+        steps,
+        [h["rating_mu"] for h in history],
+        yerr=[h["rating_sigma"] for h in history],
+        fmt="o-",
+        color="#4C72B0",
+        label="snapshot rating (mu ± sigma)",
+    )
+    ax1.set_xlabel("training steps")
+    ax1.set_ylabel("OpenSkill rating")
+    ax2 = ax1.twinx()
+    ax2.plot(
+        steps,
+        [h["win_rate_vs_heuristic"] for h in history],
+        "s--",
+        color="#DD8452",
+        label="win rate vs heuristic",
+    )
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("win rate vs heuristic")
+    fig.legend(loc="upper left")
+    fig.tight_layout()
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def save_league_state(run_dir: Path, state: dict[str, Any]) -> None:
+    tmp = run_dir / (LEAGUE_STATE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
+    os.replace(tmp, run_dir / LEAGUE_STATE)
+
+
+def load_league_state(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / LEAGUE_STATE
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: missing or corrupt league state ({exc})") from exc
+    for key in ("entries", "stats", "ratings", "history"):
+        if key not in state:
+            raise ValueError(f"{path}: league state lacks {key!r}")
+    return state
+
+
+def build_env(config: SelfPlayConfig, entries: Sequence[str]):
+    def factory(rank: int):
+        def build():
+            env = LeagueEnv(
+                config.num_players,
+                entries,
+                seed=config.seed * 1000 + rank,
+                reward_mode=config.reward_mode,
+                max_rounds=config.max_rounds,
+            )
+            env.reset(seed=config.seed * 1000 + rank)
+            return env
+
+        return build
+
+    fns = [factory(rank) for rank in range(config.n_envs)]
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        return SubprocVecEnv(fns, start_method="fork")
+    return DummyVecEnv(fns)
+
+
+def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -> MaskablePPO:
+    run_dir = Path(config.run_dir)
+    torch.set_num_threads(config.torch_threads)
+    checkpoint = run_dir / CHECKPOINT
+    if resume:
+        stored = SelfPlayConfig(**read_run_config(run_dir))
+        stored.total_steps = config.total_steps
+        config = stored
+        check_checkpoint(checkpoint)
+        state = load_league_state(run_dir)
+    else:
+        if checkpoint.exists():
+            raise FileExistsError(f"{run_dir} already holds a run; pass --resume to continue it")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_run_config(run_dir, config)
+        state = {"entries": list(config.baselines), "stats": {}, "ratings": {}, "history": []}
+        save_league_state(run_dir, state)
+    env = build_env(config, state["entries"])
+    try:
+        if resume:
+            model = MaskablePPO.load(checkpoint, env=env, device="cpu")
+        else:
+            model = build_model(config, env)
+        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        league = League(config, run_dir, state)
+        callbacks = CallbackList(
+            [
+                league,
+                *([ProgressCallback(config.total_steps, model.num_timesteps)] if progress else []),
+            ]
+        )
+        remaining = config.total_steps - model.num_timesteps
+        if remaining > 0:
+            model.learn(remaining, callback=callbacks, reset_num_timesteps=False)
+        if not any(h["steps"] == model.num_timesteps for h in state["history"]):
+            league.snapshot(model.num_timesteps)
+        league.checkpoint()
+    finally:
+        env.close()
+    return model
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(
+        prog="self_play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_config_arguments(parser, SelfPlayConfig)
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args, SelfPlayConfig)
+    model = train(config, resume=args.resume, progress=not args.no_progress)
+    run_dir = Path(config.run_dir)
+    print(
+        f"trained {model.num_timesteps} steps; league state {run_dir / LEAGUE_STATE}; "
+        f"learning curve {run_dir / 'learning_curve.png'}"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
