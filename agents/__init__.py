@@ -1,7 +1,8 @@
 """Agents: the Agent protocol, baseline policies and the registry `agents.make(name, **kw)`.
 
 Baselines: `random` (uniform legal), `heuristic` (rule-based), `ismcts` (information-set
-Monte Carlo tree search).
+Monte Carlo tree search), `ppo` (the trained policy shipped in agents/data, needs torch).
+`make` also accepts a path to a saved policy file (`*.pt`).
 """
 
 from agents.base import Agent, EngineAgent

@@ -39,10 +39,10 @@ def opponent_list(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("give at least one opponent, e.g. heuristic,random")
-    unknown = [name for name in names if name not in registry.AGENT_NAMES]
+    unknown = registry.unknown_agents(names)
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {', '.join(unknown)}; choose from {', '.join(registry.AGENT_NAMES)}"
+            f"unknown agent(s) {', '.join(unknown)}; choose from {registry.agent_names_help()}"
         )
     return names
 

@@ -10,15 +10,15 @@ from farlight_env import bench
 
 
 def agent_list(text: str) -> list[str]:
-    from agents.registry import AGENT_NAMES
+    from agents.registry import agent_names_help, unknown_agents
 
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("give at least one agent, e.g. random,heuristic")
-    unknown = [name for name in names if name not in AGENT_NAMES]
+    unknown = unknown_agents(names)
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {', '.join(unknown)}; choose from {', '.join(AGENT_NAMES)}"
+            f"unknown agent(s) {', '.join(unknown)}; choose from {agent_names_help()}"
         )
     return names
 

@@ -81,6 +81,6 @@ def behaviour_clone(
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
-                chunk_losses.append(float(loss))
+                chunk_losses.append(float(loss.detach()))
         losses.append(float(np.mean(chunk_losses)))
     return losses
