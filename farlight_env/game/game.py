@@ -1060,9 +1060,43 @@ class FarlightGame:
             game.rng = np.random.Generator(np.random.PCG64())
             game.rng.bit_generator.state = data["rng"]
             game._load_state(data["state"])
+            game._check_consistency()
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"saved game is corrupt: {type(exc).__name__}: {exc}") from exc
         return game
+
+    def _check_consistency(self) -> None:
+        """Refuse a loaded state that no sequence of legal actions could have produced."""
+        n = self.num_players
+        for name in ("crew", "science", "points", "hands", "ships", "ship_parts", "pending"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"'{name}' has {len(getattr(self, name))} entries for {n} players")
+        for seat in range(n):
+            tiles = sorted(
+                self.hands[seat] + [t for slot in self.bids for p, t, _ in slot if p == seat]
+            )
+            if tiles != list(TILES):
+                raise ValueError(f"player {seat} holds tiles {tiles}; hand + board must be {TILES}")
+            if self.crew[seat] < 0 or self.science[seat] < 0:
+                raise ValueError(f"player {seat} has negative crew or science")
+            if sorted(p for p in self.ships[seat].values() if p != CORE) != sorted(
+                self.ship_parts[seat]
+            ):
+                raise ValueError(f"player {seat}: ship cells and ship_parts disagree")
+        places = (
+            self.deck
+            + [p for p in self.spaces if p is not None]
+            + self.out_of_game
+            + [p for x in self.pending for p in x]
+            + [p for x in self.ship_parts for p in x]
+        )
+        if sorted(places) != list(range(len(self.cards.parts))):
+            raise ValueError("every part card must be in exactly one place")
+        missions = [m for stack in self.stacks for m in stack] + self.missions_out
+        if sorted(missions) != list(range(len(self.cards.missions))):
+            raise ValueError("every mission card must be in exactly one place")
+        if (self._current is None) != (self._phase is Phase.OVER):
+            raise ValueError("a player must be to act exactly while the game is not over")
 
     @classmethod
     def replay(

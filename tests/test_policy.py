@@ -1,0 +1,334 @@
+"""Saved policies: the file format round-trips, foreign files are refused without running any
+pickled code, the loading agent checks its inputs, and the shipped policy plays legally.
+
+DESIGN: trained policy agents load with `torch.load(..., weights_only=True)` only; bad input
+(corrupt or foreign checkpoints) gets a clear error naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
+
+from agents.policy import (  # noqa: E402 - after the importorskip above
+    ACTOR_PREFIXES,
+    POLICY_FORMAT,
+    POLICY_VERSION,
+    SHIPPED_POLICY,
+    PolicyAgent,
+    PolicyNet,
+    load_policy,
+    save_policy,
+)
+from farlight_env import farlight_v0  # noqa: E402
+
+torch.set_num_threads(1)
+
+PLAYER_COUNTS = (2, 3, 4, 5)
+OBS_SIZE = farlight_v0.raw_env(num_players=2).encoder.size
+ACTION_SIZE = farlight_v0.raw_env(num_players=2).codec.size
+
+
+# ------------------------------------------------------------------------------ helpers
+def tiny_config() -> dict:
+    """A small network over the real observation layout (what training exports, but tiny)."""
+    fields = farlight_v0.raw_env(num_players=2).encoder.fields
+    return {
+        "name": "tiny",
+        "layout": {k: [f.start, f.start + f.size, list(f.shape)] for k, f in fields.items()},
+        "embed": 8,
+        "ship_features": 4,
+        "pi": [8],
+        "obs_size": OBS_SIZE,
+        "action_size": ACTION_SIZE,
+    }
+
+
+def random_net(seed: int = 0) -> tuple[PolicyNet, dict]:
+    torch.manual_seed(seed)
+    config = tiny_config()
+    return PolicyNet(config), config
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> tuple[Path, PolicyNet, dict]:
+    net, config = random_net()
+    path = tmp_path / "tiny.pt"
+    save_policy(net.state_dict(), config, path)
+    return path, net, config
+
+
+def random_states(
+    num_players: int, seed: int, every: int = 7
+) -> Iterator[tuple[np.ndarray, np.ndarray, dict]]:
+    """(observation, mask, info) at every `every`-th decision of a random game."""
+    env = farlight_v0.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for k, agent in enumerate(env.agent_iter()):
+        obs, _r, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        if k % every == 0:
+            view = {**info, "seat": env.agent_name_mapping[agent], "view": env.player_view(agent)}
+            yield obs["observation"], mask, view
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def write_payload(path: Path, **payload: object) -> Path:
+    torch.save(payload, path)
+    return path
+
+
+# ------------------------------------------------------------------------------ round trip
+def test_save_load_round_trip_keeps_weights_config_and_outputs(saved) -> None:
+    path, net, config = saved
+    loaded, loaded_config = load_policy(path)
+    assert loaded_config == config
+    original = net.state_dict()
+    restored = loaded.state_dict()
+    assert restored.keys() == original.keys()
+    for key, value in original.items():
+        assert torch.equal(restored[key], value), key
+    obs = torch.rand(3, OBS_SIZE)
+    with torch.no_grad():
+        assert torch.allclose(loaded(obs), net(obs))
+    assert not loaded.training  # ready to act: eval mode
+
+
+def test_save_keeps_only_the_actor_and_writes_atomically(tmp_path: Path) -> None:
+    net, config = random_net()
+    state = dict(net.state_dict())
+    state["value_net.weight"] = torch.zeros(1, 8)  # the critic: not needed to act
+    state["mlp_extractor.value_net.0.weight"] = torch.zeros(8, 8)
+    path = tmp_path / "sub" / "policy.pt"
+    save_policy(state, config, path)
+    payload = torch.load(path, weights_only=True)
+    assert payload["format"] == POLICY_FORMAT and payload["version"] == POLICY_VERSION
+    assert all(k.startswith(ACTOR_PREFIXES) for k in payload["state_dict"])
+    assert "value_net.weight" not in payload["state_dict"]
+    assert [p.name for p in path.parent.iterdir()] == ["policy.pt"]  # no temp file left
+
+
+def test_overwriting_a_policy_replaces_it(saved) -> None:
+    path, _net, config = saved
+    other, _ = random_net(seed=1)
+    save_policy(other.state_dict(), config, path)
+    loaded, _ = load_policy(path)
+    key = "action_net.weight"
+    assert torch.equal(loaded.state_dict()[key], other.state_dict()[key])
+
+
+# ------------------------------------------------------------------------------ foreign files
+def test_missing_policy_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no policy file"):
+        load_policy(tmp_path / "absent.pt")
+
+
+def test_plain_dict_without_format_tag_is_refused(tmp_path: Path) -> None:
+    path = write_payload(tmp_path / "plain.pt", weights=torch.zeros(2))
+    with pytest.raises(ValueError, match="not a Farlight policy"):
+        load_policy(path)
+
+
+def test_a_bare_state_dict_is_refused(tmp_path: Path) -> None:
+    net, _ = random_net()
+    path = tmp_path / "state_dict.pt"
+    torch.save(net.state_dict(), path)
+    with pytest.raises(ValueError, match="not a Farlight policy"):
+        load_policy(path)
+
+
+def test_wrong_version_is_refused(saved, tmp_path: Path) -> None:
+    path, _net, _config = saved
+    payload = torch.load(path, weights_only=True)
+    payload["version"] = POLICY_VERSION + 1
+    bad = write_payload(tmp_path / "future.pt", **payload)
+    with pytest.raises(ValueError, match="version"):
+        load_policy(bad)
+
+
+def test_weights_that_do_not_match_the_config_are_refused(saved, tmp_path: Path) -> None:
+    path, _net, _config = saved
+    payload = torch.load(path, weights_only=True)
+    payload["config"] = {**payload["config"], "pi": [16]}  # another hidden size
+    bad = write_payload(tmp_path / "mismatch.pt", **payload)
+    with pytest.raises(ValueError, match="weights do not match"):
+        load_policy(bad)
+
+
+def test_missing_weights_are_refused(saved, tmp_path: Path) -> None:
+    path, _net, _config = saved
+    payload = torch.load(path, weights_only=True)
+    del payload["state_dict"]["action_net.bias"]
+    bad = write_payload(tmp_path / "partial.pt", **payload)
+    with pytest.raises(ValueError, match="weights do not match"):
+        load_policy(bad)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},  # no config, no weights
+        {"config": {}, "state_dict": {}},  # a config without a layout
+        {"config": "ppo", "state_dict": {}},  # a config that is not a mapping
+    ],
+    ids=["no-config", "empty-config", "config-not-a-dict"],
+)
+def test_format_tag_with_a_broken_config_is_refused_with_value_error(
+    tmp_path: Path, extra: dict
+) -> None:
+    """A file claiming the format but lacking a usable config is still foreign: ValueError
+    naming the file, not a bare KeyError/TypeError from deep inside PolicyNet."""
+    path = write_payload(
+        tmp_path / "hollow.pt", format=POLICY_FORMAT, version=POLICY_VERSION, **extra
+    )
+    with pytest.raises(ValueError, match="hollow.pt"):
+        load_policy(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00" * 64, bytes(range(256)) * 4])
+def test_corrupt_bytes_are_refused(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "corrupt.pt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="not a loadable policy file"):
+        load_policy(path)
+
+
+class Payload:
+    """Unpickling this runs code (touches a marker file): weights_only must refuse it."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+@pytest.mark.parametrize("writer", ["torch.save", "pickle.dump"])
+def test_pickled_code_never_runs(tmp_path: Path, writer: str) -> None:
+    live = tmp_path / "live"
+    pickle.loads(pickle.dumps(Payload(live)))  # the payload is real: plain unpickling runs it
+    assert live.exists()
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.pt"
+    obj = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "config": Payload(marker)}
+    if writer == "torch.save":
+        torch.save(obj, path)
+    else:
+        with path.open("wb") as fh:
+            pickle.dump(obj, fh, protocol=2)
+    with pytest.raises(ValueError, match="not a loadable policy file"):
+        load_policy(path)
+    assert not marker.exists()
+    with pytest.raises(ValueError):
+        PolicyAgent(path)
+    assert not marker.exists()
+
+
+# ------------------------------------------------------------------------------ the agent
+def test_agent_checks_observation_and_mask_sizes(saved) -> None:
+    path, _net, _config = saved
+    agent = PolicyAgent(path, seed=0)
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+    mask[3] = 1
+    assert agent.act(obs, mask, {}) == 3
+    with pytest.raises(ValueError, match="expects observations of"):
+        agent.act(obs[:-1], mask, {})
+    with pytest.raises(ValueError, match="expects observations of"):
+        agent.act(obs, np.ones(ACTION_SIZE + 1, dtype=np.int8), {})
+
+
+def test_agent_takes_name_from_config(saved) -> None:
+    path, _net, _config = saved
+    agent = PolicyAgent(path)
+    assert agent.name == "tiny"
+    agent.reset()  # part of the Agent protocol; stateless
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_agent_acts_legally_at_random_states(saved, num_players: int, deterministic: bool) -> None:
+    path, _net, _config = saved
+    agent = PolicyAgent(path, seed=num_players, deterministic=deterministic)
+    count = 0
+    for obs, mask, info in random_states(num_players, seed=100 + num_players):
+        action = agent.act(obs, mask, info)
+        assert mask[action] == 1, (num_players, action)
+        count += 1
+    assert count > 10
+
+
+def test_deterministic_agent_picks_the_best_legal_logit(saved) -> None:
+    path, net, _config = saved
+    agent = PolicyAgent(path)
+    for obs, mask, info in random_states(3, seed=5, every=11):
+        with torch.no_grad():
+            logits = net(torch.as_tensor(obs)[None])[0].numpy()
+        legal = np.flatnonzero(mask)
+        assert agent.act(obs, mask, info) == legal[np.argmax(logits[legal])]
+
+
+def test_sampling_agent_is_reproducible_from_its_seed(saved) -> None:
+    path, _net, _config = saved
+    states = list(random_states(2, seed=9, every=5))
+    runs = []
+    for _ in range(2):
+        agent = PolicyAgent(path, seed=123, deterministic=False)
+        runs.append([agent.act(obs, mask, info) for obs, mask, info in states])
+    assert runs[0] == runs[1]
+
+
+# ------------------------------------------------------------------------------ shipped policy
+shipped = pytest.mark.skipif(not SHIPPED_POLICY.exists(), reason="shipped policy not trained yet")
+
+
+@shipped
+def test_shipped_policy_file_loads() -> None:
+    net, config = load_policy(SHIPPED_POLICY)
+    assert config["obs_size"] == OBS_SIZE
+    assert config["action_size"] == ACTION_SIZE
+    assert not net.training
+
+
+@shipped
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_shipped_policy_acts_legally(num_players: int) -> None:
+    import agents
+
+    agent = agents.make("ppo", seed=num_players)
+    agent.reset()
+    count = 0
+    for obs, mask, info in random_states(num_players, seed=200 + num_players, every=5):
+        action = agent.act(obs, mask, info)
+        assert mask[action] == 1, (num_players, action)
+        count += 1
+    assert count > 10
+
+
+@shipped
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_shipped_policy_plays_whole_games(num_players: int) -> None:
+    import agents
+
+    env = farlight_v0.env(num_players=num_players)
+    env.reset(seed=num_players)
+    players = [agents.make("ppo", seed=s) for s in range(num_players)]
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.unwrapped.agent_name_mapping[agent]
+        view = {**info, "seat": seat, "view": env.unwrapped.player_view(agent)}
+        env.step(players[seat].act(obs["observation"], obs["action_mask"], view))
+    assert env.unwrapped.game.is_over
