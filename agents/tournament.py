@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena import play_episode
 from agents.registry import make
 from farlight_env.env.aec import raw_env
 from farlight_env.game.actions import action_to_dict
@@ -94,21 +94,12 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         agent.reset()
     think = [0.0] * len(seats)
     decisions = [0] * len(seats)
-    for agent_name in env.agent_iter():
-        obs, _reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[agent_name]
-        start = time.perf_counter()
-        action = seats[seat].act(
-            obs["observation"],
-            obs["action_mask"],
-            {**info, "seat": seat, "view": env.player_view(agent_name)},
-        )
-        think[seat] += time.perf_counter() - start
+
+    def count(seat: int, _action: int, seconds: float) -> None:
+        think[seat] += seconds
         decisions[seat] += 1
-        env.step(action)
+
+    play_episode(env, seats, count)
     game = env.game
     assert game is not None and game.is_over
     return {

@@ -16,6 +16,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from agents.arena import play_episode
 from agents.policy import ObservationNet, PolicyAgent, save_policy
 from agents.registry import make
 from farlight_env.cards.loader import standard_card_set
@@ -182,16 +183,11 @@ def evaluate_against(
         seat = g % num_players
         env = raw_env(num_players=num_players)
         env.reset(seed=seed + g)
-        others = {s: make(opponent, seed=seed * 7 + g * 11 + s) for s in range(num_players)}
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            s = env.agent_name_mapping[agent]
-            view = {"seat": s, "view": env.player_view(agent)}
-            actor = policy if s == seat else others[s]
-            env.step(actor.act(obs["observation"], obs["action_mask"], view))
+        seats = [
+            policy if s == seat else make(opponent, seed=seed * 7 + g * 11 + s)
+            for s in range(num_players)
+        ]
+        play_episode(env, seats)
         winners = env.game.winners()
         if seat in winners:
             wins += 1.0 / len(winners)

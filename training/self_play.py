@@ -26,6 +26,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from agents.arena import play_episode
 from agents.policy import PolicyAgent
 from agents.registry import make
 from agents.tournament import placements
@@ -38,12 +39,12 @@ from training.common import (
     check_checkpoint,
     evaluate_against,
     export_policy,
-    policy_config,
     read_run_config,
     save_checkpoint,
     write_run_config,
 )
 from training.config import SelfPlayConfig, add_config_arguments, config_from_args
+from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import build_model
 
 LEAGUE_STATE = "league.json"
@@ -166,18 +167,7 @@ class League(BaseCallback):
 
 
 def actor_config(model: Any, config: SelfPlayConfig) -> dict[str, Any]:
-    return policy_config(
-        model,
-        config.embed,
-        config.ship_features,
-        config.pi,
-        name="league",
-        extra={
-            "num_players": config.num_players,
-            "trained_steps": int(model.num_timesteps),
-            "seed": config.seed,
-        },
-    )
+    return ppo_actor_config(model, config, name="league")
 
 
 def rate_snapshot(
@@ -220,14 +210,7 @@ def _play(lineup: Sequence[str], num_players: int, seed: int) -> dict[str, Any]:
         PolicyAgent(e, seed=seed + s) if e.endswith(".pt") else make(e, seed=seed + s)
         for s, e in enumerate(lineup)
     ]
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[agent]
-        info = {"seat": seat, "view": env.player_view(agent)}
-        env.step(agents[seat].act(obs["observation"], obs["action_mask"], info))
+    play_episode(env, agents)
     game = env.game
     return {"scores": game.scores(), "winners": game.winners()}
 

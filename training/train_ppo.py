@@ -86,17 +86,18 @@ class CheckpointAndEval(BaseCallback):
         return results
 
 
-def actor_config(model: Any, config: PPOConfig) -> dict[str, Any]:
+def actor_config(model: Any, config: PPOConfig, name: str = "ppo") -> dict[str, Any]:
+    """Config of the exported actor, with the run's provenance."""
     return policy_config(
         model,
         config.embed,
         config.ship_features,
         config.pi,
-        name="ppo",
+        name=name,
         extra={
             "num_players": config.num_players,
             "trained_steps": int(model.num_timesteps),
-            "opponents": list(config.opponents),
+            "opponents": list(getattr(config, "baselines", config.opponents)),
             "seed": config.seed,
         },
     )

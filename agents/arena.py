@@ -1,0 +1,36 @@
+"""The one loop that seats agents at a PettingZoo Farlight env and plays a game out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from farlight_env.env.aec import raw_env
+
+#: Called after each decision: (seat, action index, seconds the agent took).
+DecisionHook = Callable[[int, int, float], None]
+
+
+def play_episode(env: raw_env, seats: Sequence[Any], hook: DecisionHook | None = None) -> None:
+    """Play the (already reset) env to its end; seat i is played by seats[i].
+
+    Each agent gets `act(observation, action_mask, info)` with info["view"] (its PlayerView)
+    and info["seat"], as the Agent protocol promises.
+    """
+    import time
+
+    for agent_name in env.agent_iter():
+        obs, _reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent_name]
+        start = time.perf_counter()
+        action = seats[seat].act(
+            obs["observation"],
+            obs["action_mask"],
+            {**info, "seat": seat, "view": env.player_view(agent_name)},
+        )
+        if hook is not None:
+            hook(seat, action, time.perf_counter() - start)
+        env.step(action)

@@ -1,0 +1,729 @@
+"""Training scripts end to end on tiny budgets: MaskablePPO runs, checkpoints, kill-and-resume,
+the `farlight train` command, and league self-play with snapshots and ratings.
+
+Issue 5: a run killed with SIGKILL loses at most one checkpoint interval; --resume continues
+with the step count and optimiser state intact and the stored configuration; corrupt or
+foreign checkpoints are refused with a clear error; the exported policy acts legally.
+Budgets are a few hundred steps so the whole module stays well under two minutes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
+pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
+
+from PIL import Image  # noqa: E402 - after the importorskips above
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
+
+from agents.policy import PolicyAgent, load_policy  # noqa: E402
+from farlight_cli.main import main as farlight  # noqa: E402
+from farlight_env import farlight_v0  # noqa: E402
+from training import self_play, train_ppo  # noqa: E402
+from training.common import (  # noqa: E402
+    CHECKPOINT,
+    RUN_CONFIG,
+    LivePolicy,
+    check_checkpoint,
+)
+from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
+
+torch.set_num_threads(1)
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYER_COUNTS = (2, 3, 4, 5)
+#: One rollout is N_STEPS x N_ENVS = 256 steps; checkpoints and evaluations every rollout.
+N_STEPS, N_ENVS, BATCH = 128, 2, 64
+ROLLOUT = N_STEPS * N_ENVS
+#: Adam steps per PPO update: one epoch of ROLLOUT / BATCH minibatches.
+ADAM_STEPS_PER_UPDATE = ROLLOUT // BATCH
+
+
+def tiny_ppo(run_dir: Path, **overrides: object) -> PPOConfig:
+    settings = dict(
+        run_dir=str(run_dir),
+        total_steps=2 * ROLLOUT,
+        n_steps=N_STEPS,
+        batch_size=BATCH,
+        n_epochs=1,
+        n_envs=N_ENVS,
+        vec_env="dummy",
+        checkpoint_every=ROLLOUT,
+        eval_every=ROLLOUT,
+        eval_games=1,
+        opponents=["random"],
+        torch_threads=1,
+    )
+    settings.update(overrides)
+    return PPOConfig(**settings)
+
+
+def tiny_league(run_dir: Path, **overrides: object) -> SelfPlayConfig:
+    settings = dict(
+        run_dir=str(run_dir),
+        total_steps=512,
+        n_steps=128,
+        batch_size=64,
+        n_epochs=1,
+        n_envs=1,
+        vec_env="dummy",
+        snapshot_every=256,
+        checkpoint_every=256,
+        eval_games=1,
+        rating_games=2,
+        torch_threads=1,
+    )
+    settings.update(overrides)
+    return SelfPlayConfig(**settings)
+
+
+def random_states(
+    num_players: int, seed: int, every: int = 9
+) -> Iterator[tuple[np.ndarray, np.ndarray, dict]]:
+    """(observation, mask, info) at every `every`-th decision of a random game."""
+    env = farlight_v0.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for k, agent in enumerate(env.agent_iter()):
+        obs, _r, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        if k % every == 0:
+            view = {**info, "seat": env.agent_name_mapping[agent], "view": env.player_view(agent)}
+            yield obs["observation"], mask, view
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def assert_acts_legally(agent: PolicyAgent, num_players: int, seed: int) -> None:
+    count = 0
+    for obs, mask, info in random_states(num_players, seed):
+        action = agent.act(obs, mask, info)
+        assert mask[action] == 1, (num_players, action)
+        count += 1
+    assert count > 10
+
+
+def checkpoint_steps(path: Path) -> int:
+    with zipfile.ZipFile(path) as archive:
+        return int(json.loads(archive.read("data"))["num_timesteps"])
+
+
+def adam_steps(model: MaskablePPO) -> set[int]:
+    """The step count of every parameter's Adam state (empty for a fresh optimiser)."""
+    state = model.policy.optimizer.state_dict()["state"]
+    return {int(s["step"]) for s in state.values()}
+
+
+def csv_rows(run_dir: Path) -> list[dict[str, str]]:
+    with (run_dir / "logs" / "progress.csv").open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def logged_steps(run_dir: Path) -> set[int]:
+    steps = set()
+    for row in csv_rows(run_dir):
+        try:
+            steps.add(int(float(row.get("time/total_timesteps") or "")))
+        except ValueError:  # an empty cell, or a line being written by a live run
+            continue
+    return steps
+
+
+# ------------------------------------------------------------------------------ a tiny run
+@pytest.fixture(scope="module")
+def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PPOConfig, MaskablePPO]:
+    run_dir = tmp_path_factory.mktemp("ppo") / "run"
+    config = tiny_ppo(run_dir)
+    model = train_ppo.train(config, progress=False)
+    return run_dir, config, model
+
+
+def test_tiny_run_writes_checkpoint_policy_config_and_logs(ppo_run) -> None:
+    run_dir, config, model = ppo_run
+    assert model.num_timesteps == config.total_steps
+    for name in (CHECKPOINT, "policy.pt", RUN_CONFIG, "logs/progress.csv"):
+        assert (run_dir / name).is_file(), name
+    assert list((run_dir / "logs").glob("events.out.tfevents.*")), "no TensorBoard events"
+    assert not list(run_dir.glob("*.tmp*")), "a temporary file was left behind"
+    assert json.loads((run_dir / RUN_CONFIG).read_text()) == asdict(config)
+    assert checkpoint_steps(run_dir / CHECKPOINT) == config.total_steps
+
+
+def test_tiny_run_logs_evaluation_win_rates(ppo_run) -> None:
+    run_dir, config, _model = ppo_run
+    rows = csv_rows(run_dir)
+    for opponent in config.eval_opponents:
+        column = f"eval/win_rate_vs_{opponent}"
+        assert column in rows[0], column
+        values = [float(row[column]) for row in rows if row[column]]
+        assert values and all(0.0 <= v <= 1.0 for v in values)
+    assert max(logged_steps(run_dir)) == config.total_steps
+
+
+def test_csv_evaluation_rows_say_at_which_step(ppo_run) -> None:
+    """Every CSV row holding an evaluation must hold its step too, so the CSV alone can plot
+    win rate against training steps (TensorBoard gets the step from dump(step); the CSV
+    writer ignores it, and the evaluation rows leave time/total_timesteps empty)."""
+    run_dir, _config, _model = ppo_run
+    rows = [row for row in csv_rows(run_dir) if row.get("eval/win_rate_vs_random")]
+    assert rows
+    assert all(row.get("time/total_timesteps") for row in rows), rows
+
+
+def test_logs_record_episode_returns_and_lengths(ppo_run) -> None:
+    """The learning curve every SB3 user looks for: rollout/ep_rew_mean and ep_len_mean.
+    SB3 only logs them for envs wrapped in Monitor, which a hand-built VecEnv is not."""
+    run_dir, _config, _model = ppo_run
+    columns = csv_rows(run_dir)[0].keys()
+    assert "rollout/ep_rew_mean" in columns and "rollout/ep_len_mean" in columns
+
+
+def test_tiny_run_checkpoint_passes_the_check_and_loads(ppo_run) -> None:
+    run_dir, config, _model = ppo_run
+    check_checkpoint(run_dir / CHECKPOINT)
+    loaded = MaskablePPO.load(run_dir / CHECKPOINT, device="cpu")
+    assert loaded.num_timesteps == config.total_steps
+    updates = config.total_steps // ROLLOUT
+    assert adam_steps(loaded) == {updates * ADAM_STEPS_PER_UPDATE}
+
+
+def test_exported_policy_describes_its_training(ppo_run) -> None:
+    run_dir, config, _model = ppo_run
+    _net, saved = load_policy(run_dir / "policy.pt")
+    assert saved["name"] == "ppo"
+    assert saved["trained_steps"] == config.total_steps
+    assert saved["num_players"] == config.num_players
+    assert saved["opponents"] == config.opponents
+    assert saved["pi"] == config.pi and saved["embed"] == config.embed
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_exported_policy_acts_legally(ppo_run, num_players: int) -> None:
+    run_dir, _config, _model = ppo_run
+    agent = PolicyAgent(run_dir / "policy.pt", seed=num_players)
+    assert_acts_legally(agent, num_players, seed=300 + num_players)
+
+
+def test_exported_policy_plays_as_the_trained_model(ppo_run) -> None:
+    """The actor rebuilt without SB3 picks what MaskablePPO's masked deterministic predict
+    picks: the export drops nothing the actor needs."""
+    run_dir, _config, model = ppo_run
+    exported = PolicyAgent(run_dir / "policy.pt")
+    live = LivePolicy(model)
+    for num_players in (2, 4):
+        for obs, mask, info in random_states(num_players, seed=7, every=13):
+            assert exported.act(obs, mask, info) == live.act(obs, mask, info)
+
+
+def test_new_run_in_a_used_directory_is_refused_naming_resume(ppo_run) -> None:
+    run_dir, config, _model = ppo_run
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    with pytest.raises(FileExistsError, match="--resume"):
+        train_ppo.train(tiny_ppo(run_dir, seed=1), progress=False)
+    after = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    assert after == before
+
+
+def test_subproc_vector_env_run(tmp_path: Path) -> None:
+    config = tiny_ppo(tmp_path / "run", vec_env="subproc", eval_every=0)
+    model = train_ppo.train(config, progress=False)
+    assert isinstance(model.get_env(), SubprocVecEnv)
+    assert model.num_timesteps == config.total_steps
+    check_checkpoint(tmp_path / "run" / CHECKPOINT)
+    assert_acts_legally(PolicyAgent(tmp_path / "run" / "policy.pt"), 3, seed=1)
+
+
+def test_progress_bar_reaches_the_total(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    config = tiny_ppo(tmp_path / "run", total_steps=ROLLOUT, eval_every=0)
+    train_ppo.train(config, progress=True)
+    err = capsys.readouterr().err
+    assert "training" in err and f"{ROLLOUT}/{ROLLOUT}" in err
+
+
+def test_progress_bar_redraws_at_a_human_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """tqdm throttles redraws (mininterval 0.1 s) unless forced: a redraw per env step floods
+    notebooks (one output message each) and slows long runs."""
+    config = tiny_ppo(tmp_path / "run", total_steps=ROLLOUT, eval_every=0)
+    train_ppo.train(config, progress=True)
+    redraws = capsys.readouterr().err.count("\r")
+    assert redraws < ROLLOUT // 4, f"{redraws} redraws for {ROLLOUT} steps"
+
+
+# ------------------------------------------------------------------------------ resume
+@pytest.fixture(scope="module")
+def resumed_run(tmp_path_factory: pytest.TempPathFactory):
+    """One rollout, then --resume to two with a command line that differs from the stored
+    config in everything but total_steps (resume must keep the stored configuration)."""
+    run_dir = tmp_path_factory.mktemp("resume") / "run"
+    config = tiny_ppo(run_dir, total_steps=ROLLOUT, eval_every=0)
+    first = train_ppo.train(config, progress=False)
+    stored = (run_dir / RUN_CONFIG).read_text()
+    steps_before = logged_steps(run_dir)
+    other = PPOConfig(run_dir=str(run_dir), total_steps=2 * ROLLOUT, learning_rate=0.5, n_steps=64)
+    model = train_ppo.train(other, resume=True, progress=False)
+    return run_dir, config, first, model, stored, steps_before
+
+
+def test_resume_continues_to_the_requested_total(resumed_run) -> None:
+    run_dir, _config, first, model, _stored, _before = resumed_run
+    assert first.num_timesteps == ROLLOUT
+    assert model.num_timesteps == 2 * ROLLOUT
+    assert checkpoint_steps(run_dir / CHECKPOINT) == 2 * ROLLOUT
+    assert load_policy(run_dir / "policy.pt")[1]["trained_steps"] == 2 * ROLLOUT
+
+
+def test_resume_keeps_the_stored_configuration(resumed_run) -> None:
+    run_dir, config, _first, model, stored, _before = resumed_run
+    assert (run_dir / RUN_CONFIG).read_text() == stored
+    assert model.n_steps == config.n_steps
+    assert model.batch_size == config.batch_size
+    assert model.learning_rate == config.learning_rate
+    assert model.n_envs == config.n_envs
+
+
+def test_resume_restores_the_optimiser_state(resumed_run) -> None:
+    _run_dir, _config, first, model, _stored, _before = resumed_run
+    assert adam_steps(first) == {ADAM_STEPS_PER_UPDATE}
+    # A fresh optimiser would count only the updates made after resuming.
+    assert adam_steps(model) == {2 * ADAM_STEPS_PER_UPDATE}
+
+
+def test_resume_keeps_the_earlier_csv_log(resumed_run) -> None:
+    """The CSV log of the steps before --resume must survive it (SB3's CSV logger opens
+    progress.csv with mode 'w+', so configure() on resume truncates it)."""
+    run_dir, _config, _first, _model, _stored, before = resumed_run
+    assert before == {ROLLOUT}
+    assert logged_steps(run_dir) >= {ROLLOUT, 2 * ROLLOUT}
+
+
+def test_resume_to_a_reached_total_changes_nothing_but_rewrites_the_checkpoint(
+    resumed_run,
+) -> None:
+    run_dir, _config, _first, _model, _stored, _before = resumed_run
+    model = train_ppo.train(
+        PPOConfig(run_dir=str(run_dir), total_steps=2 * ROLLOUT), resume=True, progress=False
+    )
+    assert model.num_timesteps == 2 * ROLLOUT
+    check_checkpoint(run_dir / CHECKPOINT)
+
+
+def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) -> None:
+    run_dir = tmp_path / "killed"
+    cmd = [
+        sys.executable,
+        "-m",
+        "training.train_ppo",
+        "--run-dir",
+        str(run_dir),
+        "--total-steps",
+        "1000000",
+        "--n-steps",
+        str(N_STEPS),
+        "--batch-size",
+        str(BATCH),
+        "--n-epochs",
+        "1",
+        "--n-envs",
+        str(N_ENVS),
+        "--vec-env",
+        "dummy",
+        "--checkpoint-every",
+        str(ROLLOUT),
+        "--eval-every",
+        "0",
+        "--opponents",
+        "random",
+        "--torch-threads",
+        "1",
+        "--no-progress",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240
+        # Kill once at least two checkpoints were written (the second replaced the first).
+        while not (
+            (run_dir / CHECKPOINT).exists()
+            and (run_dir / "logs" / "progress.csv").exists()
+            and max(logged_steps(run_dir), default=0) >= 2 * ROLLOUT
+            and checkpoint_steps(run_dir / CHECKPOINT) >= 2 * ROLLOUT
+        ):
+            if proc.poll() is not None:
+                out, err = proc.communicate()
+                pytest.fail(f"training exited early ({proc.returncode}):\n{err.decode()[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail("no second checkpoint within 240 s")
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+    check_checkpoint(run_dir / CHECKPOINT)  # atomic writes: never a torn checkpoint
+    saved = checkpoint_steps(run_dir / CHECKPOINT)
+    reached = max(logged_steps(run_dir))
+    assert saved % ROLLOUT == 0 and saved >= 2 * ROLLOUT
+    assert reached - saved <= ROLLOUT, "more than one checkpoint interval lost"
+    stored = json.loads((run_dir / RUN_CONFIG).read_text())
+    checkpointed = MaskablePPO.load(run_dir / CHECKPOINT, device="cpu")
+    assert adam_steps(checkpointed) == {saved // ROLLOUT * ADAM_STEPS_PER_UPDATE}
+
+    total = saved + ROLLOUT
+    model = train_ppo.train(
+        PPOConfig(run_dir=str(run_dir), total_steps=total), resume=True, progress=False
+    )
+    assert model.num_timesteps == total
+    assert adam_steps(model) == {total // ROLLOUT * ADAM_STEPS_PER_UPDATE}
+    after = json.loads((run_dir / RUN_CONFIG).read_text())
+    assert {k: v for k, v in after.items() if k != "total_steps"} == {
+        k: v for k, v in stored.items() if k != "total_steps"
+    }
+    assert model.n_steps == N_STEPS and model.n_envs == N_ENVS
+    assert_acts_legally(PolicyAgent(run_dir / "policy.pt"), 2, seed=11)
+
+
+# ------------------------------------------------------------------------------ bad checkpoints
+def write_zip(path: Path, members: dict[str, bytes | str]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ({"readme.txt": "hello", "model.bin": b"\x00\x01"}, "not a Stable-Baselines3 checkpoint"),
+        ({"data": "{not json", "policy.pth": b"", "pytorch_variables.pth": b""}, "corrupt"),
+        ({"data": "{}", "policy.pth": b"", "pytorch_variables.pth": b""}, "not a Farlight"),
+        ({"data": "[]", "policy.pth": b"", "pytorch_variables.pth": b""}, "checkpoint"),
+    ],
+    ids=["unrelated-files", "data-not-json", "data-empty", "data-not-an-object"],
+)
+def test_foreign_zip_is_refused(tmp_path: Path, members: dict, message: str) -> None:
+    path = write_zip(tmp_path / CHECKPOINT, members)
+    with pytest.raises(ValueError, match=message):
+        check_checkpoint(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04broken", os.urandom(4096)])
+def test_corrupt_checkpoint_bytes_are_refused(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / CHECKPOINT
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="corrupt checkpoint"):
+        check_checkpoint(path)
+
+
+def test_truncated_checkpoint_is_refused(ppo_run, tmp_path: Path) -> None:
+    run_dir, _config, _model = ppo_run
+    data = (run_dir / CHECKPOINT).read_bytes()
+    path = tmp_path / CHECKPOINT
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="corrupt checkpoint"):
+        check_checkpoint(path)
+
+
+def test_missing_checkpoint_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        check_checkpoint(tmp_path / CHECKPOINT)
+
+
+def test_resume_without_a_run_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=RUN_CONFIG):
+        train_ppo.train(tiny_ppo(tmp_path / "nothing"), resume=True, progress=False)
+
+
+def copy_run(run_dir: Path, to: Path) -> Path:
+    to.mkdir()
+    (to / RUN_CONFIG).write_text((run_dir / RUN_CONFIG).read_text())
+    return to
+
+
+def test_resume_without_a_checkpoint_is_refused(ppo_run, tmp_path: Path) -> None:
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
+@pytest.mark.parametrize("kind", ["random-bytes", "foreign-zip"])
+def test_resume_from_a_corrupt_checkpoint_is_refused_and_leaves_it(
+    ppo_run, tmp_path: Path, kind: str
+) -> None:
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    path = run_dir / CHECKPOINT
+    if kind == "random-bytes":
+        path.write_bytes(os.urandom(2048))
+    else:
+        write_zip(path, {"notes.txt": "not a model"})
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="checkpoint"):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+    assert path.read_bytes() == before
+
+
+def test_resume_from_a_checkpoint_with_corrupt_weights_is_refused(ppo_run, tmp_path: Path) -> None:
+    """The zip is intact but its policy.pth is garbage: a clear ValueError about the
+    checkpoint, not torch's UnpicklingError advising weights_only=False."""
+    source = ppo_run[0] / CHECKPOINT
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    with zipfile.ZipFile(source) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    members["policy.pth"] = b"garbage"
+    write_zip(run_dir / CHECKPOINT, members)
+    with pytest.raises(ValueError, match="checkpoint"):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
+def test_resume_from_another_games_sb3_checkpoint_is_refused(ppo_run, tmp_path: Path) -> None:
+    from stable_baselines3 import PPO
+
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    PPO("MlpPolicy", "CartPole-v1", n_steps=32, batch_size=32, device="cpu").save(
+        run_dir / CHECKPOINT
+    )
+    with pytest.raises(ValueError):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
+# ------------------------------------------------------------------------------ the command
+def test_farlight_train_help_lists_both_kinds(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        farlight(["train", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "ppo" in out and "self-play" in out
+
+
+@pytest.mark.parametrize("kind", ["ppo", "self-play"])
+def test_farlight_train_kind_help_lists_config_flags(
+    capsys: pytest.CaptureFixture, kind: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        farlight(["train", kind, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--total-steps", "--checkpoint-every", "--resume", "--run-dir", "--opponents"):
+        assert flag in out, flag
+    if kind == "self-play":
+        assert "--snapshot-every" in out and "--pfsp-power" in out
+
+
+def test_farlight_train_bad_value_exits_2_naming_the_flag(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        farlight(["train", "ppo", "--total-steps", "lots"])
+    assert exit_info.value.code == 2
+    assert "--total-steps" in capsys.readouterr().err
+
+
+def test_farlight_train_ppo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_dir = tmp_path / "cli"
+    argv = [
+        "train",
+        "ppo",
+        "--run-dir",
+        str(run_dir),
+        "--total-steps",
+        "256",
+        "--n-steps",
+        "128",
+        "--batch-size",
+        "64",
+        "--n-epochs",
+        "1",
+        "--n-envs",
+        "2",
+        "--vec-env",
+        "dummy",
+        "--checkpoint-every",
+        "256",
+        "--eval-every",
+        "0",
+        "--opponents",
+        "random",
+        "--pi",
+        "32,16",
+        "--no-progress",
+    ]
+    assert farlight(argv) == 0
+    assert "trained 256 steps" in capsys.readouterr().out
+    stored = json.loads((run_dir / RUN_CONFIG).read_text())
+    assert stored["opponents"] == ["random"] and stored["pi"] == [32, 16]
+    assert stored["total_steps"] == 256
+    agent = PolicyAgent(run_dir / "policy.pt")
+    assert agent.config["pi"] == [32, 16]
+    assert_acts_legally(agent, 5, seed=3)
+    # the same command again refuses to overwrite; with --resume it continues
+    with pytest.raises(FileExistsError, match="--resume"):
+        farlight(argv)
+    argv[argv.index("--total-steps") + 1] = "512"
+    assert farlight([*argv, "--resume"]) == 0
+    assert "trained 512 steps" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------ self-play
+@pytest.fixture(scope="module")
+def league_run(tmp_path_factory: pytest.TempPathFactory):
+    run_dir = tmp_path_factory.mktemp("league") / "run"
+    config = tiny_league(run_dir)
+    model = self_play.train(config, progress=False)
+    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    return run_dir, config, model, state
+
+
+def test_league_adds_a_snapshot_every_k_steps(league_run) -> None:
+    run_dir, config, model, state = league_run
+    assert model.num_timesteps == config.total_steps
+    snapshots = sorted(str(p) for p in (run_dir / "pool").glob("*.pt"))
+    assert len(snapshots) == config.total_steps // config.snapshot_every
+    assert state["entries"] == [*config.baselines, *snapshots]
+    assert [h["steps"] for h in state["history"]] == [256, 512]
+    assert [h["snapshot"] for h in state["history"]] == snapshots
+
+
+def test_league_rates_every_snapshot(league_run) -> None:
+    _run_dir, _config, _model, state = league_run
+    assert set(state["ratings"]) == set(state["entries"])
+    for entry in state["history"]:
+        assert entry["rating_sigma"] > 0
+        assert entry["rating"] == pytest.approx(entry["rating_mu"] - 3 * entry["rating_sigma"])
+        assert 0.0 <= entry["win_rate_vs_heuristic"] <= 1.0
+    # history keeps each snapshot's rating when it joined; the table has the latest ratings
+    last = state["history"][-1]
+    assert state["ratings"][last["snapshot"]] == pytest.approx(
+        [last["rating_mu"], last["rating_sigma"]]
+    )
+
+
+def test_league_tracks_results_per_entry(league_run) -> None:
+    _run_dir, _config, _model, state = league_run
+    assert state["stats"], "no finished episode was credited to a league entry"
+    for entry, (wins, games) in state["stats"].items():
+        assert entry in state["entries"]
+        assert 0.0 <= wins <= games and games >= 1
+
+
+def test_league_draws_a_learning_curve(league_run) -> None:
+    run_dir, _config, _model, _state = league_run
+    with Image.open(run_dir / "learning_curve.png") as image:
+        image.verify()
+    with Image.open(run_dir / "learning_curve.png") as image:
+        assert image.size[0] > 100 and image.size[1] > 100
+
+
+def test_league_writes_resumable_run_files(league_run) -> None:
+    run_dir, config, _model, _state = league_run
+    check_checkpoint(run_dir / CHECKPOINT)
+    assert json.loads((run_dir / RUN_CONFIG).read_text()) == asdict(config)
+    assert "league/snapshot_rating" in csv_rows(run_dir)[0]
+    _net, saved = load_policy(run_dir / "policy.pt")
+    assert saved["name"] == "league"
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_league_snapshots_act_legally(league_run, num_players: int) -> None:
+    run_dir, _config, _model, _state = league_run
+    for path in sorted((run_dir / "pool").glob("*.pt")):
+        agent = PolicyAgent(path, seed=num_players)
+        assert_acts_legally(agent, num_players, seed=400 + num_players)
+
+
+def test_league_refuses_a_new_run_in_a_used_directory(league_run) -> None:
+    run_dir, config, _model, _state = league_run
+    with pytest.raises(FileExistsError, match="--resume"):
+        self_play.train(config, progress=False)
+
+
+def test_three_player_league(tmp_path: Path) -> None:
+    run_dir = tmp_path / "three"
+    config = tiny_league(run_dir, num_players=3, total_steps=256, snapshot_every=128)
+    model = self_play.train(config, progress=False)
+    assert model.num_timesteps == 256
+    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    assert len(state["entries"]) == len(config.baselines) + 2
+    assert [h["steps"] for h in state["history"]] == [128, 256]
+    assert set(state["ratings"]) == set(state["entries"])
+    agent = PolicyAgent(state["history"][-1]["snapshot"])
+    assert agent.config["num_players"] == 3
+    assert_acts_legally(agent, 3, seed=5)
+
+
+def test_league_resume_keeps_the_pool_and_adds_to_it(tmp_path: Path) -> None:
+    run_dir = tmp_path / "league"
+    first = self_play.train(tiny_league(run_dir, total_steps=256), progress=False)
+    assert first.num_timesteps == 256
+    before = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    assert len(before["entries"]) == 3
+    model = self_play.train(
+        SelfPlayConfig(run_dir=str(run_dir), total_steps=512), resume=True, progress=False
+    )
+    assert model.num_timesteps == 512
+    assert model.n_steps == 128  # the stored configuration, not the defaults passed
+    after = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    assert after["entries"][: len(before["entries"])] == before["entries"]
+    assert len(after["entries"]) == len(before["entries"]) + 1
+    assert after["history"][: len(before["history"])] == before["history"]
+    assert [h["steps"] for h in after["history"]] == [256, 512]
+    for name, (wins, games) in before["stats"].items():
+        assert after["stats"][name][1] >= games and after["stats"][name][0] >= wins
+    assert adam_steps(model) == {512 // 128 * (128 // 64)}  # optimiser state carried over
+
+
+def test_league_resume_refuses_a_missing_league_state(tmp_path: Path) -> None:
+    run_dir = tmp_path / "league"
+    self_play.train(tiny_league(run_dir, total_steps=128, snapshot_every=128), progress=False)
+    (run_dir / self_play.LEAGUE_STATE).write_text("{broken")
+    with pytest.raises(ValueError, match="league state"):
+        self_play.train(tiny_league(run_dir), resume=True, progress=False)
+
+
+# ------------------------------------------------------------------------------ PFSP weights
+def test_pfsp_weights_exact_values() -> None:
+    stats = {"strong": [0.0, 2.0], "weak": [3.0, 4.0]}
+    weights = self_play.pfsp_weights(stats, ["strong", "weak", "new"], power=2.0)
+    # smoothed learner win rates 1/4, 2/3 and (unplayed) 1/2; weights (1 - rate)^2
+    raw = [(3 / 4) ** 2, (1 / 3) ** 2, (1 / 2) ** 2]
+    assert weights == pytest.approx([w / sum(raw) for w in raw])
+    assert weights == pytest.approx([81 / 133, 16 / 133, 36 / 133])
+
+
+def test_pfsp_weights_favour_the_entries_the_learner_beats_least() -> None:
+    stats = {"a": [1.0, 10.0], "b": [5.0, 10.0], "c": [9.0, 10.0]}
+    weights = self_play.pfsp_weights(stats, ["c", "b", "a"], power=2.0)
+    assert weights[0] < weights[1] < weights[2]
+    assert sum(weights) == pytest.approx(1.0)
+
+
+def test_pfsp_weights_unplayed_entries_are_a_coin_flip() -> None:
+    weights = self_play.pfsp_weights({}, ["x", "y", "z"], power=3.0)
+    assert weights == pytest.approx([1 / 3] * 3)
+    mixed = self_play.pfsp_weights({"x": [0.0, 0.0]}, ["x", "y"], power=1.0)
+    assert mixed == pytest.approx([0.5, 0.5])
+
+
+def test_pfsp_weights_never_drop_an_entry() -> None:
+    weights = self_play.pfsp_weights({"beaten": [100.0, 100.0]}, ["beaten", "new"], power=2.0)
+    floor = 1e-3
+    assert weights[0] == pytest.approx(floor / (floor + 0.25))
+    assert weights[0] > 0
