@@ -139,11 +139,14 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
         raise ValueError(
             f"{path}: policy version {payload.get('version')!r}, expected {POLICY_VERSION}"
         )
-    config = payload["config"]
-    net = PolicyNet(config)
+    config = payload.get("config")
+    try:
+        net = PolicyNet(config)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"{path}: bad policy config ({type(exc).__name__}: {exc})") from exc
     try:
         net.load_state_dict(payload["state_dict"], strict=True)
-    except RuntimeError as exc:
+    except (RuntimeError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: weights do not match the policy config: {exc}") from exc
     net.eval()
     return net, config

@@ -66,8 +66,10 @@ def test_notebook_runs_top_to_bottom(
     monkeypatch.setenv(
         "PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     )
-    # the kernel's connection files go to the test's directory, not the user's home
+    # the kernel's connection files and the notebooks' temporary run directories go to the
+    # test's directory, not the user's home or /tmp
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     client = nbclient.NotebookClient(
         nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
     )

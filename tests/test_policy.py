@@ -288,6 +288,18 @@ def test_sampling_agent_is_reproducible_from_its_seed(saved) -> None:
     assert runs[0] == runs[1]
 
 
+def test_registry_makes_an_agent_from_a_policy_path(saved, tmp_path: Path) -> None:
+    import agents
+
+    path, _net, _config = saved
+    agent = agents.make(str(path), seed=1)
+    assert isinstance(agent, PolicyAgent)
+    obs, mask, info = next(random_states(4, seed=1))
+    assert mask[agent.act(obs, mask, info)] == 1
+    with pytest.raises(FileNotFoundError):
+        agents.make(str(tmp_path / "absent.pt"))
+
+
 # ------------------------------------------------------------------------------ shipped policy
 shipped = pytest.mark.skipif(not SHIPPED_POLICY.exists(), reason="shipped policy not trained yet")
 

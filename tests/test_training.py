@@ -244,10 +244,21 @@ def test_new_run_in_a_used_directory_is_refused_naming_resume(ppo_run) -> None:
 def test_subproc_vector_env_run(tmp_path: Path) -> None:
     config = tiny_ppo(tmp_path / "run", vec_env="subproc", eval_every=0)
     model = train_ppo.train(config, progress=False)
-    assert isinstance(model.get_env(), SubprocVecEnv)
+    assert isinstance(model.get_env().unwrapped, SubprocVecEnv)
     assert model.num_timesteps == config.total_steps
     check_checkpoint(tmp_path / "run" / CHECKPOINT)
     assert_acts_legally(PolicyAgent(tmp_path / "run" / "policy.pt"), 3, seed=1)
+
+
+def test_training_against_a_saved_policy(ppo_run, tmp_path: Path) -> None:
+    """Opponents may be saved policy files as well as registered names."""
+    opponent = str(ppo_run[0] / "policy.pt")
+    config = tiny_ppo(
+        tmp_path / "run", num_players=3, opponents=[opponent, "random"], total_steps=ROLLOUT
+    )
+    config.eval_every = 0
+    model = train_ppo.train(config, progress=False)
+    assert model.num_timesteps == ROLLOUT
 
 
 def test_progress_bar_reaches_the_total(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -357,7 +368,8 @@ def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) 
         "--no-progress",
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    log = (tmp_path / "stderr.txt").open("wb")  # a file, not a pipe nobody drains
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + 240
         # Kill once at least two checkpoints were written (the second replaced the first).
@@ -368,8 +380,8 @@ def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) 
             and checkpoint_steps(run_dir / CHECKPOINT) >= 2 * ROLLOUT
         ):
             if proc.poll() is not None:
-                out, err = proc.communicate()
-                pytest.fail(f"training exited early ({proc.returncode}):\n{err.decode()[-3000:]}")
+                err = (tmp_path / "stderr.txt").read_text(errors="replace")
+                pytest.fail(f"training exited early ({proc.returncode}):\n{err[-3000:]}")
             if time.monotonic() > deadline:
                 pytest.fail("no second checkpoint within 240 s")
             time.sleep(0.2)
@@ -379,6 +391,7 @@ def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        log.close()
     assert proc.returncode == -signal.SIGKILL
 
     check_checkpoint(run_dir / CHECKPOINT)  # atomic writes: never a torn checkpoint
@@ -428,7 +441,11 @@ def test_foreign_zip_is_refused(tmp_path: Path, members: dict, message: str) -> 
         check_checkpoint(path)
 
 
-@pytest.mark.parametrize("content", [b"", b"PK\x03\x04broken", os.urandom(4096)])
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"PK\x03\x04broken", np.random.default_rng(0).bytes(4096)],
+    ids=["empty", "zip-magic-then-garbage", "random-bytes"],
+)
 def test_corrupt_checkpoint_bytes_are_refused(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / CHECKPOINT
     path.write_bytes(content)
@@ -474,7 +491,7 @@ def test_resume_from_a_corrupt_checkpoint_is_refused_and_leaves_it(
     run_dir = copy_run(ppo_run[0], tmp_path / "run")
     path = run_dir / CHECKPOINT
     if kind == "random-bytes":
-        path.write_bytes(os.urandom(2048))
+        path.write_bytes(np.random.default_rng(1).bytes(2048))
     else:
         write_zip(path, {"notes.txt": "not a model"})
     before = path.read_bytes()
@@ -505,6 +522,22 @@ def test_resume_from_another_games_sb3_checkpoint_is_refused(ppo_run, tmp_path: 
     )
     with pytest.raises(ValueError):
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
+def test_resume_with_a_corrupt_run_config_names_the_file(ppo_run, tmp_path: Path) -> None:
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    (run_dir / CHECKPOINT).write_bytes((ppo_run[0] / CHECKPOINT).read_bytes())
+    (run_dir / RUN_CONFIG).write_text("{half a config")
+    with pytest.raises(ValueError, match=RUN_CONFIG):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
+def test_ppo_resume_of_a_self_play_run_is_refused_clearly(league_run) -> None:
+    """`farlight train ppo --resume` pointed at a league directory: a ValueError naming the
+    run config, not PPOConfig's TypeError about an unexpected keyword 'baselines'."""
+    run_dir = league_run[0]
+    with pytest.raises(ValueError, match=RUN_CONFIG):
+        train_ppo.train(PPOConfig(run_dir=str(run_dir)), resume=True, progress=False)
 
 
 # ------------------------------------------------------------------------------ the command
@@ -595,7 +628,8 @@ def league_run(tmp_path_factory: pytest.TempPathFactory):
 def test_league_adds_a_snapshot_every_k_steps(league_run) -> None:
     run_dir, config, model, state = league_run
     assert model.num_timesteps == config.total_steps
-    snapshots = sorted(str(p) for p in (run_dir / "pool").glob("*.pt"))
+    # entries are stored relative to the run directory, so a moved run still finds its pool
+    snapshots = sorted(str(p.relative_to(run_dir)) for p in (run_dir / "pool").glob("*.pt"))
     assert len(snapshots) == config.total_steps // config.snapshot_every
     assert state["entries"] == [*config.baselines, *snapshots]
     assert [h["steps"] for h in state["history"]] == [256, 512]
@@ -664,7 +698,7 @@ def test_three_player_league(tmp_path: Path) -> None:
     assert len(state["entries"]) == len(config.baselines) + 2
     assert [h["steps"] for h in state["history"]] == [128, 256]
     assert set(state["ratings"]) == set(state["entries"])
-    agent = PolicyAgent(state["history"][-1]["snapshot"])
+    agent = PolicyAgent(run_dir / state["history"][-1]["snapshot"])
     assert agent.config["num_players"] == 3
     assert_acts_legally(agent, 3, seed=5)
 
@@ -688,6 +722,28 @@ def test_league_resume_keeps_the_pool_and_adds_to_it(tmp_path: Path) -> None:
     for name, (wins, games) in before["stats"].items():
         assert after["stats"][name][1] >= games and after["stats"][name][0] >= wins
     assert adam_steps(model) == {512 // 128 * (128 // 64)}  # optimiser state carried over
+
+
+def test_league_entries_survive_a_change_of_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run started with a relative --run-dir and resumed from elsewhere (or moved) must
+    still find its pool: league.json entries may not depend on the working directory."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    self_play.train(tiny_league(Path("runs/league"), total_steps=128), progress=False)
+    monkeypatch.chdir(tmp_path / "b")
+    run_dir = tmp_path / "a" / "runs" / "league"
+    model = self_play.train(
+        SelfPlayConfig(run_dir=str(run_dir), total_steps=256), resume=True, progress=False
+    )
+    assert model.num_timesteps == 256
+    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    missing = [
+        e for e in state["entries"] if e.endswith(".pt") and not (run_dir / e).is_file()
+    ]
+    assert not missing, f"pool entries not found from {Path.cwd()}: {missing}"
 
 
 def test_league_resume_refuses_a_missing_league_state(tmp_path: Path) -> None:

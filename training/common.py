@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -14,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.arena import play_episode
@@ -148,8 +150,10 @@ def check_checkpoint(path: Path) -> None:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             data = json.loads(archive.read("data")) if "data" in names else None
-    except (zipfile.BadZipFile, json.JSONDecodeError, OSError) as exc:
+    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
         raise ValueError(f"{path}: corrupt checkpoint ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a Stable-Baselines3 checkpoint (bad 'data' entry)")
     if data is None or "policy.pth" not in names or "pytorch_variables.pth" not in names:
         raise ValueError(f"{path}: not a Stable-Baselines3 checkpoint")
     policy_class = str(data.get("policy_class", {}).get(":serialized:", ""))
@@ -168,7 +172,61 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
     path = run_dir / RUN_CONFIG
     if not path.exists():
         raise FileNotFoundError(f"{run_dir}: no {RUN_CONFIG}; not a training run directory")
-    return json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: corrupt run config ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: run config must be a JSON object")
+    return data
+
+
+def stored_config(run_dir: Path, cls: type) -> Any:
+    """The run's stored config as `cls`; a run of another kind is refused by name."""
+    data = read_run_config(run_dir)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(
+            f"{run_dir / RUN_CONFIG}: fields {unknown} do not belong to a {cls.__name__} run "
+            "(resume it with the command that started it)"
+        )
+    return cls(**data)
+
+
+def load_checkpoint(path: Path, env: Any) -> Any:
+    """MaskablePPO.load with every failure turned into a ValueError naming the file."""
+    from sb3_contrib import MaskablePPO
+
+    check_checkpoint(path)
+    try:
+        return MaskablePPO.load(path, env=env, device="cpu")
+    except Exception as exc:  # noqa: BLE001 - SB3/torch raise many kinds on bad files
+        raise ValueError(
+            f"{path}: corrupt or incompatible checkpoint ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''})"
+        ) from exc
+
+
+class AppendingCSV(CSVOutputFormat):
+    """SB3's CSV log, but a resumed run appends instead of wiping earlier rows."""
+
+    def __init__(self, filename: str) -> None:
+        Path(filename).touch()
+        self.file = open(filename, "r+")  # noqa: SIM115 - owned by the logger, closed by it
+        header = self.file.readline().strip()
+        self.keys = header.split(",") if header else []
+        self.separator = ","
+        self.quotechar = '"'
+        self.file.seek(0, os.SEEK_END)
+
+
+def run_logger(run_dir: Path) -> Logger:
+    """CSV (appending across resumes) and TensorBoard logs under run_dir/logs."""
+    folder = run_dir / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    formats = [AppendingCSV(str(folder / "progress.csv")), TensorBoardOutputFormat(str(folder))]
+    return Logger(str(folder), formats)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -226,8 +284,9 @@ class ProgressCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         assert self.bar is not None
-        self.bar.n = min(self.model.num_timesteps, self.total)
-        self.bar.refresh()
+        done = min(self.model.num_timesteps, self.total)
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)  # tqdm throttles redraws
         return True
 
     def _on_training_end(self) -> None:

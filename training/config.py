@@ -14,7 +14,8 @@ from typing import Any
 
 @dataclass
 class PPOConfig:
-    """Every knob of a run; stored in run_config.json and required identical on --resume."""
+    """Every knob of a run, stored in run_config.json. --resume continues with the stored
+    values; only `total_steps` is taken from the command line."""
 
     run_dir: str = "runs/ppo"
     total_steps: int = 200_000

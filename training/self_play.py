@@ -23,8 +23,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.logger import configure
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from agents.arena import play_episode
 from agents.policy import PolicyAgent
@@ -39,8 +38,10 @@ from training.common import (
     check_checkpoint,
     evaluate_against,
     export_policy,
-    read_run_config,
+    load_checkpoint,
+    run_logger,
     save_checkpoint,
+    stored_config,
     write_run_config,
 )
 from training.config import SelfPlayConfig, add_config_arguments, config_from_args
@@ -48,6 +49,13 @@ from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import build_model
 
 LEAGUE_STATE = "league.json"
+
+
+def league_agent(entry: str, base_dir: Path, seed: int) -> Any:
+    """A league member: a baseline by name, or a snapshot stored relative to the run dir."""
+    if entry.endswith(".pt"):
+        return PolicyAgent(base_dir / entry, seed=seed)
+    return make(entry, seed=seed)
 
 
 def pfsp_weights(
@@ -66,8 +74,11 @@ def pfsp_weights(
 class LeagueEnv(FarlightSingleAgentEnv):
     """The single-agent env with opponents drawn per episode from a weighted league."""
 
-    def __init__(self, num_players: int, entries: Sequence[str], seed: int, **kw: Any) -> None:
+    def __init__(
+        self, num_players: int, entries: Sequence[str], seed: int, base_dir: str = ".", **kw: Any
+    ) -> None:
         super().__init__(num_players=num_players, **kw)
+        self.base_dir = Path(base_dir)
         self.entries = list(entries)
         self.weights = [1.0 / len(self.entries)] * len(self.entries)
         self._agents: dict[str, Any] = {}
@@ -80,9 +91,7 @@ class LeagueEnv(FarlightSingleAgentEnv):
     def _agent(self, entry: str) -> Any:
         if entry not in self._agents:
             seed = int(self._league_rng.integers(2**31 - 1))
-            self._agents[entry] = (
-                PolicyAgent(entry, seed=seed) if entry.endswith(".pt") else make(entry, seed=seed)
-            )
+            self._agents[entry] = league_agent(entry, self.base_dir, seed)
         return self._agents[entry]
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -141,9 +150,9 @@ class League(BaseCallback):
     def snapshot(self, steps: int) -> None:
         path = self.run_dir / "pool" / f"snapshot_{steps:09d}.pt"
         export_policy(self.model, path, actor_config(self.model, self.config))
-        entry = str(path)
+        entry = str(path.relative_to(self.run_dir))  # the run dir may move between resumes
         self.state["entries"].append(entry)
-        rating = rate_snapshot(entry, self.state, self.config, seed=steps)
+        rating = rate_snapshot(entry, self.state, self.config, seed=steps, base_dir=self.run_dir)
         win_rate = evaluate_against(
             LivePolicy(self.model),
             "heuristic",
@@ -157,6 +166,7 @@ class League(BaseCallback):
         self.logger.record("league/win_rate_vs_heuristic", win_rate)
         self.logger.record("league/snapshot_rating", rating["rating"])
         self.logger.record("league/pool_size", len(self.state["entries"]))
+        self.logger.record("time/total_timesteps", steps)
         self.logger.dump(steps)
         plot_learning_curve(self.state["history"], self.run_dir / "learning_curve.png")
 
@@ -171,7 +181,7 @@ def actor_config(model: Any, config: SelfPlayConfig) -> dict[str, Any]:
 
 
 def rate_snapshot(
-    entry: str, state: dict[str, Any], config: SelfPlayConfig, seed: int
+    entry: str, state: dict[str, Any], config: SelfPlayConfig, seed: int, base_dir: Path
 ) -> dict[str, float]:
     """Play the new snapshot against league members and update everyone's OpenSkill rating."""
     from openskill.models import PlackettLuce
@@ -186,7 +196,7 @@ def rate_snapshot(
     for g in range(config.rating_games):
         lineup = [entry] + [others[i] for i in rng.choice(len(others), n - 1)]
         lineup = lineup[g % n :] + lineup[: g % n]  # rotate seats
-        record = _play(lineup, n, seed + g)
+        record = _play(lineup, n, seed + g, base_dir)
         teams = [[ratings[name]] for name in lineup]
         updated = model.rate(teams, ranks=placements(record))
         fresh: dict[str, list[Any]] = {}
@@ -203,13 +213,10 @@ def rate_snapshot(
     return {"rating_mu": r.mu, "rating_sigma": r.sigma, "rating": r.ordinal()}
 
 
-def _play(lineup: Sequence[str], num_players: int, seed: int) -> dict[str, Any]:
+def _play(lineup: Sequence[str], num_players: int, seed: int, base_dir: Path) -> dict[str, Any]:
     env = raw_env(num_players=num_players)
     env.reset(seed=seed)
-    agents = [
-        PolicyAgent(e, seed=seed + s) if e.endswith(".pt") else make(e, seed=seed + s)
-        for s, e in enumerate(lineup)
-    ]
+    agents = [league_agent(e, base_dir, seed + s) for s, e in enumerate(lineup)]
     play_episode(env, agents)
     game = env.game
     return {"scores": game.scores(), "winners": game.winners()}
@@ -276,6 +283,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
                 config.num_players,
                 entries,
                 seed=config.seed * 1000 + rank,
+                base_dir=str(Path(config.run_dir).resolve()),
                 reward_mode=config.reward_mode,
                 max_rounds=config.max_rounds,
             )
@@ -286,8 +294,8 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
 
     fns = [factory(rank) for rank in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
-        return SubprocVecEnv(fns, start_method="fork")
-    return DummyVecEnv(fns)
+        return VecMonitor(SubprocVecEnv(fns, start_method="fork"))
+    return VecMonitor(DummyVecEnv(fns))
 
 
 def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -> MaskablePPO:
@@ -295,7 +303,7 @@ def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -
     torch.set_num_threads(config.torch_threads)
     checkpoint = run_dir / CHECKPOINT
     if resume:
-        stored = SelfPlayConfig(**read_run_config(run_dir))
+        stored = stored_config(run_dir, SelfPlayConfig)
         stored.total_steps = config.total_steps
         config = stored
         check_checkpoint(checkpoint)
@@ -309,11 +317,8 @@ def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -
         save_league_state(run_dir, state)
     env = build_env(config, state["entries"])
     try:
-        if resume:
-            model = MaskablePPO.load(checkpoint, env=env, device="cpu")
-        else:
-            model = build_model(config, env)
-        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        model = load_checkpoint(checkpoint, env) if resume else build_model(config, env)
+        model.set_logger(run_logger(run_dir))
         league = League(config, run_dir, state)
         callbacks = CallbackList(
             [

@@ -19,8 +19,7 @@ from typing import Any
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.logger import configure
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from training.common import (
     CHECKPOINT,
@@ -29,11 +28,13 @@ from training.common import (
     check_checkpoint,
     evaluate_against,
     export_policy,
+    load_checkpoint,
     make_env_fn,
     policy_config,
     policy_kwargs,
-    read_run_config,
+    run_logger,
     save_checkpoint,
+    stored_config,
     write_run_config,
 )
 from training.config import RESUMABLE_OVERRIDES, PPOConfig, add_config_arguments, config_from_args
@@ -82,6 +83,7 @@ class CheckpointAndEval(BaseCallback):
             )
             self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
             results[opponent] = rate
+        self.logger.record("time/total_timesteps", self.model.num_timesteps)
         self.logger.dump(self.model.num_timesteps)
         return results
 
@@ -116,8 +118,9 @@ def build_env(config: PPOConfig):
         for rank in range(config.n_envs)
     ]
     if config.vec_env == "subproc" and config.n_envs > 1:
-        return SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
-    return DummyVecEnv(fns)
+        start = "fork" if sys.platform != "win32" else "spawn"
+        return VecMonitor(SubprocVecEnv(fns, start_method=start))
+    return VecMonitor(DummyVecEnv(fns))
 
 
 def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
@@ -141,8 +144,7 @@ def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
 
 def resolve_resume(config: PPOConfig, run_dir: Path) -> PPOConfig:
     """The stored config, with only `total_steps` taken from the command line."""
-    stored = read_run_config(run_dir)
-    merged = PPOConfig(**stored)
+    merged = stored_config(run_dir, PPOConfig)
     for name in RESUMABLE_OVERRIDES:
         setattr(merged, name, getattr(config, name))
     return merged
@@ -167,7 +169,7 @@ def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> Mas
     env = build_env(config)
     try:
         if resume:
-            model = MaskablePPO.load(checkpoint, env=env, device="cpu")
+            model = load_checkpoint(checkpoint, env)
         else:
             model = build_model(config, env)
             if config.bc_games:
@@ -179,7 +181,7 @@ def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> Mas
                     epochs=config.bc_epochs,
                     progress=progress,
                 )
-        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        model.set_logger(run_logger(run_dir))
         callbacks = CallbackList(
             [
                 CheckpointAndEval(config, run_dir),
