@@ -15,7 +15,7 @@ from typing import Any
 @dataclass
 class PPOConfig:
     """Every knob of a run, stored in run_config.json. --resume continues with the stored
-    values; only `total_steps` is taken from the command line."""
+    values; only `total_steps` and `run_dir` are taken from the command line."""
 
     run_dir: str = "runs/ppo"
     total_steps: int = 200_000
@@ -47,7 +47,9 @@ class PPOConfig:
     torch_threads: int = 1
 
 
-RESUMABLE_OVERRIDES = ("total_steps",)  # the only field --resume may change
+# What --resume takes from the command line: how far to go, and where the run now lives (a
+# run directory may be moved or copied); every other field comes from run_config.json.
+RESUMABLE_OVERRIDES = ("total_steps", "run_dir")
 
 
 @dataclass

@@ -44,7 +44,7 @@ from training.common import (
     stored_config,
     write_run_config,
 )
-from training.config import SelfPlayConfig, add_config_arguments, config_from_args
+from training.config import RESUMABLE_OVERRIDES, SelfPlayConfig, add_config_arguments, config_from_args
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import build_model
 
@@ -304,7 +304,8 @@ def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -
     checkpoint = run_dir / CHECKPOINT
     if resume:
         stored = stored_config(run_dir, SelfPlayConfig)
-        stored.total_steps = config.total_steps
+        for name in RESUMABLE_OVERRIDES:
+            setattr(stored, name, getattr(config, name))
         config = stored
         check_checkpoint(checkpoint)
         state = load_league_state(run_dir)

@@ -143,7 +143,7 @@ def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
 
 
 def resolve_resume(config: PPOConfig, run_dir: Path) -> PPOConfig:
-    """The stored config, with only `total_steps` taken from the command line."""
+    """The stored config, with RESUMABLE_OVERRIDES (total_steps, run_dir) from the command line."""
     merged = stored_config(run_dir, PPOConfig)
     for name in RESUMABLE_OVERRIDES:
         setattr(merged, name, getattr(config, name))
