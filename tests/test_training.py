@@ -740,9 +740,7 @@ def test_league_entries_survive_a_change_of_directory(
     )
     assert model.num_timesteps == 256
     state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    missing = [
-        e for e in state["entries"] if e.endswith(".pt") and not (run_dir / e).is_file()
-    ]
+    missing = [e for e in state["entries"] if e.endswith(".pt") and not (run_dir / e).is_file()]
     assert not missing, f"pool entries not found from {Path.cwd()}: {missing}"
 
 

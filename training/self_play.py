@@ -44,7 +44,12 @@ from training.common import (
     stored_config,
     write_run_config,
 )
-from training.config import RESUMABLE_OVERRIDES, SelfPlayConfig, add_config_arguments, config_from_args
+from training.config import (
+    RESUMABLE_OVERRIDES,
+    SelfPlayConfig,
+    add_config_arguments,
+    config_from_args,
+)
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import build_model
 
