@@ -86,6 +86,7 @@ class ActionCodec:
             start += size
         self.blocks = blocks
         self.size = start
+        self._bid_cache: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------- targets
     @staticmethod
@@ -210,9 +211,24 @@ class ActionCodec:
         return mask
 
     def _bid_indices(self, game: FarlightGame) -> np.ndarray:
-        """Legal bid indices straight from the state (the hot path of every round)."""
+        """Legal bid indices straight from the state (the hot path of every round), cached on
+        the few facts they depend on."""
         seat = game.current_player
         assert seat is not None
+        key = (
+            tuple(game.hands[seat]),
+            tuple(part is None for part in game.spaces),
+            tuple(not stack for stack in game.stacks),
+            game.crew[seat] >= 1,
+        )
+        indices = self._bid_cache.get(key)
+        if indices is None:
+            if len(self._bid_cache) > 8192:
+                self._bid_cache.clear()
+            indices = self._bid_cache[key] = self._compute_bid_indices(game, seat)
+        return indices
+
+    def _compute_bid_indices(self, game: FarlightGame, seat: int) -> np.ndarray:
         positions = [i for i, part in enumerate(game.spaces) if part is not None]
         positions += range(MAX_SPACES, MAX_SPACES + len(FACILITIES))
         base = MAX_SPACES + len(FACILITIES)

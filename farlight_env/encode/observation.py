@@ -99,6 +99,7 @@ class ObservationEncoder:
         self.size = sum(f.size for f in self.fields.values())
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
         self._mission_cache: dict[tuple, np.ndarray] = {}
+        self._station_cache: dict[tuple, np.ndarray] = {}
         # One scratch buffer with named views, copied out per observation.
         self._buffer = np.zeros(self.size, dtype=np.float32)
         self._buffer_views = {
@@ -268,13 +269,31 @@ class ObservationEncoder:
         return row
 
     def _encode_station(self, game: FarlightGame, view: dict) -> None:
-        station = view["station"]
-        for slot, part in enumerate(game.spaces):
-            if part is None:
-                continue
-            station[slot, 0] = 1.0
-            station[slot, 1] = game.bonus[slot] / 5.0
-            station[slot, 2:] = self._features(game, part)
+        """Station table, cached on the parts, bonus crew and dice it shows."""
+        values = game.engine_values
+        key = (
+            tuple(game.spaces),
+            tuple(game.bonus),
+            tuple(
+                values.get(rank, 0)
+                for part in game.spaces
+                if part is not None
+                for rank in self.cards.parts[part].engines
+            ),
+        )
+        table = self._station_cache.get(key)
+        if table is None:
+            if len(self._station_cache) > 4096:
+                self._station_cache.clear()
+            table = np.zeros(self.fields["station"].shape, dtype=np.float32)
+            for slot, part in enumerate(game.spaces):
+                if part is None:
+                    continue
+                table[slot, 0] = 1.0
+                table[slot, 1] = game.bonus[slot] / 5.0
+                table[slot, 2:] = self._features(game, part)
+            self._station_cache[key] = table
+        view["station"][: len(table)] = table
 
     def _encode_missions(self, game: FarlightGame, seat: int, view: dict) -> None:
         key = tuple(tuple(stack) for stack in game.stacks)
