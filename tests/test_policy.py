@@ -8,11 +8,11 @@ DESIGN: trained policy agents load with `torch.load(..., weights_only=True)` onl
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from env_states import random_states
 
 torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
 
@@ -62,25 +62,6 @@ def saved(tmp_path: Path) -> tuple[Path, PolicyNet, dict]:
     path = tmp_path / "tiny.pt"
     save_policy(net.state_dict(), config, path)
     return path, net, config
-
-
-def random_states(
-    num_players: int, seed: int, every: int = 7
-) -> Iterator[tuple[np.ndarray, np.ndarray, dict]]:
-    """(observation, mask, info) at every `every`-th decision of a random game."""
-    env = farlight_v0.raw_env(num_players=num_players)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for k, agent in enumerate(env.agent_iter()):
-        obs, _r, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        mask = obs["action_mask"]
-        if k % every == 0:
-            view = {**info, "seat": env.agent_name_mapping[agent], "view": env.player_view(agent)}
-            yield obs["observation"], mask, view
-        env.step(int(rng.choice(np.flatnonzero(mask))))
 
 
 def write_payload(path: Path, **payload: object) -> Path:

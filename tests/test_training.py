@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
+import env_states
 import numpy as np
 import pytest
 
@@ -33,7 +34,6 @@ from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
-from farlight_env import farlight_v0  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
 from training.common import (  # noqa: E402
     CHECKPOINT,
@@ -95,20 +95,7 @@ def tiny_league(run_dir: Path, **overrides: object) -> SelfPlayConfig:
 def random_states(
     num_players: int, seed: int, every: int = 9
 ) -> Iterator[tuple[np.ndarray, np.ndarray, dict]]:
-    """(observation, mask, info) at every `every`-th decision of a random game."""
-    env = farlight_v0.raw_env(num_players=num_players)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for k, agent in enumerate(env.agent_iter()):
-        obs, _r, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        mask = obs["action_mask"]
-        if k % every == 0:
-            view = {**info, "seat": env.agent_name_mapping[agent], "view": env.player_view(agent)}
-            yield obs["observation"], mask, view
-        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return env_states.random_states(num_players, seed, every)
 
 
 def assert_acts_legally(agent: PolicyAgent, num_players: int, seed: int) -> None:
