@@ -13,13 +13,14 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.arena import play_episode
-from agents.registry import make
+from agents.registry import agent_names_help, make, unknown_agents
 from farlight_env.env.aec import raw_env
 from farlight_env.game.actions import action_to_dict
 
@@ -254,7 +255,8 @@ def _run_local(
             progress()
         return out
     records = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # spawn, not fork: a forked worker can deadlock on locks torch or other threads held
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         futures = [pool.submit(play_game, spec) for spec in specs]
         for future in as_completed(futures):
             records.append(future.result())
@@ -301,8 +303,12 @@ def run_tournament(
     """Schedule, play (locally or on Ray) and summarise a tournament."""
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    for name in agents:
-        make(name)  # fail early on unknown names, before any worker starts
+    unknown = unknown_agents(list(agents))
+    if unknown:  # fail early, before any worker starts (and without loading torch here)
+        raise ValueError(
+            f"unknown agent {', '.join(repr(n) for n in unknown)}: "
+            f"expected one of {agent_names_help()}"
+        )
     specs = schedule(agents, num_players, games, seed, config, agent_kwargs)
     from tqdm.auto import tqdm
 
