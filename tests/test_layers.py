@@ -1,0 +1,50 @@
+"""DESIGN layers: farlight_env never imports agents or training and never needs torch."""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import farlight_env
+
+
+def test_farlight_env_imports_no_upper_layer_and_no_torch() -> None:
+    modules = [m.name for m in pkgutil.walk_packages(farlight_env.__path__, "farlight_env.")]
+    assert "farlight_env.game.game" in modules and "farlight_env.env.aec" in modules
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    if not name.endswith('__main__'):\n"
+        "        importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('torch', 'agents', 'training', 'stable_baselines3', 'sb3_contrib', 'farlight_cli'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"farlight_env pulled in: {out.stdout.strip()}"
+
+
+def _imported_roots(path: Path) -> set[str]:
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_rules_engine_and_cards_import_no_rl_library() -> None:
+    """The engine is pure: its modules import numpy and the standard library only. (The
+    package's __init__ registers the envs by name, which is what imports gymnasium.)"""
+    root = Path(farlight_env.__file__).parent
+    files = sorted((root / "game").glob("*.py")) + sorted((root / "cards").glob("*.py"))
+    assert len(files) >= 6
+    banned = {"pettingzoo", "gymnasium", "torch", "PIL", "matplotlib", "agents", "training"}
+    for path in files:
+        assert not (_imported_roots(path) & banned), (
+            f"{path.name} imports {banned & _imported_roots(path)}"
+        )
