@@ -23,7 +23,7 @@ import random
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -404,34 +404,30 @@ def player_list(text: str) -> list[int]:
     return out
 
 
-def positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (>= 1), got {n}")
-    return n
+def _number_parser(
+    cast: Callable[[str], Any], accept: Callable[[Any], bool], loose: str, strict: str
+) -> Callable[[str], Any]:
+    """An argparse type: `cast` the text, then refuse values `accept` rejects, saying why."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {loose}, got {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"must be {strict}, got {text}")
+        return value
+
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {n}")
-    return n
-
-
-def positive_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number (> 0), got {text}")
-    return x
+positive_int = _number_parser(
+    int, lambda n: n >= 1, "a positive integer", "a positive integer (>= 1)"
+)
+non_negative_int = _number_parser(int, lambda n: n >= 0, "an integer >= 0", "an integer >= 0")
+positive_float = _number_parser(
+    float, lambda x: x > 0, "a positive number", "a positive number (> 0)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
