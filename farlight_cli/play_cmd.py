@@ -26,25 +26,12 @@ from farlight_cli.replay_cmd import (
     picture,
     target_label,
 )
+from farlight_cli.tournament_cmd import agent_list
 from farlight_env import bench
 from farlight_env.game import Action, Bid, FarlightGame, Phase, Target, TargetKind
 
 HUMAN = "human"
 HELP = "a number picks · /text lists the options containing text · ? board again · q quit"
-
-
-def opponent_list(text: str) -> list[str]:
-    from agents import registry
-
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("give at least one opponent, e.g. heuristic,random")
-    unknown = registry.unknown_agents(names)
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {', '.join(unknown)}; choose from {registry.agent_names_help()}"
-        )
-    return names
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +46,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seat", type=bench.non_negative_int, default=0, help="your seat (default 0)")
     p.add_argument(
         "--opponents",
-        type=opponent_list,
+        type=agent_list,
         default=["heuristic"],
         metavar="A,B[,...]",
         help="agents for the other seats in seat order; one name fills them all "
