@@ -15,7 +15,7 @@ from farlight_env.cards.loader import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
-from farlight_env.game.game import ConfigError, FarlightGame, GameConfig
+from farlight_env.game.game import ConfigError, FarlightGame, GameConfig, IllegalActionError
 from farlight_env.game.hidden import PlayerView
 
 REWARD_MODES = ("win", "margin", "rank")
@@ -183,10 +183,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         game = self._require_game()
         self._cumulative_rewards[agent] = 0.0
         move = self.codec.decode(int(action), game) if action is not None else None
-        if move is None or not game.is_legal(move):
+        try:
+            if move is None:
+                raise IllegalActionError("no action given")
+            game.apply(move)  # checks legality once; an illegal move changes nothing
+        except IllegalActionError:
             self._illegal(agent, action, move)
             return
-        game.apply(move)
         if game.is_over:
             self._finish()
         else:
