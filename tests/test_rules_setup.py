@@ -266,3 +266,18 @@ def test_r_setup_6_random_first_player_option():
         again = make_game(4, seed=seed, random_first_player=True)
         assert again.first_player == game.first_player  # reproducible from the seed
     assert set(firsts) == {0, 1, 2, 3}
+
+
+def test_r_setup_3_equal_values_sort_alphabetically_ignoring_case() -> None:
+    """R-SETUP-3 / R-MIS-1 [decision]: ties by name, alphabetically regardless of letter case
+    (plain character order would put 'Zeta' before 'alpha')."""
+    from farlight_env.cards.model import MissionCard
+    from farlight_env.game.game import _mission_order
+
+    cards = [
+        MissionCard("Zeta Relay", 5, science=1),
+        MissionCard("alpha Survey", 5, science=1),
+        MissionCard("Beta Outpost", 4, science=1),
+    ]
+    ordered = sorted(cards, key=_mission_order)
+    assert [m.name for m in ordered] == ["Beta Outpost", "alpha Survey", "Zeta Relay"]
