@@ -18,7 +18,13 @@ from torch import nn
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1
 #: State-dict prefixes of SB3's actor that a saved policy keeps (critic weights are dropped).
-ACTOR_PREFIXES = ("features_extractor.", "mlp_extractor.policy_net.", "action_net.")
+ACTOR_PREFIXES = (
+    "features_extractor.",
+    "mlp_extractor.policy_net.",
+    "mlp_extractor.net.",
+    "action_net.",
+)
+ARCHITECTURES = ("flat", "structured")
 SHIPPED_POLICY = Path(__file__).with_name("data") / "ppo_2p.pt"
 
 
@@ -50,22 +56,135 @@ class ObservationNet(nn.Module):
             nn.Conv2d(ship_features, ship_features, 3, padding=1),
             nn.ReLU(),
         )
+        self.ship_features = ship_features
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.features_and_maps(obs)[0]
+
+    def features_and_maps(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The feature vector, and the per-seat ship maps (batch, seat, channel, row, col)."""
         batch = obs.shape[0]
         flat = self.flat(obs.index_select(1, self.flat_index))
         a, b = self.ships_slice
         ships = obs[:, a:b].reshape(batch * self.num_seats, self.channels, self.grid, self.grid)
         maps = self.ship_cnn(ships)
         pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
-        return torch.cat([flat, pooled.reshape(batch, -1)], dim=1)
+        features = torch.cat([flat, pooled.reshape(batch, -1)], dim=1)
+        return features, maps.reshape(batch, self.num_seats, -1, self.grid, self.grid)
+
+
+class StructuredNet(nn.Module):
+    """Actor-critic whose action logits follow the action layout instead of one flat layer.
+
+    Bid logits come from one small network shared by all 19 targets, fed that target's own
+    features (station part, facility, mission stack, bids on it); install logits come per cell
+    from the observer's ship feature map and the selected part. The same weights therefore
+    value every station space and every cell, which is what makes bidding and building learnable
+    from a few thousand games. Other decisions read a shared trunk. `forward` -> (logits, value
+    latent).
+    """
+
+    def __init__(
+        self,
+        layout: Mapping[str, tuple[int, int, tuple[int, ...]]],
+        action_size: int,
+        embed: int = 128,
+        ship_features: int = 32,
+        hidden: int = 256,
+        vf: int = 128,
+    ) -> None:
+        super().__init__()
+        self.observation = ObservationNet(layout, embed, ship_features)
+        lay = self.observation.layout
+        self.fields = {name: (a, b, shape) for name, (a, b, shape) in lay.items()}
+        self.num_spaces, station_width = lay["station"][2]
+        self.num_stacks = lay["missions"][2][0]
+        self.num_targets, seats, bid_width = lay["bids"][2]
+        self.num_facilities = self.num_targets - self.num_spaces - self.num_stacks
+        self.part_width = lay["pending"][2][2] - 1
+        self.num_parts = lay["deck"][2][0] - 1
+        grid = self.observation.grid
+        self.grid = grid
+        self.bid_size = 5 * self.num_targets * 2
+        self.rest_size = action_size - self.bid_size - grid * grid
+        if self.rest_size <= self.num_parts:
+            raise ValueError(f"action size {action_size} too small for this observation layout")
+        mission_width = int(np.prod(lay["missions"][2][1:]))
+        kinds = torch.zeros(self.num_targets, 3 + self.num_facilities)
+        kinds[: self.num_spaces, 0] = 1.0
+        for f in range(self.num_facilities):
+            kinds[self.num_spaces + f, 1] = 1.0
+            kinds[self.num_spaces + f, 3 + f] = 1.0
+        kinds[self.num_spaces + self.num_facilities :, 2] = 1.0
+        self.register_buffer("target_kinds", kinds, persistent=False)
+        target_width = station_width + mission_width + seats * bid_width + kinds.shape[1]
+        self.trunk = nn.Sequential(nn.Linear(self.observation.out_dim, hidden), nn.ReLU())
+        self.bid_target = nn.Linear(target_width, hidden // 2)
+        self.bid_context = nn.Linear(hidden, hidden // 2)
+        self.bid_out = nn.Linear(hidden // 2, 10)
+        cell_in = self.observation.ship_features + self.observation.channels
+        self.cell = nn.Conv2d(cell_in, 64, 1)
+        self.cell_context = nn.Linear(hidden + self.part_width, 64)
+        self.cell_out = nn.Conv2d(64, 1, 1)
+        self.rest = nn.Linear(hidden, self.rest_size)
+        self.value = nn.Sequential(nn.Linear(self.observation.out_dim, vf), nn.ReLU())
+
+    def _field(self, obs: torch.Tensor, name: str) -> torch.Tensor:
+        a, b, shape = self.fields[name]
+        return obs[:, a:b].reshape(obs.shape[0], *shape)
+
+    def _bid_logits(self, obs: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        batch, n = obs.shape[0], self.num_targets
+        station = nn.functional.pad(self._field(obs, "station"), (0, 0, 0, n - self.num_spaces))
+        missions = self._field(obs, "missions").reshape(batch, self.num_stacks, -1)
+        missions = nn.functional.pad(missions, (0, 0, n - self.num_stacks, 0))
+        bids = self._field(obs, "bids").reshape(batch, n, -1)
+        kinds = self.target_kinds.expand(batch, -1, -1)
+        targets = torch.cat([station, missions, bids, kinds], dim=2)
+        z = torch.relu(self.bid_target(targets) + self.bid_context(context)[:, None, :])
+        out = self.bid_out(z).reshape(batch, n, 5, 2)  # target, tile, crew
+        return out.permute(0, 2, 1, 3).reshape(batch, -1)  # codec order: tile, target, crew
+
+    def _install_logits(
+        self, obs: torch.Tensor, context: torch.Tensor, own_maps: torch.Tensor
+    ) -> torch.Tensor:
+        batch = obs.shape[0]
+        pending = self._field(obs, "pending")[:, 0]  # observer's won parts
+        selected = (pending[:, :, :1] * pending[:, :, 1:]).sum(dim=1)
+        own_planes = self._field(obs, "ships")[:, 0]
+        cells = self.cell(torch.cat([own_maps, own_planes], dim=1))
+        cond = self.cell_context(torch.cat([context, selected], dim=1))[:, :, None, None]
+        return self.cell_out(torch.relu(cells + cond)).reshape(batch, -1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features, maps = self.observation.features_and_maps(obs)
+        context = self.trunk(features)
+        rest = self.rest(context)
+        logits = torch.cat(
+            [
+                self._bid_logits(obs, context),
+                rest[:, : self.num_parts],
+                self._install_logits(obs, context, maps[:, 0]),
+                rest[:, self.num_parts :],
+            ],
+            dim=1,
+        )
+        return logits, self.value(features)
 
 
 class _Extractor(nn.Module):
     """Same attribute path as training's SB3 extractor: `features_extractor.net`."""
 
     def __init__(self, net: ObservationNet) -> None:
+        super().__init__()
+        self.net = net
+
+
+class _Heads(nn.Module):
+    """Same attribute path as training's structured heads: `mlp_extractor.net`."""
+
+    def __init__(self, net: StructuredNet) -> None:
         super().__init__()
         self.net = net
 
@@ -91,6 +210,21 @@ class PolicyNet(nn.Module):
     def __init__(self, config: Mapping[str, Any]) -> None:
         super().__init__()
         layout = {k: (v[0], v[1], tuple(v[2])) for k, v in config["layout"].items()}
+        self.arch = config.get("arch", "flat")
+        if self.arch not in ARCHITECTURES:
+            raise ValueError(f"unknown architecture {self.arch!r}; expected one of {ARCHITECTURES}")
+        if self.arch == "structured":
+            self.mlp_extractor = _Heads(
+                StructuredNet(
+                    layout,
+                    config["action_size"],
+                    config["embed"],
+                    config["ship_features"],
+                    config["hidden"],
+                    config["vf"],
+                )
+            )
+            return
         net = ObservationNet(layout, config["embed"], config["ship_features"])
         self.features_extractor = _Extractor(net)
         policy_net, out = actor_layers(net.out_dim, list(config["pi"]))
@@ -98,6 +232,8 @@ class PolicyNet(nn.Module):
         self.action_net = nn.Linear(out, config["action_size"])
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        if self.arch == "structured":
+            return self.mlp_extractor.net(obs)[0]
         features = self.features_extractor.net(obs)
         return self.action_net(self.mlp_extractor.policy_net(features))
 

@@ -325,3 +325,128 @@ def test_shipped_policy_plays_whole_games(num_players: int) -> None:
         view = {**info, "seat": seat, "view": env.unwrapped.player_view(agent)}
         env.step(players[seat].act(obs["observation"], obs["action_mask"], view))
     assert env.unwrapped.game.is_over
+
+
+# ------------------------------------------------------------------ structured architecture
+def tiny_structured_config() -> dict:
+    return {
+        **tiny_config(),
+        "name": "tiny-structured",
+        "arch": "structured",
+        "ship_features": 4,
+        "hidden": 16,
+        "vf": 8,
+    }
+
+
+def structured_net(seed: int = 0) -> tuple[PolicyNet, dict]:
+    torch.manual_seed(seed)
+    config = tiny_structured_config()
+    return PolicyNet(config), config
+
+
+def first_observation(num_players: int = 2, seed: int = 0) -> np.ndarray:
+    env = farlight_v0.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    return env.observe(env.agent_selection)["observation"].copy()
+
+
+def logits_of(net: PolicyNet, obs: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        return net(torch.as_tensor(obs, dtype=torch.float32)[None])[0].numpy()
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_structured_policy_round_trips_and_acts_legally(tmp_path: Path, num_players: int) -> None:
+    net, config = structured_net()
+    path = tmp_path / "structured.pt"
+    save_policy(net.state_dict(), config, path)
+    loaded, loaded_config = load_policy(path)
+    assert loaded_config["arch"] == "structured"
+    obs = first_observation(num_players)
+    np.testing.assert_array_equal(logits_of(loaded, obs), logits_of(net, obs))
+    agent = PolicyAgent(path, seed=num_players)
+    for obs, mask, info in random_states(num_players, seed=40 + num_players, every=11):
+        assert mask[agent.act(obs, mask, info)] == 1
+
+
+def test_unknown_architecture_is_refused_naming_the_choices(tmp_path: Path) -> None:
+    net, config = structured_net()
+    path = write_payload(
+        tmp_path / "odd.pt",
+        format=POLICY_FORMAT,
+        version=POLICY_VERSION,
+        config={**config, "arch": "transformer"},
+        state_dict=net.state_dict(),
+    )
+    with pytest.raises(ValueError, match="'transformer'.*flat.*structured"):
+        load_policy(path)
+
+
+def test_structured_bid_logits_come_from_the_targets_own_features() -> None:
+    """Two station spaces holding the same part with the same bids get the same logit for
+    every tile and crew choice: one network values every target, indexed as the codec says."""
+    from farlight_env.game import Bid, Target, TargetKind
+
+    net, _config = structured_net(seed=3)
+    env = farlight_v0.raw_env(num_players=2)
+    env.reset(seed=5)
+    obs = env.observe(env.agent_selection)["observation"].copy()
+    layout = env.observation_layout()
+    station_slice, station_shape = layout["station"]
+    bids_slice, bids_shape = layout["bids"]
+    station = obs[station_slice].reshape(station_shape)
+    bids = obs[bids_slice].reshape(bids_shape)
+    station[7] = station[2]
+    bids[7] = bids[2]
+    bids[2, 0, 0] = bids[7, 0, 0] = 0.2  # the observer has one tile on each
+    logits = logits_of(net, obs)
+    codec = env.codec
+    differ = []
+    for tile in range(5):
+        for crew in (False, True):
+            a = codec.encode(Bid(tile, Target(TargetKind.PART, 2), crew))
+            b = codec.encode(Bid(tile, Target(TargetKind.PART, 7), crew))
+            c = codec.encode(Bid(tile, Target(TargetKind.PART, 3), crew))
+            assert logits[a] == pytest.approx(logits[b], abs=1e-6)
+            differ.append(abs(logits[a] - logits[c]))
+    assert max(differ) > 1e-4  # a space with another part is valued differently
+
+
+def test_structured_install_logits_are_per_cell_in_codec_order() -> None:
+    """With the shared context held fixed, drawing a part at one cell of the observer's ship
+    changes only the install logits within the ship CNN's 5x5 receptive field around it, at
+    the codec's indices: cells are read row-major, as the codec numbers them."""
+    from farlight_env.game import Install
+
+    net, config = structured_net(seed=4)
+    structured = net.mlp_extractor.net
+    env = farlight_v0.raw_env(num_players=2)
+    env.reset(seed=6)
+    obs = env.observe(env.agent_selection)["observation"].copy()
+    ships_slice, ships_shape = env.observation_layout()["ships"]
+    context = torch.randn(1, config["hidden"])
+
+    def install_logits(observation: np.ndarray) -> np.ndarray:
+        x = torch.as_tensor(observation, dtype=torch.float32)[None]
+        with torch.no_grad():
+            _features, maps = structured.observation.features_and_maps(x)
+            return structured._install_logits(x, context, maps[:, 0])[0].numpy()
+
+    before = install_logits(obs)
+    ships = obs[ships_slice].reshape(ships_shape)
+    half = ships_shape[-1] // 2
+    row, col = 3, -4  # ship coordinates of the new part
+    ships[0, :6, row + half, col + half] = 1.0
+    after = install_logits(obs)
+    part = env.game.cards.parts[0].name
+    start = env.codec.blocks["install"].start
+    changed = set()
+    for r in range(-half, half + 1):
+        for c in range(-half, half + 1):
+            index = env.codec.encode(Install(part, r, c)) - start
+            if abs(after[index] - before[index]) > 1e-7:
+                changed.add((r, c))
+    near = {(r, c) for r in range(row - 2, row + 3) for c in range(col - 2, col + 3)}
+    assert (row, col) in changed
+    assert changed <= near

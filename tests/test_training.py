@@ -219,6 +219,51 @@ def test_exported_policy_plays_as_the_trained_model(ppo_run) -> None:
             assert exported.act(obs, mask, info) == live.act(obs, mask, info)
 
 
+@pytest.fixture(scope="module")
+def structured_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, MaskablePPO]:
+    run_dir = tmp_path_factory.mktemp("structured") / "run"
+    config = tiny_ppo(
+        run_dir,
+        arch="structured",
+        embed=8,
+        ship_features=4,
+        hidden=16,
+        vf=[8],
+        total_steps=ROLLOUT,
+        eval_every=0,
+        bc_games=1,
+        bc_epochs=1,
+    )
+    train_ppo.train(config, progress=False)
+    resumed = train_ppo.train(
+        PPOConfig(run_dir=str(run_dir), total_steps=2 * ROLLOUT), resume=True, progress=False
+    )
+    return run_dir, resumed
+
+
+def test_structured_run_exports_the_actor_it_trained(structured_run) -> None:
+    """The structured network (per-target bids, per-cell installs) trains, resumes and exports
+    an actor that picks what MaskablePPO's masked deterministic predict picks."""
+    run_dir, model = structured_run
+    assert model.num_timesteps == 2 * ROLLOUT
+    assert adam_steps(model) == {2 * ADAM_STEPS_PER_UPDATE}
+    exported = PolicyAgent(run_dir / "policy.pt")
+    assert exported.config["arch"] == "structured"
+    assert exported.config["trained_steps"] == 2 * ROLLOUT
+    live = LivePolicy(model)
+    for num_players in (2, 5):
+        for obs, mask, info in random_states(num_players, seed=11, every=13):
+            action = exported.act(obs, mask, info)
+            assert mask[action] == 1
+            assert action == live.act(obs, mask, info)
+
+
+def test_unknown_architecture_is_refused_before_training(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="'resnet'.*flat.*structured"):
+        train_ppo.train(tiny_ppo(tmp_path / "run", arch="resnet"), progress=False)
+    assert not (tmp_path / "run").exists()
+
+
 def test_new_run_in_a_used_directory_is_refused_naming_resume(ppo_run) -> None:
     run_dir, config, _model = ppo_run
     before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}

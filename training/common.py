@@ -14,12 +14,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.arena import play_episode
-from agents.policy import ObservationNet, PolicyAgent, save_policy
+from agents.policy import ARCHITECTURES, ObservationNet, PolicyAgent, StructuredNet, save_policy
 from agents.registry import make
 from farlight_env.cards.loader import standard_card_set
 from farlight_env.encode.observation import ObservationEncoder
@@ -47,14 +48,102 @@ class FarlightExtractor(BaseFeaturesExtractor):
         return self.net(observations)
 
 
+class PassThrough(BaseFeaturesExtractor):
+    """The raw observation: the structured network slices it itself."""
+
+    def __init__(self, observation_space: gym.spaces.Box) -> None:
+        super().__init__(observation_space, features_dim=int(observation_space.shape[0]))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return observations
+
+
+class StructuredHeads(torch.nn.Module):
+    """SB3's mlp_extractor slot filled by `StructuredNet`: the 'actor latent' is the logits."""
+
+    def __init__(self, net: StructuredNet, action_size: int, vf: int) -> None:
+        super().__init__()
+        self.net = net
+        self.latent_dim_pi = action_size
+        self.latent_dim_vf = vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net(features)[0]
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net(features)[1]
+
+
+class StructuredPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy around `StructuredNet`; its action_net is the identity."""
+
+    def __init__(
+        self,
+        *args: Any,
+        layout: dict,
+        embed: int = 128,
+        ship_features: int = 32,
+        hidden: int = 256,
+        vf: int = 128,
+        **kwargs: Any,
+    ) -> None:
+        self.structure = {
+            "layout": layout,
+            "embed": embed,
+            "ship_features": ship_features,
+            "hidden": hidden,
+            "vf": vf,
+        }
+        kwargs.setdefault("ortho_init", False)
+        kwargs["features_extractor_class"] = PassThrough
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        s = self.structure
+        size = int(self.action_space.n)
+        net = StructuredNet(s["layout"], size, s["embed"], s["ship_features"], s["hidden"], s["vf"])
+        self.mlp_extractor = StructuredHeads(net, size, s["vf"])
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = torch.nn.Identity()
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+
+def policy_class(arch: str) -> type | str:
+    """The SB3 policy for a network architecture name."""
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown network architecture {arch!r}; choose one of {ARCHITECTURES}")
+    return StructuredPolicy if arch == "structured" else "MlpPolicy"
+
+
 def observation_layout(grid_size: int = 13) -> dict[str, tuple[int, int, tuple[int, ...]]]:
     encoder = ObservationEncoder(standard_card_set(), grid_size)
     return {name: (f.start, f.start + f.size, f.shape) for name, f in encoder.fields.items()}
 
 
 def policy_kwargs(
-    embed: int, ship_features: int, pi: Sequence[int], vf: Sequence[int], grid_size: int = 13
+    embed: int,
+    ship_features: int,
+    pi: Sequence[int],
+    vf: Sequence[int],
+    grid_size: int = 13,
+    arch: str = "flat",
+    hidden: int = 256,
 ) -> dict[str, Any]:
+    if arch == "structured":
+        return {
+            "layout": observation_layout(grid_size),
+            "embed": embed,
+            "ship_features": ship_features,
+            "hidden": hidden,
+            "vf": int(vf[0]) if vf else 128,
+        }
     return {
         "features_extractor_class": FarlightExtractor,
         "features_extractor_kwargs": {
@@ -74,11 +163,17 @@ def policy_config(
     pi: Sequence[int],
     name: str,
     extra: dict[str, Any] | None = None,
+    arch: str = "flat",
+    hidden: int = 256,
+    vf: Sequence[int] = (128,),
 ) -> dict[str, Any]:
     """What `agents.policy.PolicyNet` needs to rebuild the actor, plus provenance."""
     layout = observation_layout()
     return {
         "name": name,
+        "arch": arch,
+        "hidden": hidden,
+        "vf": int(vf[0]) if vf else 128,
         "layout": {k: [a, b, list(shape)] for k, (a, b, shape) in layout.items()},
         "embed": embed,
         "ship_features": ship_features,

@@ -32,9 +32,11 @@ class PPOConfig:
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
+    arch: str = "flat"  # or "structured": per-target bid and per-cell install heads
     embed: int = 128
     ship_features: int = 16
-    pi: list[int] = field(default_factory=lambda: [128])
+    hidden: int = 256  # structured arch: trunk width
+    pi: list[int] = field(default_factory=lambda: [128])  # flat arch: actor hidden layers
     vf: list[int] = field(default_factory=lambda: [128])
     reward_mode: str = "win"
     max_rounds: int = 50

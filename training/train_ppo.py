@@ -30,6 +30,7 @@ from training.common import (
     export_policy,
     load_checkpoint,
     make_env_fn,
+    policy_class,
     policy_config,
     policy_kwargs,
     run_logger,
@@ -96,6 +97,9 @@ def actor_config(model: Any, config: PPOConfig, name: str = "ppo") -> dict[str, 
         config.ship_features,
         config.pi,
         name=name,
+        arch=config.arch,
+        hidden=config.hidden,
+        vf=config.vf,
         extra={
             "num_players": config.num_players,
             "trained_steps": int(model.num_timesteps),
@@ -125,7 +129,7 @@ def build_env(config: PPOConfig):
 
 def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
     return MaskablePPO(
-        "MlpPolicy",
+        policy_class(config.arch),
         env,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
@@ -135,7 +139,14 @@ def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
         gae_lambda=config.gae_lambda,
         clip_range=config.clip_range,
         ent_coef=config.ent_coef,
-        policy_kwargs=policy_kwargs(config.embed, config.ship_features, config.pi, config.vf),
+        policy_kwargs=policy_kwargs(
+            config.embed,
+            config.ship_features,
+            config.pi,
+            config.vf,
+            arch=config.arch,
+            hidden=config.hidden,
+        ),
         seed=config.seed,
         device="cpu",
         verbose=0,
@@ -153,6 +164,7 @@ def resolve_resume(config: PPOConfig, run_dir: Path) -> PPOConfig:
 def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> MaskablePPO:
     """Run (or resume) training; returns the model. Writes everything under config.run_dir."""
     run_dir = Path(config.run_dir)
+    policy_class(config.arch)  # refuse a bad architecture before anything is written
     torch.set_num_threads(config.torch_threads)
     checkpoint = run_dir / CHECKPOINT
     if resume:
