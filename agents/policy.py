@@ -60,18 +60,39 @@ class ObservationNet(nn.Module):
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.features_and_maps(obs)[0]
+        return self.features_and_own_map(obs)[0]
 
-    def features_and_maps(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The feature vector, and the per-seat ship maps (batch, seat, channel, row, col)."""
-        batch = obs.shape[0]
+    def features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The feature vector, and the CNN map of the observer's own ship (batch, C, row, col)."""
         flat = self.flat(obs.index_select(1, self.flat_index))
+        pooled, own = self.ship_features_and_own_map(obs)
+        return torch.cat([flat, pooled.flatten(1)], dim=1), own
+
+    def ship_features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean- and max-pooled CNN features per seat, and seat 0's full map.
+
+        Empty seats (absent players) all equal the CNN of a blank grid, computed once: in a
+        2-player game that skips 3 of the 5 seats' convolutions and their pooling.
+        """
         a, b = self.ships_slice
-        ships = obs[:, a:b].reshape(batch * self.num_seats, self.channels, self.grid, self.grid)
-        maps = self.ship_cnn(ships)
-        pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
-        features = torch.cat([flat, pooled.reshape(batch, -1)], dim=1)
-        return features, maps.reshape(batch, self.num_seats, -1, self.grid, self.grid)
+        ships = obs[:, a:b].reshape(obs.shape[0], self.num_seats, self.channels, self.grid, -1)
+        occupied = ships.flatten(2).abs().amax(dim=2) > 0
+        if bool(occupied.all()):
+            maps = self.ship_cnn(ships.flatten(0, 1))
+            pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+            own = maps.unflatten(0, ships.shape[:2])[:, 0]
+            return pooled.unflatten(0, ships.shape[:2]), own
+        blank = self.ship_cnn(ships.new_zeros((1, *ships.shape[2:])))
+        blank_pooled = torch.cat([blank.mean(dim=(2, 3)), blank.amax(dim=(2, 3))], dim=1)
+        pooled = blank_pooled.expand(*ships.shape[:2], -1).clone()
+        own = blank.expand(ships.shape[0], -1, -1, -1)
+        if bool(occupied.any()):
+            maps = self.ship_cnn(ships[occupied])
+            pooled[occupied] = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+            position = occupied.flatten().cumsum(0).view(occupied.shape)[:, 0] - 1
+            own_maps = maps[position.clamp(min=0)]
+            own = torch.where(occupied[:, 0, None, None, None], own_maps, own)
+        return pooled, own
 
 
 class StructuredNet(nn.Module):
@@ -158,14 +179,14 @@ class StructuredNet(nn.Module):
         return self.cell_out(torch.relu(cells + cond)).reshape(batch, -1)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        features, maps = self.observation.features_and_maps(obs)
+        features, own_map = self.observation.features_and_own_map(obs)
         context = self.trunk(features)
         rest = self.rest(context)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
                 rest[:, : self.num_parts],
-                self._install_logits(obs, context, maps[:, 0]),
+                self._install_logits(obs, context, own_map),
                 rest[:, self.num_parts :],
             ],
             dim=1,

@@ -430,8 +430,8 @@ def test_structured_install_logits_are_per_cell_in_codec_order() -> None:
     def install_logits(observation: np.ndarray) -> np.ndarray:
         x = torch.as_tensor(observation, dtype=torch.float32)[None]
         with torch.no_grad():
-            _features, maps = structured.observation.features_and_maps(x)
-            return structured._install_logits(x, context, maps[:, 0])[0].numpy()
+            _features, own_map = structured.observation.features_and_own_map(x)
+            return structured._install_logits(x, context, own_map)[0].numpy()
 
     before = install_logits(obs)
     ships = obs[ships_slice].reshape(ships_shape)
@@ -450,3 +450,32 @@ def test_structured_install_logits_are_per_cell_in_codec_order() -> None:
     near = {(r, c) for r in range(row - 2, row + 3) for c in range(col - 2, col + 3)}
     assert (row, col) in changed
     assert changed <= near
+
+
+def test_ship_features_of_empty_seats_match_the_full_convolution() -> None:
+    """Skipping the CNN for absent seats is a pure speed-up: pooled features, the own-ship map
+    and the gradients equal the plain per-seat convolution, for 2- and 5-player observations
+    in one batch and for a batch with no ship at all."""
+    net, _config = structured_net(seed=5)
+    observation = net.mlp_extractor.net.observation
+    seats, channels = observation.num_seats, observation.channels
+    a, b = observation.ships_slice
+    two, five = first_observation(2, 1), first_observation(5, 2)
+    blank = np.zeros_like(two)
+    assert (two[a:b].reshape(seats, -1).any(axis=1)).sum() == 2
+    for rows in ([two, five], [blank]):
+        batch = torch.as_tensor(np.stack(rows))
+        ships = batch[:, a:b].reshape(len(rows) * seats, channels, 13, 13)
+        maps = observation.ship_cnn(ships)
+        full_pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+        full_pooled = full_pooled.reshape(len(rows), seats, -1)
+        full_own = maps.reshape(len(rows), seats, -1, 13, 13)[:, 0]
+        pooled, own = observation.ship_features_and_own_map(batch)
+        torch.testing.assert_close(pooled, full_pooled, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(own, full_own, rtol=1e-5, atol=1e-6)
+        grads = []
+        for p, o in ((pooled, own), (full_pooled, full_own)):
+            net.zero_grad()
+            (p.square().sum() + o.square().sum()).backward(retain_graph=True)
+            grads.append(observation.ship_cnn[0].weight.grad.clone())
+        torch.testing.assert_close(grads[0], grads[1], rtol=1e-4, atol=1e-5)
