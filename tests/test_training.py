@@ -813,3 +813,21 @@ def test_pfsp_weights_never_drop_an_entry() -> None:
     floor = 1e-3
     assert weights[0] == pytest.approx(floor / (floor + 0.25))
     assert weights[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("last", "now", "every", "expected"),
+    [
+        (0, 1024, 10_000, False),
+        (9_216, 10_240, 10_000, True),
+        (10_240, 11_264, 10_000, False),
+        (120_832, 121_856, 50_000, False),  # resumed mid-interval: wait for 150,000
+        (149_504, 150_528, 50_000, True),
+        (0, 256, 256, True),
+        (0, 10**6, 0, False),  # 0 switches the schedule off
+    ],
+)
+def test_schedules_fire_on_multiples_of_their_interval(last, now, every, expected) -> None:
+    """Checkpoints, evaluations and snapshots stay on multiples of their interval, so a
+    resumed run evaluates at the same steps as an uninterrupted one."""
+    assert train_ppo.crossed_multiple(last, now, every) is expected

@@ -51,7 +51,7 @@ from training.config import (
     config_from_args,
 )
 from training.train_ppo import actor_config as ppo_actor_config
-from training.train_ppo import build_model
+from training.train_ppo import build_model, crossed_multiple
 
 LEAGUE_STATE = "league.json"
 
@@ -144,10 +144,10 @@ class League(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         steps = self.model.num_timesteps
-        if steps - self.last_snapshot >= self.config.snapshot_every:
+        if crossed_multiple(self.last_snapshot, steps, self.config.snapshot_every):
             self.snapshot(steps)
             self.last_snapshot = steps
-        if steps - self.last_checkpoint >= self.config.checkpoint_every:
+        if crossed_multiple(self.last_checkpoint, steps, self.config.checkpoint_every):
             self.checkpoint()
             self.last_checkpoint = steps
         self.push_weights()

@@ -42,6 +42,12 @@ from training.config import RESUMABLE_OVERRIDES, PPOConfig, add_config_arguments
 from training.imitation import behaviour_clone
 
 
+def crossed_multiple(last: int, now: int, every: int) -> bool:
+    """Whether a multiple of `every` lies in (last, now]: schedules stay on the same steps
+    however often a run is resumed (0 = never)."""
+    return every > 0 and now // every > last // every
+
+
 class CheckpointAndEval(BaseCallback):
     """At rollout boundaries (after an update): atomic checkpoint, policy export, evaluation."""
 
@@ -57,10 +63,10 @@ class CheckpointAndEval(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         steps = self.model.num_timesteps
-        if steps - self.last_checkpoint >= self.config.checkpoint_every:
+        if crossed_multiple(self.last_checkpoint, steps, self.config.checkpoint_every):
             self.save()
             self.last_checkpoint = steps
-        if self.config.eval_every and steps - self.last_eval >= self.config.eval_every:
+        if crossed_multiple(self.last_eval, steps, self.config.eval_every):
             self.evaluate()
             self.last_eval = steps
 
