@@ -831,3 +831,43 @@ def test_schedules_fire_on_multiples_of_their_interval(last, now, every, expecte
     """Checkpoints, evaluations and snapshots stay on multiples of their interval, so a
     resumed run evaluates at the same steps as an uninterrupted one."""
     assert train_ppo.crossed_multiple(last, now, every) is expected
+
+
+def test_init_from_copies_another_runs_weights_not_its_steps(ppo_run, tmp_path: Path) -> None:
+    """--init-from starts a new run (fresh step count and optimiser) from another run's network,
+    e.g. to continue with other hyper-parameters."""
+    source_dir, source_config, _model = ppo_run
+    config = tiny_ppo(
+        tmp_path / "warm",
+        init_from=str(source_dir / CHECKPOINT),
+        total_steps=0,
+        learning_rate=1e-3,
+    )
+    model = train_ppo.train(config, progress=False)
+    assert model.num_timesteps == 0
+    assert adam_steps(model) == set()
+    source = MaskablePPO.load(source_dir / CHECKPOINT, device="cpu")
+    for name, tensor in source.policy.state_dict().items():
+        torch.testing.assert_close(model.policy.state_dict()[name], tensor, msg=name)
+    assert json.loads((tmp_path / "warm" / RUN_CONFIG).read_text())["init_from"] == str(
+        source_dir / CHECKPOINT
+    )
+
+
+def test_init_from_a_different_network_is_refused_before_anything_is_written(
+    ppo_run, tmp_path: Path
+) -> None:
+    source_dir, _config, _model = ppo_run
+    config = tiny_ppo(
+        tmp_path / "warm", init_from=str(source_dir / CHECKPOINT), arch="structured", hidden=16
+    )
+    with pytest.raises(ValueError, match="does not match.*--arch"):
+        train_ppo.train(config, progress=False)
+    assert not (tmp_path / "warm").exists()
+
+
+def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
+    config = tiny_ppo(tmp_path / "warm", init_from=str(tmp_path / "nowhere.zip"))
+    with pytest.raises(FileNotFoundError, match="nowhere.zip"):
+        train_ppo.train(config, progress=False)
+    assert not (tmp_path / "warm").exists()

@@ -45,6 +45,7 @@ class PPOConfig:
     eval_games: int = 20
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     bc_games: int = 0  # behaviour-cloning warm start from the heuristic (0 = off)
+    init_from: str = ""  # warm start from another run's checkpoint.zip (weights only)
     bc_epochs: int = 2
     torch_threads: int = 1
 

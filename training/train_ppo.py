@@ -159,6 +159,18 @@ def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
     )
 
 
+def warm_start(model: MaskablePPO, checkpoint: Path) -> None:
+    """Copy another run's network weights (not its optimiser or step count) into `model`."""
+    source = load_checkpoint(checkpoint, env=None)
+    try:
+        model.policy.load_state_dict(source.policy.state_dict(), strict=True)
+    except RuntimeError as exc:
+        raise ValueError(
+            f"{checkpoint}: its network does not match this run's (--arch, --embed, "
+            f"--ship-features, --hidden, --pi, --vf must be the same): {str(exc).splitlines()[0]}"
+        ) from exc
+
+
 def resolve_resume(config: PPOConfig, run_dir: Path) -> PPOConfig:
     """The stored config, with RESUMABLE_OVERRIDES (total_steps, run_dir) from the command line."""
     merged = stored_config(run_dir, PPOConfig)
@@ -182,14 +194,16 @@ def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> Mas
                 f"{run_dir} already holds a run; pass --resume to continue it or pick another "
                 "--run-dir"
             )
-        run_dir.mkdir(parents=True, exist_ok=True)
-        write_run_config(run_dir, config)
     env = build_env(config)
     try:
         if resume:
             model = load_checkpoint(checkpoint, env)
         else:
             model = build_model(config, env)
+            if config.init_from:
+                warm_start(model, Path(config.init_from))
+            run_dir.mkdir(parents=True, exist_ok=True)  # only once the model is sound
+            write_run_config(run_dir, config)
             if config.bc_games:
                 behaviour_clone(
                     model,
