@@ -858,9 +858,7 @@ def test_init_from_a_different_network_is_refused_before_anything_is_written(
     ppo_run, tmp_path: Path
 ) -> None:
     source_dir, _config, _model = ppo_run
-    config = tiny_ppo(
-        tmp_path / "warm", init_from=str(source_dir / CHECKPOINT), arch="structured", hidden=16
-    )
+    config = tiny_ppo(tmp_path / "warm", init_from=str(source_dir / CHECKPOINT), arch="flat")
     with pytest.raises(ValueError, match="does not match.*--arch"):
         train_ppo.train(config, progress=False)
     assert not (tmp_path / "warm").exists()

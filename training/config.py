@@ -32,9 +32,9 @@ class PPOConfig:
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
-    arch: str = "flat"  # or "structured": per-target bid and per-cell install heads
+    arch: str = "structured"  # per-target bid and per-cell install heads; or "flat"
     embed: int = 128
-    ship_features: int = 16
+    ship_features: int = 32
     hidden: int = 256  # structured arch: trunk width
     pi: list[int] = field(default_factory=lambda: [128])  # flat arch: actor hidden layers
     vf: list[int] = field(default_factory=lambda: [128])
