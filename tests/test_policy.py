@@ -30,6 +30,7 @@ from farlight_env import farlight_v0  # noqa: E402
 
 torch.set_num_threads(1)
 
+ROOT = Path(__file__).resolve().parents[1]
 PLAYER_COUNTS = (2, 3, 4, 5)
 OBS_SIZE = farlight_v0.raw_env(num_players=2).encoder.size
 ACTION_SIZE = farlight_v0.raw_env(num_players=2).codec.size
@@ -291,6 +292,17 @@ def test_shipped_policy_file_loads() -> None:
     assert config["obs_size"] == OBS_SIZE
     assert config["action_size"] == ACTION_SIZE
     assert not net.training
+
+
+@shipped
+def test_shipped_policy_records_how_it_was_trained() -> None:
+    """The README's reproduction commands match what the file says about itself."""
+    _net, config = load_policy(SHIPPED_POLICY)
+    assert config["arch"] == "structured"
+    assert config["num_players"] == 2
+    assert config["opponents"] == ["heuristic"]
+    assert config["seed"] == 1
+    assert f"{config['trained_steps']:,} PPO steps" in (ROOT / "README.md").read_text()
 
 
 @shipped
