@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -423,3 +424,20 @@ def test_cli_tournament_bad_values_exit_2_naming_the_flag(
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert flag in err and says in err, err
+
+
+def test_worker_processes_use_one_math_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """N spawn workers on N cores must not each start one torch thread per core."""
+    from agents.tournament import single_threaded_worker
+
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    try:
+        single_threaded_worker()
+        assert os.environ["OMP_NUM_THREADS"] == "1"
+        assert os.environ["MKL_NUM_THREADS"] == "1"
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
