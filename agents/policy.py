@@ -17,7 +17,8 @@ from torch import nn
 
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1
-#: State-dict prefixes of SB3's actor that a saved policy keeps (critic weights are dropped).
+#: State-dict prefixes of SB3's actor that a saved policy keeps. The flat architecture's critic
+#: is dropped; the structured network's small value layer lives inside it and is kept.
 ACTOR_PREFIXES = (
     "features_extractor.",
     "mlp_extractor.policy_net.",
@@ -118,18 +119,16 @@ class StructuredNet(nn.Module):
         super().__init__()
         self.observation = ObservationNet(layout, embed, ship_features)
         lay = self.observation.layout
-        self.fields = {name: (a, b, shape) for name, (a, b, shape) in lay.items()}
         self.num_spaces, station_width = lay["station"][2]
         self.num_stacks = lay["missions"][2][0]
         self.num_targets, seats, bid_width = lay["bids"][2]
         self.num_facilities = self.num_targets - self.num_spaces - self.num_stacks
+        self.num_tiles = lay["own_hand"][2][0]
         self.part_width = lay["pending"][2][2] - 1
         self.num_parts = lay["deck"][2][0] - 1
-        grid = self.observation.grid
-        self.grid = grid
-        self.bid_size = 5 * self.num_targets * 2
-        self.rest_size = action_size - self.bid_size - grid * grid
-        if self.rest_size <= self.num_parts:
+        bid_size = self.num_tiles * self.num_targets * 2  # tile x target x crew, as the codec
+        rest_size = action_size - bid_size - self.observation.grid**2
+        if rest_size <= self.num_parts:
             raise ValueError(f"action size {action_size} too small for this observation layout")
         mission_width = int(np.prod(lay["missions"][2][1:]))
         kinds = torch.zeros(self.num_targets, 3 + self.num_facilities)
@@ -143,16 +142,16 @@ class StructuredNet(nn.Module):
         self.trunk = nn.Sequential(nn.Linear(self.observation.out_dim, hidden), nn.ReLU())
         self.bid_target = nn.Linear(target_width, hidden // 2)
         self.bid_context = nn.Linear(hidden, hidden // 2)
-        self.bid_out = nn.Linear(hidden // 2, 10)
+        self.bid_out = nn.Linear(hidden // 2, self.num_tiles * 2)
         cell_in = self.observation.ship_features + self.observation.channels
         self.cell = nn.Conv2d(cell_in, 64, 1)
         self.cell_context = nn.Linear(hidden + self.part_width, 64)
         self.cell_out = nn.Conv2d(64, 1, 1)
-        self.rest = nn.Linear(hidden, self.rest_size)
+        self.rest = nn.Linear(hidden, rest_size)
         self.value = nn.Sequential(nn.Linear(self.observation.out_dim, vf), nn.ReLU())
 
     def _field(self, obs: torch.Tensor, name: str) -> torch.Tensor:
-        a, b, shape = self.fields[name]
+        a, b, shape = self.observation.layout[name]
         return obs[:, a:b].reshape(obs.shape[0], *shape)
 
     def _bid_logits(self, obs: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
@@ -164,7 +163,7 @@ class StructuredNet(nn.Module):
         kinds = self.target_kinds.expand(batch, -1, -1)
         targets = torch.cat([station, missions, bids, kinds], dim=2)
         z = torch.relu(self.bid_target(targets) + self.bid_context(context)[:, None, :])
-        out = self.bid_out(z).reshape(batch, n, 5, 2)  # target, tile, crew
+        out = self.bid_out(z).reshape(batch, n, self.num_tiles, 2)  # target, tile, crew
         return out.permute(0, 2, 1, 3).reshape(batch, -1)  # codec order: tile, target, crew
 
     def _install_logits(

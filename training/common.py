@@ -127,6 +127,11 @@ def observation_layout(grid_size: int = 13) -> dict[str, tuple[int, int, tuple[i
     return {name: (f.start, f.start + f.size, f.shape) for name, f in encoder.fields.items()}
 
 
+def structured_vf(vf: Sequence[int]) -> int:
+    """The structured network's one value layer takes the first --vf width."""
+    return int(vf[0]) if vf else 128
+
+
 def policy_kwargs(
     embed: int,
     ship_features: int,
@@ -142,7 +147,7 @@ def policy_kwargs(
             "embed": embed,
             "ship_features": ship_features,
             "hidden": hidden,
-            "vf": int(vf[0]) if vf else 128,
+            "vf": structured_vf(vf),
         }
     return {
         "features_extractor_class": FarlightExtractor,
@@ -173,7 +178,7 @@ def policy_config(
         "name": name,
         "arch": arch,
         "hidden": hidden,
-        "vf": int(vf[0]) if vf else 128,
+        "vf": structured_vf(vf),
         "layout": {k: [a, b, list(shape)] for k, (a, b, shape) in layout.items()},
         "embed": embed,
         "ship_features": ship_features,
