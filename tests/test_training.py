@@ -869,3 +869,17 @@ def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="nowhere.zip"):
         train_ppo.train(config, progress=False)
     assert not (tmp_path / "warm").exists()
+
+
+def test_imitation_data_is_the_teachers_legal_non_forced_decisions() -> None:
+    """Behaviour cloning learns from every decision with a real choice, each one legal, and
+    the same seed gives the same data."""
+    from training.imitation import heuristic_decisions
+
+    observations, masks, actions = heuristic_decisions(2, num_players=3, seed=4)
+    assert len(observations) == len(masks) == len(actions) > 50
+    assert masks[np.arange(len(actions)), actions].all()
+    assert (masks.sum(axis=1) > 1).all()
+    again = heuristic_decisions(2, num_players=3, seed=4)
+    np.testing.assert_array_equal(again[2], actions)
+    np.testing.assert_array_equal(again[0], observations)

@@ -12,34 +12,37 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from agents.arena import play_episode
 from agents.registry import make
 from farlight_env.env.aec import raw_env
+
+
+class Recorder:
+    """Wraps a teacher agent and keeps every non-forced decision it makes."""
+
+    def __init__(self, teacher: Any, log: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+        self.teacher = teacher
+        self.log = log
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        action = self.teacher.act(observation, action_mask, info)
+        if action_mask.sum() > 1:  # forced moves teach nothing
+            self.log.append((observation, action_mask.astype(bool), action))
+        return action
 
 
 def heuristic_decisions(
     games: int, num_players: int, seed: int, teacher: str = "heuristic"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(observations, masks, actions) of every decision in `games` teacher self-play games."""
-    obs_list, mask_list, act_list = [], [], []
+    log: list[tuple[np.ndarray, np.ndarray, int]] = []
     for g in range(games):
         env = raw_env(num_players=num_players)
         env.reset(seed=seed + g)
-        agents = [make(teacher, seed=seed * 31 + g * 7 + s) for s in range(num_players)]
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[agent]
-            action = agents[seat].act(
-                obs["observation"], obs["action_mask"], {"view": env.player_view(agent)}
-            )
-            if obs["action_mask"].sum() > 1:  # forced moves teach nothing
-                obs_list.append(obs["observation"])
-                mask_list.append(obs["action_mask"].astype(bool))
-                act_list.append(action)
-            env.step(action)
-    return np.stack(obs_list), np.stack(mask_list), np.asarray(act_list, dtype=np.int64)
+        teachers = [make(teacher, seed=seed * 31 + g * 7 + s) for s in range(num_players)]
+        play_episode(env, [Recorder(t, log) for t in teachers])
+    observations, masks, actions = zip(*log, strict=True)
+    return np.stack(observations), np.stack(masks), np.asarray(actions, dtype=np.int64)
 
 
 def actor_logits(policy: Any, obs: torch.Tensor) -> torch.Tensor:
