@@ -1,8 +1,12 @@
 """Game records: load, build, replay and save the JSON a tournament or a play session writes.
 
-A record (``"format": "farlight-record"``, version 1) holds the config, the engine seed
+A record (``"format": "farlight-record"``, version 1) holds the config (every rule option in
+force under ``rule_options``; a record written before options existed replays with
+``LEGACY_RULE_OPTIONS``, the rules it was played by), the engine seed
 (``game_seed``) and the recorded actions (``action_to_dict`` form), plus the outcome it ended
-with. Replaying rebuilds ``FarlightGame(num_players, seed=game_seed, **config)`` and applies the
+with. A game played with another card set than the shipped standard one carries that set in
+``"card_set"`` (the card-file format, validated like a card file when read back). Replaying
+rebuilds ``FarlightGame(num_players, seed=game_seed, card_set=..., **config)`` and applies the
 actions; a record whose replay does not reproduce its scores is rejected. A tournament's
 ``results.json`` (``"format": "farlight-tournament"``) holds many records; pick one by index.
 """
@@ -17,7 +21,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from farlight_env.cards.loader import (
+    CardFileError,
+    card_set_from_dict,
+    card_set_to_dict,
+    standard_card_set,
+)
+from farlight_env.cards.model import CardSet
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
+from farlight_env.game.config import GAME_OPTIONS
+from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
 
 __all__ = [
     "RECORD_FORMAT",
@@ -27,7 +40,9 @@ __all__ = [
     "build_record",
     "iter_replay",
     "load_record",
+    "record_config",
     "record_actions",
+    "record_card_set",
     "replay_record",
     "save_record",
     "validate_record",
@@ -39,8 +54,8 @@ RECORD_VERSION = 1
 TOURNAMENT_FORMAT = "farlight-tournament"
 TOURNAMENT_VERSION = 1
 
-#: GameConfig fields a record's config may hold (card sets are not stored in records).
-CONFIG_KEYS = ("num_players", "grid_size", "max_rounds", "random_first_player")
+#: GameConfig fields a record's config may hold (a card set is stored beside it, "card_set").
+CONFIG_KEYS = GAME_OPTIONS
 
 
 class RecordError(ValueError):
@@ -59,8 +74,9 @@ def build_record(
 ) -> dict[str, Any]:
     """The record of `game` so far, in the same form as a tournament's `play_game` records.
 
-    `config` is what the game was built with besides the seed (num_players included); extra
-    keyword arguments are stored as additional keys (e.g. ``timing=...``, ``finished=...``).
+    `config` is what the game was built with besides the seed (num_players included); the
+    card set is taken from the game itself and stored only when it is not the standard one.
+    Extra keyword arguments are stored as additional keys (``timing=...``, ``finished=...``).
     """
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -68,7 +84,7 @@ def build_record(
         "index": index,
         "env_seed": env_seed,
         "game_seed": game.seed,
-        "config": {k: v for k, v in config.items() if k != "card_set"},
+        "config": record_config(game, config),
         "players": list(players),
         "scores": game.scores(),
         "breakdown": game.final_breakdown,
@@ -77,8 +93,17 @@ def build_record(
         "end_reason": game.end_reason.value if game.end_reason else None,
         "actions": [action_to_dict(a) for a in game.history],
     }
+    if game.cards != standard_card_set():
+        record["card_set"] = card_set_to_dict(game.cards)
     record.update(extra)
     return record
+
+
+def record_config(game: FarlightGame, config: Mapping[str, Any]) -> dict[str, Any]:
+    """`config` without the card set, with every rule option the game was played by."""
+    out = {k: v for k, v in config.items() if k != "card_set"}
+    out["rule_options"] = game.config.rule_options.to_dict()
+    return out
 
 
 # ------------------------------------------------------------------------------ loading
@@ -107,6 +132,11 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise RecordError(
             f"{source}: field 'game_seed' must be a non-negative integer, got {seed!r}"
+        )
+    if "card_set" in record and not isinstance(record["card_set"], dict):
+        raise RecordError(
+            f"{source}: field 'card_set' must be a JSON object (a card set), "
+            f"got {_kind(record['card_set'])}"
         )
     unknown = sorted(set(record["config"]) - set(CONFIG_KEYS))
     if unknown:
@@ -220,12 +250,26 @@ def record_actions(record: Mapping[str, Any]) -> list[Action]:
     return actions
 
 
+def record_card_set(record: Mapping[str, Any]) -> CardSet:
+    """The card set the record was played with: its own "card_set", else the standard set."""
+    data = record.get("card_set")
+    if data is None:
+        return standard_card_set()
+    try:
+        return card_set_from_dict(data, "record card_set")
+    except CardFileError as exc:
+        raise RecordError(f"record does not replay: {exc}") from exc
+
+
 def new_game(record: Mapping[str, Any]) -> FarlightGame:
     """The record's game before any action: FarlightGame(num_players, game_seed, **config)."""
     config = dict(record["config"])
     num_players = config.pop("num_players", len(record["players"]))
+    cards = record_card_set(record)
+    # a record written before rule options existed was played by the legacy reading
+    config.setdefault("rule_options", LEGACY_RULE_OPTIONS)
     try:
-        return FarlightGame(num_players, seed=record["game_seed"], **config)
+        return FarlightGame(num_players, seed=record["game_seed"], card_set=cards, **config)
     except (TypeError, ValueError) as exc:
         raise RecordError(
             f"record does not replay: bad config {record['config']!r}: {exc}"

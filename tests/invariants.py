@@ -1,10 +1,10 @@
 """State invariants of the rules engine, checked after every action by the fuzz tests.
 
-DESIGN.md "Quality bars": crew/science/tiles never negative, every part card in exactly one
+The engine's quality bars: crew/science/tiles never negative, every part card in exactly one
 place, tiles in hand + on board = 5. Beyond those, this module checks the bookkeeping the rules
 imply (missions, engine dice, ship maps, phase/turn consistency) and that every offered legal
-action is sound by an independent reading of RULES.md (e.g. R-INST-3 recomputed here, not taken
-from the engine's ship module).
+action is sound by an independent reading of docs/rules.md (e.g. R-INST-3 recomputed here, not
+taken from the engine's ship module).
 
 `check_invariants(game)` raises AssertionError with a message naming the broken invariant.
 """
@@ -51,6 +51,7 @@ def check_invariants(game: FarlightGame) -> None:
     _check_engines(game)
     _check_turn(game)
     _check_phase_bookkeeping(game)
+    _check_connectors(game)
     if not game.is_over:
         _check_legal_actions(game)
 
@@ -247,7 +248,9 @@ def _check_final_scoring(game: FarlightGame) -> None:
         assert scores[seat] == sum(parts.values()), (
             f"seat {seat}: score {scores[seat]} != breakdown {parts}"
         )
-        tokens = math.ceil((game.crew[seat] + game.science[seat]) / 3)  # R-END-2
+        leftover = game.crew[seat] + game.science[seat]  # R-END-2 [option token_rounding]
+        rounding = game.config.rule_options.token_rounding
+        tokens = math.ceil(leftover / 3) if rounding == "up" else math.floor(leftover / 3)
         assert parts["tokens"] == tokens, f"seat {seat}: tokens {parts['tokens']} != {tokens}"
         assert parts["awards"] % 5 == 0 and 0 <= parts["awards"] <= 15, (
             f"seat {seat}: award points {parts['awards']} are not 0/5/10/15"
@@ -276,6 +279,48 @@ def _check_phase_bookkeeping(game: FarlightGame) -> None:
     if phase is Phase.BIDDING:
         assert all(t == 0 for t in game.temp_biotech), (
             f"temporary bio-tech outlived the missions (R-MIS-5): {game.temp_biotech}"
+        )
+    if phase is Phase.MISSION and game.config.rule_options.temp_biotech_lasts == "mission":
+        # R-MIS-5 [option]: bought for this mission only, so only its bidders can hold any
+        bidders = {seat for seat, _, _ in game.bids[_resolving_slot(game)]}
+        holders = {seat for seat, t in enumerate(game.temp_biotech) if t}
+        assert holders <= bidders, (
+            f"seats {sorted(holders - bidders)} kept temporary bio-tech from an earlier mission "
+            f"(temp_biotech_lasts='mission'): {game.temp_biotech}"
+        )
+
+
+def _resolving_slot(game: FarlightGame) -> int:
+    """The bid slot of the mission being resolved (its stack's top card)."""
+    mission = game.mission_being_resolved()
+    stack = next(s for s, cards in enumerate(game.stacks) if cards and cards[0] == mission)
+    return game.num_spaces + len(FACILITIES) + stack
+
+
+# ---------------------------------------------------------------------------------- connectors
+def _check_connectors(game: FarlightGame) -> None:
+    """R-SHIP-1 recomputed from the card model; off-grid connectors per edge_connectors."""
+    parts = game.cards.parts
+    half = game.config.grid_size // 2
+    edge_blocks = game.config.rule_options.edge_connectors == "blocked"
+    for seat in range(game.num_players):
+        cells = game.ships[seat]
+        counts = [0, 0, 0]  # open, connected, blocked
+        for (row, col), piece in cells.items():
+            for side in set(Side) if piece < 0 else parts[piece].connectors:
+                dr, dc = side.offset
+                target = (row + dr, col + dc)
+                neighbour = cells.get(target)
+                if neighbour is None:
+                    off_grid = max(abs(target[0]), abs(target[1])) > half
+                    counts[2 if off_grid and edge_blocks else 0] += 1
+                elif neighbour < 0 or side.opposite in parts[neighbour].connectors:
+                    counts[1] += 1
+                else:
+                    counts[2] += 1
+        assert game.connectors(seat) == tuple(counts), (
+            f"seat {seat}: engine counts (open, connected, blocked) {game.connectors(seat)}, "
+            f"rules give {tuple(counts)} (R-SHIP-1, edge_connectors)"
         )
 
 
@@ -312,11 +357,22 @@ def _check_legal_actions(game: FarlightGame) -> None:
     elif phase is Phase.INSTALL:
         _check_installs(game, p, legal)
     elif phase is Phase.MISSION:
+        _check_mission_bidder(game, p)
         names = {a.mission for a in legal}
         assert len(names) == 1, f"mission decision over several missions {names}"
         available = {game.cards.missions[s[0]].name for s in game.stacks if s}
         assert names <= available, f"decision on {names}, not an available mission {available}"
         assert any(isinstance(a, PassMission) for a in legal), "no way to pass (R-MIS-3)"
+
+
+def _check_mission_bidder(game: FarlightGame, p: int) -> None:
+    """R-MIS-2: only the mission's bidders are asked; a lone 0 only with the option on."""
+    mine = [(tile, crew) for seat, tile, crew in game.bids[_resolving_slot(game)] if seat == p]
+    assert mine, f"seat {p} asked about a mission it did not bid on (R-MIS-2)"
+    total = sum(tile + crew for tile, crew in mine)
+    assert total >= 1 or game.config.rule_options.lone_zero_mission_chance, (
+        f"seat {p} asked with a lone 0 bid while lone_zero_mission_chance is off (R-MIS-2)"
+    )
 
 
 def _check_bids(game: FarlightGame, p: int, legal: list) -> None:

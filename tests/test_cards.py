@@ -421,7 +421,7 @@ MALFORMED: dict[str, tuple[Callable[[dict[str, Any]], None], list[str], tuple[st
     ),
     "mission_value_0": (
         setter("Colonist Training", "value", 0),
-        [TRAINING, "field 'value'", "integer >= 1", "got 0"],
+        [TRAINING, "field 'value'", "integer 1..999", "got 0"],
         BOTH,
     ),
     "mission_biotech_6": (
@@ -735,12 +735,19 @@ names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz '-", min_size=1, max_size=1
     lambda s: s.strip() != ""
 )
 icons = st.builds(Icon, st.sampled_from(list(IconKind)), st.sampled_from(list(Timing)))
+
+
+def _name_key(name: str) -> str:
+    """Names the loader treats as the same card (R-CARDS-5: case and surrounding spaces)."""
+    return name.strip().casefold()
+
+
 connector_sets = st.sampled_from(sorted(ALL_COMBOS, key=lambda c: sorted(s.value for s in c)))
 
 
 @st.composite
 def card_sets(draw: st.DrawFn) -> CardSet:
-    part_names = draw(st.lists(names, min_size=13, max_size=20, unique=True))
+    part_names = draw(st.lists(names, min_size=13, max_size=20, unique_by=_name_key))
     engine_counts = draw(
         st.lists(st.integers(0, 2), min_size=len(part_names), max_size=len(part_names))
     )
@@ -756,7 +763,7 @@ def card_sets(draw: st.DrawFn) -> CardSet:
         )
         for name, n in zip(part_names, engine_counts, strict=True)
     )
-    mission_names = draw(st.lists(names, min_size=12, max_size=16, unique=True))
+    mission_names = draw(st.lists(names, min_size=12, max_size=16, unique_by=_name_key))
     n_climactic = draw(st.integers(3, len(mission_names) - 9))
     missions = tuple(
         MissionCard(
@@ -784,3 +791,70 @@ def test_r_cards_5_any_valid_card_set_round_trips(cs: CardSet) -> None:
     data = card_set_to_dict(cs)
     assert card_set_from_dict(copy.deepcopy(data)) == cs
     assert card_set_from_dict(json.loads(json.dumps(data))) == cs
+
+
+# ------------------------------------------------------------------------- size limits (trust)
+def _std() -> dict[str, Any]:
+    return card_set_to_dict(STD)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda d: d["missions"][0].__setitem__("value", 10**400), ["field 'value'", "1..999"]),
+        (lambda d: d["missions"][0].__setitem__("value", 1000), ["field 'value'", "got 1000"]),
+        (lambda d: d["parts"][0].__setitem__("name", "x" * 81), ["field 'name'", "81 characters"]),
+        (lambda d: d.__setitem__("name", "y" * 81), ["field 'name'", "at most 80"]),
+        (lambda d: d.__setitem__("description", "z" * 10_001), ["field 'description'"]),
+        (lambda d: d["parts"].extend(d["parts"][:1] * 256), ["field 'parts'", "at most 256"]),
+        (lambda d: d["parts"][0].__setitem__("engines", [10**6]), ["field 'engines'", "999"]),
+        (lambda d: d["parts"][0].__setitem__("engines", [91, 92, 93, 94, 95]), ["'engines'"]),
+        (
+            lambda d: d["parts"][0].__setitem__("icons", [{"kind": "crew", "timing": "once"}] * 9),
+            ["field 'icons'", "at most 8"],
+        ),
+        (
+            lambda d: d["parts"][1].__setitem__("name", " " + d["parts"][0]["name"].upper()),
+            ["field 'name'", "unique (ignoring case", "index 0"],
+        ),
+        (
+            lambda d: d["missions"][1].__setitem__("name", d["missions"][0]["name"] + "  "),
+            ["field 'name'", "unique (ignoring case"],
+        ),
+    ],
+)
+def test_card_file_limits(edit, expected: list[str]) -> None:
+    """Card files come from others: counts, name lengths and numbers are bounded, and names
+    that a reader could not tell apart are duplicates."""
+    data = _std()
+    edit(data)
+    with pytest.raises(CardFileError) as info:
+        card_set_from_dict(data, "mine.json")
+    message = str(info.value)
+    assert message.startswith("mine.json: "), message
+    assert all(part in message for part in expected), message
+
+
+def test_card_file_larger_than_one_mib_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    data = _std()
+    data["description"] = ""
+    path.write_text(json.dumps(data) + " " * (1 << 20), encoding="utf-8")
+    with pytest.raises(CardFileError, match=r"huge\.json: card file is larger than 1024 KiB"):
+        load_card_set(path)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text"),
+    [
+        (".json", "[" * 100_000 + "]" * 100_000),
+        (".toml", "a = " + "[" * 100_000 + "]" * 100_000),
+        (".toml", "a = " + "{b = " * 100_000 + "1" + "}" * 100_000),
+    ],
+    ids=["json-lists", "toml-arrays", "toml-tables"],
+)
+def test_deeply_nested_card_file_is_a_card_file_error(tmp_path: Path, suffix, text) -> None:
+    path = tmp_path / f"deep{suffix}"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CardFileError, match=r"deep\.(json|toml): not valid (JSON|TOML)"):
+        load_card_set(path)

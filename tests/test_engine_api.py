@@ -1,4 +1,4 @@
-"""The rules engine's public contract (DESIGN.md "Public contracts", "Quality bars").
+"""The rules engine's public contract (the README's "API in ten lines" and its quality bars).
 
 current_player, legal_actions, apply, is_over, scores, winners, round, phase, clone,
 to_json/from_json, history; illegal actions and bad configurations get clear errors and change
@@ -12,6 +12,7 @@ import math
 import random
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from invariants import check_invariants
 
@@ -332,35 +333,60 @@ def test_illegal_non_actions(junk: object) -> None:
     assert_refused(FarlightGame(2, seed=0), junk)
 
 
-ODD_BIDS = {
-    "crew-str": Bid(1, part(0), crew="yes"),  # type: ignore[arg-type]
-    "crew-2": Bid(1, part(0), crew=2),  # type: ignore[arg-type]
-    "crew-int-1": Bid(1, part(0), crew=1),  # type: ignore[arg-type]
-    "tile-bool": Bid(True, part(0)),  # type: ignore[arg-type]
-    "kind-str": Bid(1, Target("part", 0)),  # type: ignore[arg-type]
-    "index-bool": Bid(1, Target(TargetKind.PART, True)),  # type: ignore[arg-type]
-    "index-float": Bid(1, Target(TargetKind.PART, 0.0)),  # type: ignore[arg-type]
+ODD_ACTIONS = {
+    "crew-str": lambda: Bid(1, part(0), crew="yes"),
+    "crew-2": lambda: Bid(1, part(0), crew=2),
+    "crew-int-1": lambda: Bid(1, part(0), crew=1),
+    "tile-bool": lambda: Bid(True, part(0)),
+    "tile-float": lambda: Bid(0.7, part(0)),
+    "tile-str": lambda: Bid("0", part(0)),
+    "tile-nan": lambda: Bid(float("nan"), part(0)),
+    "tile-none": lambda: Bid(None, part(0)),
+    "kind-str": lambda: Bid(1, Target("part", 0)),
+    "target-tuple": lambda: Bid(1, ("part", 0)),
+    "index-bool": lambda: Bid(1, Target(TargetKind.PART, True)),
+    "index-float": lambda: Bid(1, Target(TargetKind.PART, 0.0)),
+    "rank-float": lambda: ChooseEngine(1.0),
+    "row-str": lambda: Install("Proton Analyzer", "0", 1),
+    "col-bool": lambda: Install("Proton Analyzer", 0, False),
+    "part-int": lambda: SelectPart(3),
+    "mission-none": lambda: PassMission(None),
 }
 
 
-@pytest.mark.parametrize("name", sorted(ODD_BIDS))
-def test_equal_but_oddly_typed_bids_never_corrupt_the_state(name: str) -> None:
-    """A Bid built with wrong field types (equal to, or truthy like, a legal one) is either
-    refused or recorded canonically: the state stays valid, saveable and replayable."""
-    action = ODD_BIDS[name]
+@pytest.mark.parametrize("name", sorted(ODD_ACTIONS))
+def test_an_oddly_typed_action_cannot_be_built(name: str) -> None:
+    """Actions are what they claim to be: a field of the wrong type is a TypeError naming the
+    action, the field and the value, never a silent cast."""
+    with pytest.raises(
+        TypeError, match=r"\.(tile|crew|target|kind|index|rank|row|col|part|mission)"
+    ):
+        ODD_ACTIONS[name]()
+
+
+def test_numpy_integers_make_the_same_actions_and_save() -> None:
+    """np.int64 from argmax/flatnonzero builds actions equal to the legal ones; they apply,
+    are recorded as plain ints and save to JSON."""
     game = FarlightGame(2, seed=0)
-    before = game.to_json()
-    try:
-        game.apply(action)
-    except IllegalActionError:
-        assert game.to_json() == before
-        return
-    check_invariants(game)
-    text = game.to_json()  # must not crash
-    assert FarlightGame.from_json(text).to_json() == text
-    assert FarlightGame.replay(game.history, 2, 0).to_json() == text
-    assert str(game.history[-1]) == "bid 1 on part space 0"
-    play_out(game)  # and the game goes on to its end
+    action = Bid(np.int64(1), Target(TargetKind.PART, np.int32(0)), np.bool_(True))
+    assert action == Bid(1, part(0), True) and hash(action) == hash(Bid(1, part(0), True))
+    assert type(action.tile) is int and type(action.target.index) is int
+    assert type(action.crew) is bool
+    game.apply(action)
+    rng = random.Random(0)
+    while not game.is_over:
+        legal = game.legal_actions()
+        chosen = rng.choice(legal)
+        if isinstance(chosen, Install):
+            chosen = Install(chosen.part, np.int64(chosen.row), np.int64(chosen.col))
+            assert chosen in legal
+        if isinstance(chosen, ChooseEngine):
+            chosen = ChooseEngine(np.int16(chosen.rank))
+        game.apply(chosen)
+        if isinstance(chosen, Install):
+            text = game.to_json()  # must not crash on numpy values
+            assert FarlightGame.from_json(text).to_json() == text
+    assert FarlightGame.replay(game.history, 2, 0).to_json() == game.to_json()
 
 
 def _in_install_decision(game: FarlightGame) -> bool:
@@ -464,13 +490,18 @@ def test_illegal_action_error_is_a_value_error() -> None:
         ({"grid_size": 1}, "grid_size"),
         ({"grid_size": -13}, "grid_size"),
         ({"grid_size": "13"}, "grid_size"),
+        ({"grid_size": 43}, "grid_size"),  # MAX_GRID_SIZE is 41
+        ({"grid_size": 10**400}, "grid_size"),
         ({"max_rounds": 0}, "max_rounds"),
         ({"max_rounds": -5}, "max_rounds"),
         ({"max_rounds": 2.5}, "max_rounds"),
+        ({"max_rounds": 10_001}, "max_rounds"),  # MAX_ROUNDS is 10,000
         ({"card_set": 42}, "card_set"),
         ({"card_set": ["parts"]}, "card_set"),
         ({"seed": "seven"}, "seed"),
         ({"seed": 1.5}, "seed"),
+        ({"seed": 2**128}, "seed"),
+        ({"colour": "red"}, "colour"),
     ],
     ids=lambda v: v if isinstance(v, str) else repr(v),
 )

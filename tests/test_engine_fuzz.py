@@ -12,6 +12,8 @@ the seed, player count, policy and action index, so it replays with `FarlightGam
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
 import random
 from collections.abc import Callable
@@ -31,6 +33,7 @@ from farlight_env.game import (
     Install,
     Phase,
     RefitStop,
+    RuleOptions,
     TargetKind,
 )
 
@@ -186,6 +189,41 @@ def test_fuzz_hypothesis_games_keep_invariants(
         return legal[data.draw(st.integers(0, len(legal) - 1), label="action index")]
 
     play_checked(game, choose, label)
+
+
+#: Every combination of every rule option's values (docs/rules.md, "Rule options").
+RULE_OPTION_COMBINATIONS = [
+    dict(zip(RuleOptions.names(), values, strict=True))
+    for values in itertools.product(
+        *(f.metadata["choices"] for f in dataclasses.fields(RuleOptions))
+    )
+]
+
+
+@pytest.mark.parametrize(
+    "rule_options", RULE_OPTION_COMBINATIONS, ids=lambda o: "-".join(map(str, o.values()))
+)
+@settings(
+    max_examples=int(os.environ.get("FARLIGHT_FUZZ_OPTION_EXAMPLES", "3")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    num_players=st.sampled_from(PLAYER_COUNTS),
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    grid_size=st.sampled_from((3, 5, 13)),
+    policy=st.sampled_from(sorted(POLICIES)),
+)
+def test_fuzz_every_rule_option_combination_keeps_invariants(
+    rule_options: dict, num_players: int, seed: int, grid_size: int, policy: str
+) -> None:
+    """Every combination of rule options plays random games to the end, every invariant held
+    after every action (the invariants read the options independently of the engine)."""
+    game = FarlightGame(num_players, seed=seed, grid_size=grid_size, rule_options=rule_options)
+    rng = random.Random(seed)
+    label = f"[seed={seed} players={num_players} grid={grid_size} {policy} {rule_options}]"
+    play_checked(game, lambda g: POLICIES[policy](g, rng), label)
+    assert game.config.rule_options.to_dict() == rule_options
 
 
 @pytest.mark.parametrize("max_rounds", [1, 2])

@@ -1,6 +1,6 @@
 """Engine properties users build on: determinism, replay, clones, save/restore, action values.
 
-DESIGN.md quality bar: same config + seed + actions -> the same game, byte for byte (`to_json`).
+Quality bar: same config + seed + actions -> the same game, byte for byte (`to_json`).
 """
 
 from __future__ import annotations

@@ -1,43 +1,231 @@
-"""A saved state that parses but could never arise is refused by from_json (DESIGN: bad input)."""
+"""A saved state that could never arise is refused by from_json, naming the field (DESIGN: bad
+input); whatever it accepts plays to the end with every invariant holding."""
 
 from __future__ import annotations
 
 import json
+import os
+import random
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import check_invariants
 
-from farlight_env.game import FarlightGame
+from farlight_env.game import FarlightGame, Phase
+
+MAX_STEPS = 5000
+#: Corruptions tried by the property test; FARLIGHT_FUZZ_EXAMPLES=M runs more locally.
+EXAMPLES = int(os.environ.get("FARLIGHT_FUZZ_EXAMPLES", "150"))
 
 
-def _saved() -> dict:
-    game = FarlightGame(3, seed=4)
-    for _ in range(3):
-        game.apply(game.legal_actions()[0])
-    return json.loads(game.to_json())
+def _game(num_players: int = 3, seed: int = 4, steps: int = 3) -> FarlightGame:
+    game = FarlightGame(num_players, seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over and len(game.history) < steps:
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+def _saved(**kwargs: Any) -> dict:
+    return json.loads(_game(**kwargs).to_json())
+
+
+def _refused(saved: dict) -> str:
+    with pytest.raises(ValueError, match=r"^saved game") as excinfo:
+        FarlightGame.from_json(json.dumps(saved))
+    return str(excinfo.value)
+
+
+def _in_phase(phase: Phase, num_players: int = 3) -> dict:
+    for seed in range(200):
+        game = FarlightGame(num_players, seed=seed)
+        rng = random.Random(seed)
+        while game.phase is not phase and not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+        if game.phase is phase:
+            return json.loads(game.to_json())
+    raise AssertionError(f"no random game reached phase {phase}")
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda s: s["state"]["hands"][0].append(4), "tiles"),
-        (lambda s: s["state"]["deck"].append(s["state"]["deck"][0]), "exactly one place"),
+        (lambda s: s["state"]["hands"][0].append(4), "state.hands[0]"),
+        (lambda s: s["state"]["deck"].append(s["state"]["deck"][0]), "is also in"),
         (lambda s: s["state"]["deck"].pop(), "exactly one place"),
-        (lambda s: s["state"]["stacks"][0].pop(), "mission card"),
-        (lambda s: s["state"].__setitem__("crew", [-1, 3, 3]), "negative"),
+        (lambda s: s["state"]["stacks"][0].pop(), "every mission card"),
+        (lambda s: s["state"].__setitem__("crew", [-1, 3, 3]), "state.crew[0]: expected int >= 0"),
         (lambda s: s["state"].__setitem__("current", None), "to act"),
-        (lambda s: s["state"]["ship_parts"][1].append(0), "ship"),
-        (lambda s: s["state"].__setitem__("points", [0, 0]), "entries"),
+        (lambda s: s["state"]["ship_parts"][1].append(0), "is also in"),
+        (lambda s: s["state"].__setitem__("points", [0, 0]), "state.points: expected 3 entries"),
+        # cases that loaded before and then hung or crashed
+        (lambda s: s["state"].__setitem__("resume", "bogus"), "state.resume: invalid enum"),
+        (lambda s: s["state"].__setitem__("resume", "reset"), "state.resume: a saved game rests"),
+        (lambda s: s["state"].__setitem__("current", 99), "state.current: expected int <= 4"),
+        (lambda s: s["state"].__setitem__("current", 4), "state.current: expected a seat 0..2"),
+        (lambda s: s["state"]["bids"][12].append([9, 0, False]), "state.bids[12][0][0]"),
+        (lambda s: s["state"]["ships"][0].append([100, 100, 3]), "state.ships[0][1][0]"),
+        (lambda s: s["state"]["ships"][0].append([-7, 0, 3]), "outside the 13-wide grid"),
+        (lambda s: s["state"].__setitem__("engine_values", []), "state.engine_values"),
+        (lambda s: s["state"]["engine_values"][0].__setitem__(1, 0), "expected int >= 1, got 0"),
+        (lambda s: s["state"]["engine_values"][0].__setitem__(1, 99), "expected int <= 6, got 99"),
+        (lambda s: s["state"]["crew"].__setitem__(1, 10**400), "state.crew[1]: expected int <="),
+        (lambda s: s["state"]["points"].__setitem__(2, -3), "state.points[2]: expected int >= 0"),
+        (lambda s: s["state"].__setitem__("round", -5), "state.round: expected int >= 1, got -5"),
+        (lambda s: s["state"].__setitem__("round", 51), "state.round: expected 1..50"),
+        (lambda s: s["state"]["ships"][2].clear(), "state.ships[2]: expected one core at (0, 0)"),
+        (lambda s: s["state"]["ships"][2][0].__setitem__(1, 1), "expected one core at (0, 0)"),
+        (lambda s: s["state"].__setitem__("phase", "lunch"), "state.phase: invalid enum"),
+        (lambda s: s["state"].__setitem__("tiles_left", 0), "state.tiles_left"),
+        (lambda s: s["state"].__setitem__("bid_turn", 2), "state.current"),
+        (lambda s: s["state"]["crew"].__setitem__(0, True), "state.crew[0]: expected int, got"),
+        (lambda s: s["state"]["crew"].__setitem__(0, 3.0), "state.crew[0]: expected int, got"),
+        (lambda s: s["state"].__setitem__("awards_up", ["Colonist"] * 3), "permutation"),
+        (lambda s: s["state"]["awards_down"].__setitem__(0, "Chef"), "state.awards_down[0]"),
+        (lambda s: s["state"]["history"].append({"type": "Bid", "tile": 1}), "action record"),
+        (lambda s: s["state"]["history"][0].__setitem__("tile", "1"), "'tile' must be int"),
+        (lambda s: s["state"]["history"][0].__setitem__("tile", True), "'tile' must be int"),
+        (lambda s: s["state"]["history"].append({"type": "Discard", "part": "X"}), "history[3]"),
+        (lambda s: s["state"].__setitem__("extra", 1), "unknown field extra"),
+        (lambda s: s["config"].__setitem__("grid_size", 10**6), "config: grid_size"),
+        (lambda s: s["config"].__setitem__("colour", "red"), "unknown game option colour='red'"),
+        (lambda s: s.__setitem__("seed", 2**200), "seed: expected int < 2**128"),
+        (lambda s: s["rng"]["state"].__setitem__("inc", -1), "rng.state.inc"),
+        (lambda s: s["card_set"]["missions"][0].__setitem__("value", 10**400), "value"),
     ],
 )
-def test_inconsistent_saved_state_is_refused(edit, message: str) -> None:
+def test_inconsistent_saved_state_is_refused_naming_the_field(edit, message: str) -> None:
     saved = _saved()
     edit(saved)
-    with pytest.raises(ValueError, match="saved game is corrupt") as excinfo:
-        FarlightGame.from_json(json.dumps(saved))
-    assert message in str(excinfo.value)
+    assert message in _refused(saved)
+
+
+@pytest.mark.parametrize(
+    ("phase", "edit", "message"),
+    [
+        (Phase.MISSION, lambda s: s.__setitem__("mission_cursor", 5), "mission_cursor"),
+        (Phase.MISSION, lambda s: s.__setitem__("mission_stack", -1), "state.mission"),
+        (Phase.MISSION, lambda s: s["mission_order"].append(s["mission_order"][0]), "mission"),
+        (Phase.INSTALL, lambda s: s.__setitem__("selected", 0), "state.selected"),
+        (Phase.INSTALL, lambda s: s.__setitem__("resolve_cursor", 0), "state.resolve_cursor"),
+        (Phase.INSTALL, lambda s: s.__setitem__("benefit_left", [[1, 1]] * 3), "benefit_left"),
+        (Phase.UPGRADE, lambda s: s.__setitem__("benefit_left", []), "benefit_left"),
+        (Phase.OVER, lambda s: s.__setitem__("winners", []), "state.end_reason"),
+        (Phase.OVER, lambda s: s["final_breakdown"][0].__setitem__("tokens", 99), "breakdown"),
+    ],
+)
+def test_phase_cursors_must_agree(phase: Phase, edit, message: str) -> None:
+    saved = _in_phase(phase)
+    edit(saved["state"])
+    assert message in _refused(saved)
+
+
+@pytest.mark.parametrize("phase", list(Phase))
+def test_every_phase_round_trips(phase: Phase) -> None:
+    text = json.dumps(_in_phase(phase), sort_keys=True, separators=(",", ":"))
+    assert FarlightGame.from_json(text).to_json() == text
 
 
 def test_consistent_saved_state_still_loads() -> None:
     saved = _saved()
     text = json.dumps(saved, sort_keys=True, separators=(",", ":"))
     assert FarlightGame.from_json(text).to_json() == text
+
+
+def test_deeply_nested_json_is_a_value_error() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(ValueError, match="nested too deeply"):
+        FarlightGame.from_json(deep)
+    saved = _saved()
+    text = json.dumps(saved).replace(
+        '"history": [', '"history": [' + "[" * 100_000 + "]" * 100_000 + ",", 1
+    )
+    with pytest.raises(ValueError, match="saved game"):
+        FarlightGame.from_json(text)
+
+
+# ----------------------------------------------------------------------- corruption property
+def _leaves(value: Any, path: tuple = ()) -> list[tuple]:
+    """Every path into nested lists and dicts, containers included."""
+    paths = [path]
+    if isinstance(value, dict):
+        for key in sorted(value):
+            paths += _leaves(value[key], (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            paths += _leaves(item, (*path, i))
+    return paths
+
+
+BAD_VALUES = [
+    None,
+    True,
+    False,
+    -1,
+    -5,
+    0,
+    1,
+    2,
+    5,
+    7,
+    99,
+    10**400,
+    -(10**400),
+    0.5,
+    float("nan"),
+    "",
+    "bogus",
+    "bidding",
+    "Colonist",
+    [],
+    [0],
+    [1, 2, 3],
+    {},
+    {"type": "Bid"},
+]
+
+
+def _corrupt(saved: dict, rng: random.Random) -> tuple[tuple, Any]:
+    state = saved["state"]
+    key = rng.choice(sorted(state))  # every field equally likely, however long its list
+    path = rng.choice(_leaves(state[key], (key,)))
+    parent = saved["state"]
+    for key in path[:-1]:
+        parent = parent[key]
+    old = parent[path[-1]]
+    roll = rng.random()
+    if isinstance(old, list) and roll < 0.3:
+        new = old[:-1] if old and rng.random() < 0.5 else [*old, old[0] if old else 0]
+    elif isinstance(old, int) and not isinstance(old, bool) and roll < 0.6:
+        new = old + rng.choice([-2, -1, 1, 2, 10**6])
+    else:
+        new = rng.choice(BAD_VALUES)
+    parent[path[-1]] = new
+    return path, new
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    num_players=st.integers(2, 5),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 400),
+    pick=st.integers(0, 2**32),
+)
+def test_a_corrupt_field_is_refused_or_plays_to_the_end(num_players, seed, steps, pick) -> None:
+    saved = _saved(num_players=num_players, seed=seed, steps=steps)
+    rng = random.Random(pick)
+    path, new = _corrupt(saved, rng)
+    try:
+        game = FarlightGame.from_json(json.dumps(saved))
+    except ValueError as exc:
+        assert str(exc).startswith("saved game"), (path, new, exc)
+        return
+    play = random.Random(pick + 1)
+    for _ in range(MAX_STEPS):
+        check_invariants(game)
+        if game.is_over:
+            return
+        game.apply(play.choice(game.legal_actions()))
+    raise AssertionError(f"the game loaded with state{list(path)} = {new!r} never ended")

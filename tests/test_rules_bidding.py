@@ -1,4 +1,4 @@
-"""Bidding: RULES.md R-BID-1..6."""
+"""Bidding: docs/rules.md R-BID-1..6."""
 
 from __future__ import annotations
 

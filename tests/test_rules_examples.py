@@ -1,4 +1,4 @@
-"""The rulebook's worked examples, with the project's rules (RULES.md) and exact outcomes.
+"""The rulebook's worked examples, with the project's rules (docs/rules.md) and exact outcomes.
 
 Seats: John = 0, Lisa = 1, Sarah = 2.
 """

@@ -90,8 +90,8 @@ def test_r_mis_1_missions_without_bids_are_not_resolved():
     assert [name for name, _ in decide_all(game, {})] == ["Lunar Relay Station"]
 
 
-def _lunar_position(first: int):
-    game = make_game(3)
+def _lunar_position(first: int, **rule_options):
+    game = make_game(3, rule_options=rule_options)
     set_stacks(game, [["Lunar Relay Station"], ["Mars Elevator"], [SINK_MISSION]])
     set_first_player(game, first)
     for seat in range(3):
@@ -106,9 +106,10 @@ def test_r_mis_2_bidders_by_bid_descending_ties_by_turn_order():
     assert [seat for _, seat in decide_all(game, {})] == [1, 2, 0]
 
 
-def test_r_mis_2_zero_bid_gets_no_chance():
-    """R-MIS-2 [decision]: a lone 0 tile on a mission is never asked, even if it could complete."""
-    game = _lunar_position(first=0)
+def test_r_mis_2_lone_zero_never_asked_when_option_off():
+    """R-MIS-2 [option] lone_zero_mission_chance=False: a lone 0 tile on a mission is never
+    asked, even if it could complete (the earlier reading)."""
+    game = _lunar_position(first=0, lone_zero_mission_chance=False)
     play_bids(game, {0: [Bid(0, M0)], 1: [Bid(1, M0)], 2: [Bid(3, M0)]}, fill=SINK)
     assert [seat for _, seat in decide_all(game, {0: True, 1: True, 2: True})] == [2, 1]
     assert game.points == [0, 1, 2]

@@ -1,4 +1,4 @@
-"""Components and setup: RULES.md R-COMP-1..4 and R-SETUP-1..6.
+"""Components and setup: docs/rules.md R-COMP-1..4 and R-SETUP-1..6.
 
 Every test names the rule it checks; expected values are exact.
 """

@@ -40,6 +40,16 @@ MIN_MISSION_DIE, MAX_MISSION_DIE = 2, 6
 MAX_MISSION_BIOTECH = 5
 MAX_MISSION_SCIENCE = 6
 
+# --- size limits: a card file is data from others, so nothing in it may be unbounded ----------
+MAX_FILE_BYTES = 1 << 20  # 1 MiB; the standard set is ~20 KB
+MAX_CARDS = 256  # per list (parts, missions); the standard set has 57 and 23
+MAX_NAME_LENGTH = 80  # card and set names; the longest standard name has 26 characters
+MAX_DESCRIPTION_LENGTH = 10_000
+MAX_PART_ENGINES = 4  # engine icons on one part; the standard set has at most 2
+MAX_ENGINE_RANK = 999
+MAX_PART_ICONS = 8  # benefit icons on one part; the standard set has at most 2
+MAX_MISSION_VALUE = 999  # points; the standard set's highest is 14
+
 # --- playability minimums for any player count (R-SETUP-3, R-SETUP-4) --------------------------
 MIN_CLIMACTIC = 3  # one at the bottom of each of the 3 stacks
 MIN_REGULAR = 9  # 3 per stack with 4-5 players
@@ -61,26 +71,30 @@ _TIMING_NAMES = ", ".join(f'"{t.value}"' for t in Timing)
 _ICON_TABLE = f"{{ kind = one of {_KIND_NAMES}; timing = one of {_TIMING_NAMES} }}"
 
 # Field -> what a right value looks like; a field without a default is required.
+_NAME = f"a non-empty string (at most {MAX_NAME_LENGTH} characters)"
 _SET_FIELDS = {
-    "name": "a non-empty string",
+    "name": _NAME,
     "reconstructed": "a boolean",
-    "description": "a string",
-    "parts": "a list of part tables",
-    "missions": "a list of mission tables",
+    "description": f"a string of at most {MAX_DESCRIPTION_LENGTH} characters",
+    "parts": f"a list of part tables (at most {MAX_CARDS})",
+    "missions": f"a list of mission tables (at most {MAX_CARDS})",
 }
 _SET_REQUIRED = ("name", "parts", "missions")
 _PART_FIELDS = {
-    "name": "a non-empty string",
+    "name": _NAME,
     "connectors": f"a non-empty list of distinct sides from {_SIDE_NAMES}",
     "crew_cost": f"an integer 0..{MAX_CREW_COST}",
     "biotech": f"an integer 0..{MAX_PART_BIOTECH}",
-    "engines": "a list of positive integer ranks, unique across the deck",
-    "icons": f"a list of icon tables, each {_ICON_TABLE}",
+    "engines": (
+        f"a list of at most {MAX_PART_ENGINES} positive integer ranks up to {MAX_ENGINE_RANK}, "
+        "unique across the deck"
+    ),
+    "icons": f"a list of at most {MAX_PART_ICONS} icon tables, each {_ICON_TABLE}",
 }
 _PART_REQUIRED = ("name", "connectors")
 _MISSION_FIELDS = {
-    "name": "a non-empty string",
-    "value": "a positive integer",
+    "name": _NAME,
+    "value": f"a positive integer up to {MAX_MISSION_VALUE}",
     "climactic": "a boolean",
     "engines": (
         f"a list of at most {MAX_MISSION_ENGINES} minimum die values "
@@ -147,6 +161,8 @@ def card_set_from_dict(data: Mapping[str, Any], source: str = "<dict>") -> CardS
         name = _name("name", data["name"])
         reconstructed = _bool("reconstructed", data.get("reconstructed", False))
         description = _string("description", data.get("description", ""))
+        if len(description) > MAX_DESCRIPTION_LENGTH:
+            raise _FieldError("description", f"must be {_SET_FIELDS['description']}")
         raw_parts = _table_list("parts", data["parts"])
         raw_missions = _table_list("missions", data["missions"])
     except _FieldError as problem:
@@ -193,8 +209,14 @@ def standard_constraints_report(cs: CardSet) -> list[str]:
 
 def _read_text(source: str) -> str:
     try:
-        with open(source, encoding="utf-8") as handle:
-            return handle.read()
+        with open(source, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise CardFileError(
+                f"{source}: card file is larger than {MAX_FILE_BYTES // 1024} KiB; "
+                "a card set is far smaller"
+            )
+        return raw.decode("utf-8")
     except FileNotFoundError:
         raise CardFileError(f"{source}: no such card file") from None
     except UnicodeDecodeError as err:
@@ -229,6 +251,8 @@ def _parse_text(text: str, suffix: str, source: str) -> CardSet:
         data = decode(text)
     except ValueError as err:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         raise CardFileError(f"{source}: not valid {kind}: {err}") from None
+    except RecursionError:
+        raise CardFileError(f"{source}: not valid {kind}: nested too deeply") from None
     return card_set_from_dict(data, source)
 
 
@@ -278,7 +302,7 @@ def _mission(raw: Mapping[str, Any]) -> MissionCard:
     _check_keys(raw, _MISSION_FIELDS, _MISSION_REQUIRED)
     mission = MissionCard(
         name=_name("name", raw["name"]),
-        value=_bounded_int("value", raw["value"], 1, None),
+        value=_bounded_int("value", raw["value"], 1, MAX_MISSION_VALUE),
         climactic=_bool("climactic", raw.get("climactic", False)),
         engines=_dice("engines", raw.get("engines", [])),
         biotech=_bounded_int("biotech", raw.get("biotech", 0), 0, MAX_MISSION_BIOTECH),
@@ -314,7 +338,9 @@ def _check_keys(raw: Mapping[str, Any], fields: Mapping[str, str], required: Seq
 
 def _name(field: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _FieldError(field, f"must be a non-empty string, got {_describe(value)}")
+        raise _FieldError(field, f"must be {_NAME}, got {_describe(value)}")
+    if len(value) > MAX_NAME_LENGTH:
+        raise _FieldError(field, f"must be {_NAME}, got {len(value)} characters")
     return value
 
 
@@ -342,14 +368,14 @@ def _bounded_int(field: str, value: Any, low: int, high: int | None) -> int:
     return int(value)
 
 
-def _list(field: str, value: Any, expected: str) -> list[Any]:
-    if not isinstance(value, (list, tuple)):
+def _list(field: str, value: Any, expected: str, limit: int | None = None) -> list[Any]:
+    if not isinstance(value, (list, tuple)) or (limit is not None and len(value) > limit):
         raise _FieldError(field, f"must be {expected}, got {_describe(value)}")
     return list(value)
 
 
 def _table_list(field: str, value: Any) -> list[Any]:
-    return _list(field, value, _SET_FIELDS[field])
+    return _list(field, value, _SET_FIELDS[field], MAX_CARDS)
 
 
 def _connectors(field: str, value: Any) -> frozenset[Side]:
@@ -370,11 +396,13 @@ def _connectors(field: str, value: Any) -> frozenset[Side]:
 
 
 def _ranks(field: str, value: Any) -> tuple[int, ...]:
-    items = _list(field, value, _PART_FIELDS["engines"])
+    items = _list(field, value, _PART_FIELDS["engines"], MAX_PART_ENGINES)
     for item in items:
-        if not _is_int(item) or item < 1:
+        if not _is_int(item) or not 1 <= item <= MAX_ENGINE_RANK:
             raise _FieldError(
-                field, f"each engine rank must be a positive integer, got {_describe(item)}"
+                field,
+                f"each engine rank must be a positive integer up to {MAX_ENGINE_RANK}, "
+                f"got {_describe(item)}",
             )
     repeated = [rank for rank, n in Counter(items).items() if n > 1]
     if repeated:
@@ -400,7 +428,7 @@ def _dice(field: str, value: Any) -> tuple[int, ...]:
 
 
 def _icons(field: str, value: Any) -> tuple[Icon, ...]:
-    items = _list(field, value, _PART_FIELDS["icons"])
+    items = _list(field, value, _PART_FIELDS["icons"], MAX_PART_ICONS)
     return tuple(_icon(f"{field}[{i}]", item) for i, item in enumerate(items))
 
 
@@ -452,14 +480,17 @@ def _describe(value: Any) -> str:
 def _check_unique_names(
     what: str, cards: Sequence[PartCard] | Sequence[MissionCard], source: str
 ) -> None:
+    """Names that differ only by case or surrounding spaces are the same card to a reader."""
     first: dict[str, int] = {}
     for index, card in enumerate(cards):
-        if card.name in first:
+        key = card.name.strip().casefold()
+        if key in first:
             raise CardFileError(
-                f"{source}: {what} {card.name!r} field 'name': must be unique, but the {what} at "
-                f"index {first[card.name]} has the same name (this one is at index {index})"
+                f"{source}: {what} {card.name!r} field 'name': must be unique (ignoring case and "
+                f"surrounding spaces), but the {what} at index {first[key]} has the same name "
+                f"(this one is at index {index})"
             )
-        first[card.name] = index
+        first[key] = index
 
 
 def _check_unique_ranks(parts: Sequence[PartCard], source: str) -> None:

@@ -17,20 +17,31 @@ from farlight_env.game.actions import (
     action_from_dict,
     action_to_dict,
 )
-from farlight_env.game.game import (
+from farlight_env.game.config import (
+    GAME_OPTIONS,
+    MAX_GRID_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    CardSetError,
     ConfigError,
     EndReason,
-    FarlightGame,
     GameConfig,
     IllegalActionError,
     Phase,
 )
+from farlight_env.game.game import FarlightGame
+from farlight_env.game.rules_options import RuleOptionError, RuleOptions
 
 __all__ = [
+    "GAME_OPTIONS",
+    "MAX_GRID_SIZE",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
     "Action",
     "Bid",
     "ChooseEngine",
     "CompleteMission",
+    "CardSetError",
     "ConfigError",
     "Discard",
     "EndReason",
@@ -42,6 +53,8 @@ __all__ = [
     "Phase",
     "RefitRemove",
     "RefitStop",
+    "RuleOptionError",
+    "RuleOptions",
     "SelectPart",
     "SkipEngine",
     "Target",

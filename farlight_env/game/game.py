@@ -1,30 +1,21 @@
 """The Farlight rules engine: one mutable game state, its legal actions and transitions.
 
 Pure Python plus a numpy Generator for chance; it knows nothing of PettingZoo, Gymnasium or
-tensors. Rule IDs refer to ../shared/RULES.md and docs/rules.md.
+tensors. Rule IDs are defined in docs/rules.md.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from farlight_env.cards.loader import (
-    CardFileError,
-    card_set_from_dict,
-    card_set_to_dict,
-    load_card_set,
-    standard_card_set,
-)
+from farlight_env.cards.loader import CardFileError, load_card_set, standard_card_set
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, MissionCard, Timing
+from farlight_env.game import scoring, serialize
 from farlight_env.game.actions import (
     Action,
     Bid,
@@ -39,91 +30,82 @@ from farlight_env.game.actions import (
     SkipEngine,
     Target,
     TargetKind,
-    action_from_dict,
-    action_to_dict,
 )
-from farlight_env.game.ship import CORE, Cell, connector_counts, connector_mask, legal_cells
+from farlight_env.game.config import (
+    AWARD_POINTS,
+    DISCOVER,
+    ENGINEER,
+    GAME_OPTIONS,
+    HIRE,
+    HIRE_CREW,
+    MAX_ENGINE,
+    MAX_GRID_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_FACE_UP_AWARDS,
+    NUM_STACKS,
+    PART_SPACES,
+    REFIT,
+    REGULAR_PER_STACK,
+    SEED_LIMIT,
+    START_CREW,
+    TEMP_BIOTECH_COST,
+    TILES,
+    TILES_PER_PASS,
+    CardSetError,
+    ConfigError,
+    EndReason,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    Resume,
+)
+from farlight_env.game.ship import (
+    CORE,
+    Cell,
+    connector_counts,
+    connector_mask,
+    legal_cells,
+    new_stamp,
+)
 
-TILES: tuple[int, ...] = (0, 1, 2, 3, 4)  # R-SETUP-1
-TILES_PER_PASS: tuple[int, ...] = (2, 2, 1)  # R-BID-1
-PART_SPACES: dict[int, int] = {2: 7, 3: 9, 4: 10, 5: 12}  # R-SETUP-4
-REGULAR_PER_STACK: dict[int, int] = {2: 2, 3: 2, 4: 3, 5: 3}  # R-SETUP-3
-NUM_STACKS = 3
-NUM_FACE_UP_AWARDS = 3
-AWARD_POINTS = 5
-HIRE_CREW = 3
-TEMP_BIOTECH_COST = 3  # R-MIS-5
-START_CREW = 3
-MAX_ENGINE = 6
-REFIT, HIRE, DISCOVER, ENGINEER = range(4)
+# Names other modules import from here (kept for compatibility; declared in game/config.py).
+__all__ = [
+    "AWARD_POINTS",
+    "DISCOVER",
+    "ENGINEER",
+    "GAME_OPTIONS",
+    "HIRE",
+    "MAX_ENGINE",
+    "MAX_GRID_SIZE",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "NUM_STACKS",
+    "PART_SPACES",
+    "REFIT",
+    "TILES",
+    "TILES_PER_PASS",
+    "CardSetError",
+    "ConfigError",
+    "EndReason",
+    "FarlightGame",
+    "GameConfig",
+    "IllegalActionError",
+    "Phase",
+]
 
 
-class Phase(str, Enum):
-    """The kind of decision the acting player faces (OVER when the game has ended)."""
-
-    BIDDING = "bidding"
-    REFIT = "refit"
-    ENGINEER = "engineer"
-    INSTALL = "install"
-    UPGRADE = "upgrade"
-    OVERHAUL = "overhaul"
-    MISSION = "mission"
-    OVER = "over"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class EndReason(str, Enum):
-    CLIMACTIC = "climactic"  # R-RESET-1
-    DECK = "deck"  # R-RESET-3
-    ROUND_CAP = "round_cap"  # R-RESET-6
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the game state is left unchanged."""
-
-
-class ConfigError(ValueError):
-    """A game configuration that cannot be played."""
-
-
-class CardSetError(ConfigError, CardFileError):
-    """A card file given as configuration was missing or invalid (catch either base)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameConfig:
-    """Everything besides the seed that fixes a game's rules and size."""
-
-    num_players: int = 4
-    grid_size: int = 13
-    max_rounds: int = 50
-    random_first_player: bool = False
-
-    def validate(self) -> None:
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int):
-            raise ConfigError(f"num_players must be an integer 2..5, got {self.num_players!r}")
-        if not 2 <= self.num_players <= 5:
-            raise ConfigError(f"num_players must be 2..5 (R-COMP-1), got {self.num_players}")
-        if isinstance(self.grid_size, bool) or not isinstance(self.grid_size, int):
-            raise ConfigError(f"grid_size must be an odd integer >= 3, got {self.grid_size!r}")
-        if self.grid_size < 3 or self.grid_size % 2 == 0:
-            raise ConfigError(
-                f"grid_size must be odd (the core sits in the centre) and >= 3, "
-                f"got {self.grid_size} (R-INST-2)"
-            )
-        if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int):
-            raise ConfigError(f"max_rounds must be a positive integer, got {self.max_rounds!r}")
-        if self.max_rounds < 1:
-            raise ConfigError(f"max_rounds must be >= 1 (R-RESET-6), got {self.max_rounds}")
-        if not isinstance(self.random_first_player, bool):
-            raise ConfigError(
-                f"random_first_player must be True or False, got {self.random_first_player!r}"
-            )
+def mission_bidders(
+    totals: Mapping[int, int], order_key: Callable[[int], int], lone_zero_chance: bool
+) -> list[int]:
+    """Who is asked to complete a mission, in order (R-MIS-2): bid descending, ties by turn
+    order; a lone 0 never wins, so with `lone_zero_chance` it is asked after every real bid."""
+    real = sorted(
+        (p for p, t in totals.items() if t >= 1), key=lambda p: (-totals[p], order_key(p))
+    )
+    if not lone_zero_chance:
+        return real
+    return real + sorted((p for p, t in totals.items() if t == 0), key=order_key)
 
 
 def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
@@ -131,7 +113,8 @@ def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
     return mission.value, mission.name.casefold(), mission.name
 
 
-def _resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
+def resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
+    """The card set a game option names: None for the standard set, a CardSet, or a file."""
     if card_set is None:
         return standard_card_set()
     if isinstance(card_set, CardSet):
@@ -146,8 +129,15 @@ def _resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
     )
 
 
-# Process-wide unique stamps: equal stamps mean equal ship contents (caches key on them).
-_SHIP_STAMPS = itertools.count()
+def _resolve_seed(seed: int | None) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ConfigError(f"seed must be an integer or None, got {seed!r}")
+    if not 0 <= seed < SEED_LIMIT:
+        raise ConfigError(f"seed must be a non-negative integer below 2**128, got {seed}")
+    return int(seed)
+
 
 # Attributes derived once from config and cards; immutable, so clones share them.
 _SHARED_TABLES = (
@@ -180,20 +170,21 @@ class FarlightGame:
         seed: int | None = None,
         *,
         card_set: CardSet | str | os.PathLike | None = None,
-        grid_size: int = 13,
-        max_rounds: int = 50,
-        random_first_player: bool = False,
+        **options: Any,
     ) -> None:
-        self.config = GameConfig(num_players, grid_size, max_rounds, random_first_player)
-        self.config.validate()
-        self.cards = _resolve_card_set(card_set)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ConfigError(f"seed must be an integer or None, got {seed!r}")
-        if seed is not None and seed < 0:
-            raise ConfigError(f"seed must be a non-negative integer, got {seed}")
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
-        self.seed = int(seed)
+        """Set up a new game (R-SETUP).
+
+        Args:
+            num_players: seats 0..n-1, 2..5 (R-COMP-1).
+            seed: fixes every chance event; None draws one (read it back from `seed`).
+            card_set: a CardSet, a path to a card file (.toml/.json), or None for the standard
+                set.
+            **options: the other `GameConfig` fields (grid_size, max_rounds,
+                random_first_player, ...); an unknown name raises ConfigError.
+        """
+        self.config = GameConfig.from_options(num_players=num_players, **options)
+        self.cards = resolve_card_set(card_set)
+        self.seed = _resolve_seed(seed)
         self._init_tables()
         self.rng = np.random.Generator(np.random.PCG64(self.seed))
         self._setup()
@@ -236,7 +227,7 @@ class FarlightGame:
         self.points = [0] * n
         self.hands: list[list[int]] = [list(TILES) for _ in range(n)]
         self.ships: list[dict[Cell, int]] = [{(0, 0): CORE} for _ in range(n)]
-        self.ship_stamps = [next(_SHIP_STAMPS) for _ in range(n)]
+        self.ship_stamps = [new_stamp() for _ in range(n)]
         self.ship_parts: list[list[int]] = [[] for _ in range(n)]
         self.pending: list[list[int]] = [[] for _ in range(n)]
         self.installed_this_round: list[list[int]] = [[] for _ in range(n)]
@@ -339,6 +330,26 @@ class FarlightGame:
     def mission_being_resolved(self) -> int | None:
         return self._mission if self._phase is Phase.MISSION else None
 
+    @property
+    def bidding_pass(self) -> int:
+        """Bidding pass 0..2 of this round (R-BID-1); meaningful during bidding."""
+        return self._bid_pass
+
+    @property
+    def tiles_left(self) -> int:
+        """Tiles the current bidder still places in this pass (R-BID-1)."""
+        return self._tiles_left
+
+    @property
+    def mission_stack(self) -> int | None:
+        """Stack whose top mission is being resolved; None outside the mission phase."""
+        return self._mission_stack if self._phase is Phase.MISSION else None
+
+    @property
+    def completers(self) -> int:
+        """Seats that completed the mission being resolved so far (R-MIS-3)."""
+        return self._completers if self._phase is Phase.MISSION else 0
+
     def engines(self, seat: int) -> list[tuple[int, int]]:
         """(rank, value) of every engine installed on a seat's ship (R-SHIP-2)."""
         parts = self.cards.parts
@@ -355,7 +366,12 @@ class FarlightGame:
 
     def connectors(self, seat: int) -> tuple[int, int, int]:
         """(open, connected, blocked) connectors of a seat's ship (R-SHIP-1)."""
-        return connector_counts(self.ships[seat], self.part_masks)
+        return self.count_connectors(self.ships[seat])
+
+    def count_connectors(self, cells: Mapping[Cell, int]) -> tuple[int, int, int]:
+        """(open, connected, blocked) of any ship layout under this game's edge_connectors."""
+        blocked_edge = self.half if self.config.rule_options.edge_connectors == "blocked" else None
+        return connector_counts(cells, self.part_masks, blocked_edge)
 
     def bid_total(self, seat: int, slot: int) -> int:
         """A seat's bid on a target slot: tile values plus crew (R-BID-6)."""
@@ -508,11 +524,11 @@ class FarlightGame:
             self.pending[p].remove(part)
             self._leave_game(part)
             self._selected = None
-            self._resume = "install"
+            self._resume = Resume.INSTALL
         elif isinstance(action, RefitRemove):
             self._refit_remove(p, self.part_index[action.part])
         elif isinstance(action, RefitStop):
-            self._resume = "resolve"
+            self._resume = Resume.RESOLVE
         elif isinstance(action, ChooseEngine):
             self._engine_choice(p, action.rank)
         elif isinstance(action, SkipEngine):
@@ -521,7 +537,7 @@ class FarlightGame:
             self._complete(p)
         elif isinstance(action, PassMission):
             self._mission_cursor += 1
-            self._resume = "missions"
+            self._resume = Resume.MISSIONS
         else:  # pragma: no cover - guarded by the legality check
             raise IllegalActionError(f"unknown action type {type(action).__name__}")
 
@@ -535,7 +551,7 @@ class FarlightGame:
         self._legal = None
         self._legal_set = None
         self._selected: int | None = None
-        self._resume: str | None = None
+        self._resume: Resume | None = None
         self._resolve_cursor = 0
         self._mission = -1
         self._mission_stack = -1
@@ -560,7 +576,7 @@ class FarlightGame:
             self._bid_turn = 0
             self._bid_pass += 1
             if self._bid_pass == len(TILES_PER_PASS):
-                self._resume = "resolve"
+                self._resume = Resume.RESOLVE
                 return
         self._tiles_left = TILES_PER_PASS[self._bid_pass]
         self._current = (self.first_player + self._bid_turn) % self.num_players
@@ -569,24 +585,10 @@ class FarlightGame:
     def _advance(self) -> None:
         """Run automatic steps until a player faces a real choice or the game ends."""
         while True:
-            if self._resume == "resolve":
+            resume = self._resume
+            if resume is not None:
                 self._resume = None
-                if self._resolve_bids():
-                    continue  # a facility decision was set up
-                self._start_install()
-            elif self._resume == "install":
-                self._resume = None
-                self._next_installer()
-            elif self._resume == "benefits":
-                self._resume = None
-                self._next_benefit()
-            elif self._resume == "missions":
-                self._resume = None
-                self._next_mission_decision()
-            elif self._resume == "reset":
-                self._resume = None
-                self._round_reset()
-            if self._resume is not None:
+                self._RESUME_STEPS[resume](self)
                 continue
             if self._phase is Phase.OVER:
                 self._current = None
@@ -604,6 +606,10 @@ class FarlightGame:
             self._legal = legal
             self._legal_set = None
             return
+
+    def _resume_resolution(self) -> None:
+        if not self._resolve_bids():  # False: no facility decision waits
+            self._start_install()
 
     # ------------------------------------------------ assembly 1: resolution
     def _resolve_bids(self) -> bool:
@@ -676,7 +682,7 @@ class FarlightGame:
 
     def _refit_remove(self, p: int, part: int) -> None:
         """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-        self.ship_stamps[p] = next(_SHIP_STAMPS)
+        self.ship_stamps[p] = new_stamp()
         self.ship_parts[p].remove(part)
         ship = self.ships[p]
         cell = next(c for c, piece in ship.items() if piece == part)
@@ -689,20 +695,20 @@ class FarlightGame:
         self.out_of_game.append(part)
 
     def _engine_choice(self, p: int, rank: int) -> None:
-        self.ship_stamps[p] = next(_SHIP_STAMPS)
+        self.ship_stamps[p] = new_stamp()
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
             self.engine_values[rank] = min(MAX_ENGINE, self.engine_values[rank] + 1)
         if self._phase is Phase.ENGINEER:
-            self._resume = "resolve"
+            self._resume = Resume.RESOLVE
         else:
             self._benefit_left[p][0 if self._phase is Phase.UPGRADE else 1] -= 1
-            self._resume = "benefits"
+            self._resume = Resume.BENEFITS
 
     def _engine_skip(self, p: int) -> None:
         self._benefit_left[p][0 if self._phase is Phase.UPGRADE else 1] -= 1
-        self._resume = "benefits"
+        self._resume = Resume.BENEFITS
 
     # --------------------------------------------------- assembly 2: install
     def _start_install(self) -> None:
@@ -725,10 +731,10 @@ class FarlightGame:
         self.pending[p].remove(part)
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
-        self.ship_stamps[p] = next(_SHIP_STAMPS)
+        self.ship_stamps[p] = new_stamp()
         self.installed_this_round[p].append(part)
         self._selected = None
-        self._resume = "install"
+        self._resume = Resume.INSTALL
 
     # -------------------------------------------------- assembly 3: benefits
     def _start_benefits(self) -> None:
@@ -785,10 +791,8 @@ class FarlightGame:
         totals: dict[int, int] = {}
         for p, tile, crew in self.bids[self.num_spaces + len(FACILITIES) + stack]:
             totals[p] = totals.get(p, 0) + tile + crew
-        # R-MIS-2: bid descending, ties by turn order; a bid of 0 gets no chance [decision]
-        self._mission_order = sorted(
-            (p for p, total in totals.items() if total >= 1),
-            key=lambda p: (-totals[p], self.order_key(p)),
+        self._mission_order = mission_bidders(
+            totals, self.order_key, self.config.rule_options.lone_zero_mission_chance
         )
         self._mission_cursor = 0
         self._completers = 0
@@ -812,7 +816,7 @@ class FarlightGame:
         self.points[p] += mission.value if self._completers == 0 else math.ceil(mission.value / 2)
         self._completers += 1
         self._mission_cursor += 1
-        self._resume = "missions"
+        self._resume = Resume.MISSIONS
 
     def _close_mission(self) -> None:
         """R-MIS-7/8: tiles home, mission crew to the supply; a completed mission leaves."""
@@ -824,6 +828,8 @@ class FarlightGame:
         for p in touched:
             self.hands[p].sort()
         self.bids[slot] = []
+        if self.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
+            self.temp_biotech = [0] * self.num_players
         if self._completers:
             stack = self.stacks[self._mission_stack]
             done = stack.pop(0)
@@ -833,7 +839,7 @@ class FarlightGame:
 
     def _finish_missions(self) -> None:
         self.temp_biotech = [0] * self.num_players  # R-MIS-5
-        self._resume = "reset"
+        self._resume = Resume.RESET
 
     # ------------------------------------------------------------- reset
     def _round_reset(self) -> None:
@@ -865,51 +871,26 @@ class FarlightGame:
     # --------------------------------------------------------- end of game
     def award_value(self, seat: int, award: str) -> int:
         """The quantity an award compares (R-END-1)."""
-        if award == "Colonist":
-            return self.biotech(seat)
-        if award == "Commander":
-            return self.crew[seat]
-        if award == "Efficiency":
-            open_, _, blocked = self.connectors(seat)
-            return open_ + blocked
-        if award == "Juggernaut":
-            return len(self.ship_parts[seat])
-        if award == "Potential":
-            return self.connectors(seat)[0]
-        if award == "Researcher":
-            return self.science[seat]
-        if award == "Rocketeer":
-            return sum(v for _, v in self.engines(seat))
-        raise ValueError(f"unknown award {award!r}; expected one of {AWARDS}")
+        return scoring.award_value(self, seat, award)
+
+    def token_points(self, seat: int) -> int:
+        """What a seat's crew and science are worth at the end (R-END-2, token_rounding)."""
+        return self.config.rule_options.token_points(self.crew[seat], self.science[seat])
 
     def award_holders(self, award: str, seats: Sequence[int] | None = None) -> list[int]:
         """Seats tied for the best value of an award; fewest wins Efficiency (R-END-1)."""
-        seats = list(range(self.num_players)) if seats is None else list(seats)
-        sign = -1 if award == "Efficiency" else 1
-        values = {s: sign * self.award_value(s, award) for s in seats}
-        best = max(values.values())
-        return [s for s in seats if values[s] == best]
+        return scoring.award_holders(self, award, seats)
 
     def _end(self, reason: EndReason) -> None:
         """Final scoring (R-END-1..4)."""
         self.end_reason = reason
         self._phase = Phase.OVER
         self._current = None
-        breakdown = []
-        award_winners = {award: set(self.award_holders(award)) for award in self.awards_up}
-        for p in range(self.num_players):
-            awards = AWARD_POINTS * sum(p in award_winners[a] for a in self.awards_up)
-            tokens = math.ceil((self.crew[p] + self.science[p]) / 3)
-            breakdown.append({"missions": self.points[p], "awards": awards, "tokens": tokens})
-            self.points[p] += awards + tokens
+        breakdown, winners = scoring.final_scores(self)
+        for p, parts in enumerate(breakdown):
+            self.points[p] += parts["awards"] + parts["tokens"]
         self.final_breakdown = breakdown
-        top = max(self.points)
-        tied = [p for p in range(self.num_players) if self.points[p] == top]
-        for award in self.awards_down:
-            if len(tied) == 1:
-                break
-            tied = self.award_holders(award, tied)
-        self._winners = tied
+        self._winners = winners
 
     # ------------------------------------------------------- copy and save
     def clone(self) -> FarlightGame:
@@ -919,184 +900,19 @@ class FarlightGame:
             setattr(other, name, getattr(self, name))
         other.rng = np.random.Generator(np.random.PCG64())
         other.rng.bit_generator.state = self.rng.bit_generator.state
-        other._load_state(self._dump_state(with_history=False))
+        serialize.load_state(other, serialize.dump_state(self, with_history=False))
         other.history = list(self.history)
         other.ship_stamps = list(self.ship_stamps)
         return other
 
-    def _dump_state(self, with_history: bool = True) -> dict[str, Any]:
-        """Every mutable fact as JSON-able data (lists, ints, strings)."""
-        return {
-            "round": self.round,
-            "phase": self._phase.value,
-            "current": self._current,
-            "first_player": self.first_player,
-            "crew": list(self.crew),
-            "science": list(self.science),
-            "points": list(self.points),
-            "hands": [list(h) for h in self.hands],
-            "ships": [[[r, c, piece] for (r, c), piece in ship.items()] for ship in self.ships],
-            "ship_parts": [list(x) for x in self.ship_parts],
-            "pending": [list(x) for x in self.pending],
-            "installed_this_round": [list(x) for x in self.installed_this_round],
-            "temp_biotech": list(self.temp_biotech),
-            "awards_up": list(self.awards_up),
-            "awards_down": list(self.awards_down),
-            "stacks": [list(s) for s in self.stacks],
-            "missions_out": list(self.missions_out),
-            "deck": list(self.deck),
-            "out_of_game": list(self.out_of_game),
-            "spaces": list(self.spaces),
-            "bonus": list(self.bonus),
-            "engine_values": [[rank, value] for rank, value in sorted(self.engine_values.items())],
-            "bids": [[[p, t, c] for p, t, c in slot] for slot in self.bids],
-            "end_reason": None if self.end_reason is None else self.end_reason.value,
-            "final_breakdown": self.final_breakdown,
-            "winners": list(self._winners),
-            "bid_pass": self._bid_pass,
-            "bid_turn": self._bid_turn,
-            "tiles_left": self._tiles_left,
-            "selected": self._selected,
-            "resume": self._resume,
-            "resolve_cursor": self._resolve_cursor,
-            "mission": self._mission,
-            "mission_stack": self._mission_stack,
-            "mission_queue": list(self._mission_queue),
-            "mission_order": list(self._mission_order),
-            "mission_cursor": self._mission_cursor,
-            "completers": self._completers,
-            "climactic_done": self._climactic_done,
-            "benefit_left": [list(x) for x in self._benefit_left],
-            "history": [action_to_dict(a) for a in self.history] if with_history else [],
-        }
-
-    def _load_state(self, s: dict[str, Any]) -> None:
-        self.round = s["round"]
-        self._phase = Phase(s["phase"])
-        self._current = s["current"]
-        self.first_player = s["first_player"]
-        self.crew = list(s["crew"])
-        self.science = list(s["science"])
-        self.points = list(s["points"])
-        self.hands = [list(h) for h in s["hands"]]
-        self.ships = [{(r, c): piece for r, c, piece in ship} for ship in s["ships"]]
-        self.ship_stamps = [next(_SHIP_STAMPS) for _ in self.ships]
-        self.ship_parts = [list(x) for x in s["ship_parts"]]
-        self.pending = [list(x) for x in s["pending"]]
-        self.installed_this_round = [list(x) for x in s["installed_this_round"]]
-        self.temp_biotech = list(s["temp_biotech"])
-        self.awards_up = list(s["awards_up"])
-        self.awards_down = list(s["awards_down"])
-        self.stacks = [list(x) for x in s["stacks"]]
-        self.missions_out = list(s["missions_out"])
-        self.deck = list(s["deck"])
-        self.out_of_game = list(s["out_of_game"])
-        self.spaces = list(s["spaces"])
-        self.bonus = list(s["bonus"])
-        self.engine_values = {rank: value for rank, value in s["engine_values"]}
-        self.bids = [[(p, t, bool(c)) for p, t, c in slot] for slot in s["bids"]]
-        self.end_reason = None if s["end_reason"] is None else EndReason(s["end_reason"])
-        self.final_breakdown = (
-            None if s["final_breakdown"] is None else [dict(b) for b in s["final_breakdown"]]
-        )
-        self._winners = list(s["winners"])
-        self._bid_pass = s["bid_pass"]
-        self._bid_turn = s["bid_turn"]
-        self._tiles_left = s["tiles_left"]
-        self._selected = s["selected"]
-        self._resume = s["resume"]
-        self._resolve_cursor = s["resolve_cursor"]
-        self._mission = s["mission"]
-        self._mission_stack = s["mission_stack"]
-        self._mission_queue = list(s["mission_queue"])
-        self._mission_order = list(s["mission_order"])
-        self._mission_cursor = s["mission_cursor"]
-        self._completers = s["completers"]
-        self._climactic_done = s["climactic_done"]
-        self._benefit_left = [list(x) for x in s["benefit_left"]]
-        self.history = [action_from_dict(a) for a in s["history"]]
-        self._legal = None
-        self._legal_set = None
-
     def to_json(self) -> str:
         """The full state, config, card set and RNG; `from_json` restores it exactly."""
-        data = {
-            "format": "farlight-game",
-            "version": 1,
-            "seed": self.seed,
-            "config": {
-                "num_players": self.config.num_players,
-                "grid_size": self.config.grid_size,
-                "max_rounds": self.config.max_rounds,
-                "random_first_player": self.config.random_first_player,
-            },
-            "card_set": card_set_to_dict(self.cards),
-            "rng": self.rng.bit_generator.state,
-            "state": self._dump_state(),
-        }
-        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return serialize.game_to_json(self)
 
     @classmethod
     def from_json(cls, text: str) -> FarlightGame:
         """Rebuild a game saved by `to_json`; a corrupt or foreign text raises ValueError."""
-        try:
-            data = json.loads(text)
-        except (TypeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"saved game is not valid JSON: {exc}") from exc
-        if not isinstance(data, dict) or data.get("format") != "farlight-game":
-            raise ValueError(
-                "saved game: not a Farlight game record (missing 'format': 'farlight-game')"
-            )
-        if data.get("version") != 1:
-            raise ValueError(f"saved game: unsupported version {data.get('version')!r}; expected 1")
-        try:
-            cfg = GameConfig(**data["config"])
-            cfg.validate()
-            game = object.__new__(cls)
-            game.config = cfg
-            game.cards = card_set_from_dict(data["card_set"], source="saved game")
-            game.seed = int(data["seed"])
-            game._init_tables()
-            game.rng = np.random.Generator(np.random.PCG64())
-            game.rng.bit_generator.state = data["rng"]
-            game._load_state(data["state"])
-            game._check_consistency()
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"saved game is corrupt: {type(exc).__name__}: {exc}") from exc
-        return game
-
-    def _check_consistency(self) -> None:
-        """Refuse a loaded state that no sequence of legal actions could have produced."""
-        n = self.num_players
-        for name in ("crew", "science", "points", "hands", "ships", "ship_parts", "pending"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"'{name}' has {len(getattr(self, name))} entries for {n} players")
-        for seat in range(n):
-            tiles = sorted(
-                self.hands[seat] + [t for slot in self.bids for p, t, _ in slot if p == seat]
-            )
-            if tiles != list(TILES):
-                raise ValueError(f"player {seat} holds tiles {tiles}; hand + board must be {TILES}")
-            if self.crew[seat] < 0 or self.science[seat] < 0:
-                raise ValueError(f"player {seat} has negative crew or science")
-            if sorted(p for p in self.ships[seat].values() if p != CORE) != sorted(
-                self.ship_parts[seat]
-            ):
-                raise ValueError(f"player {seat}: ship cells and ship_parts disagree")
-        places = (
-            self.deck
-            + [p for p in self.spaces if p is not None]
-            + self.out_of_game
-            + [p for x in self.pending for p in x]
-            + [p for x in self.ship_parts for p in x]
-        )
-        if sorted(places) != list(range(len(self.cards.parts))):
-            raise ValueError("every part card must be in exactly one place")
-        missions = [m for stack in self.stacks for m in stack] + self.missions_out
-        if sorted(missions) != list(range(len(self.cards.missions))):
-            raise ValueError("every mission card must be in exactly one place")
-        if (self._current is None) != (self._phase is Phase.OVER):
-            raise ValueError("a player must be to act exactly while the game is not over")
+        return serialize.game_from_json(cls, text)
 
     @classmethod
     def replay(
@@ -1114,3 +930,12 @@ class FarlightGame:
             f"Farlight round {self.round}, phase {self._phase.value}, player {cur} to act; "
             f"scores {self.points}"
         )
+
+    #: The driver's step for each resume point (see `_advance`).
+    _RESUME_STEPS: ClassVar[dict[Resume, Callable[[FarlightGame], None]]] = {
+        Resume.RESOLVE: _resume_resolution,
+        Resume.INSTALL: _next_installer,
+        Resume.BENEFITS: _next_benefit,
+        Resume.MISSIONS: _next_mission_decision,
+        Resume.RESET: _round_reset,
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 from farlight_env.cards.model import PartCard, Side
@@ -21,6 +22,14 @@ STEPS: tuple[tuple[int, int, int, int], ...] = (
 )
 
 Cell = tuple[int, int]
+
+# Process-wide unique stamps: equal stamps mean equal ship contents (caches key on them).
+_STAMPS = itertools.count()
+
+
+def new_stamp() -> int:
+    """A stamp no ship has had before; take one whenever a ship's contents change."""
+    return next(_STAMPS)
 
 
 def connector_mask(part: PartCard) -> int:
@@ -53,10 +62,14 @@ def legal_cells(
     return sorted(found)
 
 
-def connector_counts(cells: Mapping[Cell, int], masks: Sequence[int]) -> tuple[int, int, int]:
+def connector_counts(
+    cells: Mapping[Cell, int], masks: Sequence[int], blocked_edge: int | None = None
+) -> tuple[int, int, int]:
     """(open, connected, blocked) connector counts over all pieces (R-SHIP-1).
 
-    A connector pointing at an empty cell is open, also at the grid's edge [decision].
+    A connector pointing at an empty cell is open, also at the grid's edge; with
+    `blocked_edge` (the grid's half-width, option edge_connectors="blocked") one pointing
+    beyond row/column +-blocked_edge counts as blocked.
     """
     open_count = connected = blocked = 0
     for (row, col), piece in cells.items():
@@ -66,7 +79,12 @@ def connector_counts(cells: Mapping[Cell, int], masks: Sequence[int]) -> tuple[i
                 continue
             neighbour = cells.get((row + dr, col + dc))
             if neighbour is None:
-                open_count += 1
+                if blocked_edge is not None and (
+                    abs(row + dr) > blocked_edge or abs(col + dc) > blocked_edge
+                ):
+                    blocked += 1
+                else:
+                    open_count += 1
             elif (CORE_MASK if neighbour == CORE else masks[neighbour]) & opposite:
                 connected += 1
             else:
