@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
+from farlight_cli.main import main
 from farlight_env import bench, farlight_v0
-from farlight_env.cli import main
 
 ENV_COLUMNS = ("env", "players", "games", "steps", "seconds", "steps/s", "games/s", "steps/game")
 RATIO_COLUMN = "vs Connect Four"

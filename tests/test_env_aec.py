@@ -347,16 +347,44 @@ def test_illegal_action_raises_by_default_naming_index_and_phase(phase: Phase) -
     env.step(random_action(obs, np.random.default_rng(0)))
 
 
-def test_none_for_a_live_agent_is_illegal() -> None:
-    """The wrapped env's bounds check rejects None first; the raw env names the problem."""
-    env = farlight_v0.raw_env(num_players=2)
+BAD_ACTIONS = [None, True, False, 0.7, 1.0, "0", float("nan"), np.float64(3.0), np.bool_(True)]
+
+
+@pytest.mark.parametrize("make", [farlight_v0.raw_env, farlight_v0.env], ids=["raw", "wrapped"])
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
+def test_a_non_integer_action_is_refused_not_cast(make, action: object) -> None:
+    """True, 0.7, "0", nan and None (for a live agent) are TypeErrors naming the agent and the
+    phase, also with illegal_action="terminate"; nothing changes and play goes on."""
+    env = make(num_players=2, illegal_action="terminate")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"illegal action None .*player_0 in phase bidding"):
-        env.step(None)
-    wrapped = farlight_v0.env(num_players=2)
-    wrapped.reset(seed=0)
-    with pytest.raises(AssertionError):
-        wrapped.step(None)
+    game = env.unwrapped.game
+    before = game.to_json()
+    with pytest.raises(TypeError, match=r"action of player_0 in phase bidding must be an int"):
+        env.step(action)
+    assert game.to_json() == before and not any(env.unwrapped.terminations.values())
+    obs, *_ = env.last()
+    env.step(random_action(obs, np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("index", [-1, 10**6, np.int64(-3)])
+def test_an_out_of_range_index_is_a_value_error(index) -> None:
+    env = farlight_v0.env(num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(index)
+
+
+@pytest.mark.parametrize("kind", [np.int16, np.int32, np.int64, np.uint16, int])
+def test_numpy_integer_actions_play_a_whole_game(kind) -> None:
+    env = farlight_v0.env(num_players=2)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _agent in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        env.step(None if term or trunc else kind(random_action(obs, rng)))
+    game = env.unwrapped.game
+    assert game.is_over
+    assert FarlightGame.from_json(game.to_json()).to_json() == game.to_json()
 
 
 @pytest.mark.parametrize("illegal_reward", [-1.0, -3.5])

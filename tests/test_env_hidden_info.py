@@ -371,3 +371,28 @@ def test_tile_values_are_face_up_once_bidding_ends() -> None:
         if found >= 5:
             break
     assert found >= 5
+
+
+# ---------------------------------------------------------------- the view in env infos
+def test_info_view_shows_each_seat_only_what_it_may_know() -> None:
+    """`info["view"]` exposes redacted copies only: a game and its clone with every fact hidden
+    from a seat changed give that seat equal views (and equal redacted games)."""
+    from farlight_env.env.aec import SeatView
+
+    rng = np.random.default_rng(11)
+    compared = 0
+    for game in random_states(3, 21, every=4):
+        if game.phase is not Phase.BIDDING:
+            continue
+        for viewer in range(3):
+            other = game.clone()
+            for owner in range(3):
+                if owner != viewer:
+                    swapped = swap_board_and_hand_tile(other, owner, rng)
+                    other = other if swapped is None else swapped
+            rng.shuffle(other.deck)
+            other.rng = np.random.default_rng(int(rng.integers(2**31)))
+            assert other.to_json() != game.to_json()
+            assert SeatView(game, viewer) == SeatView(other, viewer)
+            compared += 1
+    assert compared >= 10

@@ -376,3 +376,15 @@ def test_illegal_action_flag_marks_only_the_learners_own_mistake() -> None:
     assert info.get("illegal_action") is not True, (
         "the learner's info says illegal_action=True although the opponent made the illegal move"
     )
+
+
+@pytest.mark.parametrize("action", [True, 0.7, "0", float("nan"), None], ids=repr)
+def test_a_non_integer_action_is_a_type_error_and_changes_nothing(action: object) -> None:
+    env = make(num_players=2, learner_seat=0)
+    obs, _info = env.reset(seed=3)
+    before = env.aec.game.to_json()
+    with pytest.raises(TypeError, match="must be an int"):
+        env.step(action)
+    assert env.aec.game.to_json() == before
+    legal = np.flatnonzero(env.action_masks())
+    env.step(np.int64(legal[0]))  # a numpy integer is an action

@@ -5,8 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PIL import Image, ImageDraw, ImageFont
 
-from farlight_env.env.render import RGB_SIZE, render_ansi, render_rgb
+from farlight_env.env.render import (
+    FACILITIES,
+    FACILITY_EFFECT_SIZE,
+    FACILITY_EFFECTS,
+    FACILITY_NAME_SIZE,
+    FACILITY_PAD,
+    RGB_SIZE,
+    STATION_BOX,
+    _text_sprite,
+    facility_boxes,
+    render_ansi,
+    render_rgb,
+)
 from farlight_env.game import FarlightGame, Phase
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -178,14 +191,17 @@ def test_deck_and_face_down_awards_never_named() -> None:
 
 
 def test_ship_is_drawn_as_a_cropped_grid() -> None:
-    """A lone core is its bounding box plus a margin of 1: 3×3 cells of 3×3 characters."""
+    """A lone core is its bounding box plus a margin of 1: 3×3 cells of 3×3 characters, with
+    the (row, col) offsets install choices use as row and column labels."""
     game = FarlightGame(2, seed=0)
     lines = render_ansi(game, 0).splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("PLAYERS"))
-    block = [line[2:11].ljust(9) for line in lines[start + 1 : start + 10]]
-    assert block[3] == "    ┃    "
-    assert block[4] == " · ━◆━ · "
-    assert block[5] == "    ┃    "
+    block = [line[2:14].ljust(12) for line in lines[start + 1 : start + 11]]
+    assert block[0] == "   -1 +0 +1 "
+    assert block[4] == "       ┃    "
+    assert block[5] == "+0  · ━◆━ · "
+    assert block[6] == "       ┃    "
+    assert block[2].startswith("-1 ") and block[8].startswith("+1 ")
 
 
 def test_bad_viewer_is_refused() -> None:
@@ -211,3 +227,45 @@ def test_r_bid_5_tiles_are_face_up_after_bidding(num_players: int) -> None:
         for seat in {p for p, _t, _c in bids}:
             shown = " ".join(f"{t}{'+' if c else ''}" for p, t, c in bids if p == seat)
             assert f"P{seat}[{shown}]={game.bid_total(seat, slot)}" in text
+
+
+def _ink_columns(text: str, size: int) -> np.ndarray:
+    """Which pixel columns of `text`, drawn as the renderer draws it, hold ink."""
+    mask, _left, _top = _text_sprite(text, size, "la")
+    return (np.asarray(mask) > 64).any(axis=0)
+
+
+def _blank_runs(columns: np.ndarray) -> list[int]:
+    """Widths of the blank stretches between inked columns."""
+    runs, blank, inked = [], 0, False
+    for ink in columns:
+        if ink:
+            if inked and blank:
+                runs.append(blank)
+            blank, inked = 0, True
+        else:
+            blank += 1
+    return runs
+
+
+def test_facility_labels_fit_their_boxes_side_by_side() -> None:
+    """Name (left) and effect (right) of every facility fit on the box's header line, apart."""
+    font_name = ImageFont.load_default(size=FACILITY_NAME_SIZE)
+    for (x0, _y0, x1, _y1), name, effect in zip(
+        facility_boxes(STATION_BOX, 0), FACILITIES, FACILITY_EFFECTS, strict=True
+    ):
+        name_w = ImageDraw.Draw(Image.new("L", (1, 1))).textbbox((0, 0), name, font=font_name)[2]
+        effect_w = int(_ink_columns(effect, FACILITY_EFFECT_SIZE).size)
+        room = (x1 - x0) - 2 * FACILITY_PAD
+        assert name_w + 12 + effect_w <= room, (name, effect, name_w, effect_w, room)
+
+
+@pytest.mark.parametrize("size", [FACILITY_EFFECT_SIZE, 10, 9])
+def test_small_labels_keep_their_words_apart(size: int) -> None:
+    """Each space shows as a gap wider than any gap between letters ('+1 to an engine' once
+    rendered as '+1 toan engine'): exactly one wide blank run per space."""
+    for effect in FACILITY_EFFECTS:
+        runs = _blank_runs(_ink_columns(effect, size))
+        letters = _blank_runs(_ink_columns(effect.replace(" ", ""), size))
+        wide = [run for run in runs if run > max(letters, default=0)]
+        assert len(wide) == effect.count(" "), (effect, size, runs, letters)

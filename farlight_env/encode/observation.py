@@ -8,6 +8,7 @@ Hidden facts never enter: opponents' face-down tile values, the deck's order, fa
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,41 @@ class ShipSummary:
     blocked: int
 
 
+def _float32_steps(step: float, count: int) -> tuple[float, ...]:
+    """0, step, 2 step, ... as repeated float32 `+= step` gives them (bit-exact sums)."""
+    out, value = [0.0], np.float32(0.0)
+    for _ in range(count):
+        value = np.float32(value + step)
+        out.append(float(value))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fifteenths(terms: tuple[int, ...]) -> float:
+    """Sum of term/15 in float32, in order, as repeated `+=` into the buffer gives it."""
+    value = np.float32(0.0)
+    for term in terms:
+        value = np.float32(value + term / 15.0)
+    return float(value)
+
+
+_DECISION_POS = {phase: i for i, phase in enumerate(DECISIONS)}
+_AWARD_POS = {award: i for i, award in enumerate(AWARDS)}
+#: Tiles or crew on one target by one seat, as the encoder has always summed them (x 0.2).
+_FIFTHS = _float32_steps(0.2, 64)
+
+
+class _Observer:
+    """One observer's last observation and what was drawn in it (state, not a value)."""
+
+    def __init__(self, size: int, views: list[tuple[str, int, int, tuple]], seats: int) -> None:
+        self.buffer = np.zeros(size, dtype=np.float32)
+        self.views = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
+        # Ship stamp drawn per relative seat: None for an absent seat (zeros), -1 before any.
+        self.ships: list[int | None] = [-1] * seats
+        self.pending: list[tuple] = [()] * seats  # (parts, selected, dice) drawn per seat
+
+
 class ObservationEncoder:
     """Builds observations for one card set and grid size; caches per-seat ship planes."""
 
@@ -100,11 +136,11 @@ class ObservationEncoder:
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
         self._mission_cache: dict[tuple, np.ndarray] = {}
         self._station_cache: dict[tuple, np.ndarray] = {}
-        # One scratch buffer with named views, copied out per observation.
-        self._buffer = np.zeros(self.size, dtype=np.float32)
-        self._buffer_views = {
-            name: self._buffer[a:b].reshape(shape) for name, a, b, shape in self._views
-        }
+        # Fields before the ships are rewritten every time, awards and deck too; ships, their
+        # engines and pending parts are kept per observer and redrawn where they changed.
+        self._head_end = self.fields["ships"].start
+        self._tail_start = self.fields["awards"].start
+        self._observers: dict[int, _Observer] = {}
         self._ship_cache: dict[int, ShipSummary] = {}
         self._feature_cache: dict[tuple, np.ndarray] = {}
 
@@ -199,59 +235,66 @@ class ObservationEncoder:
 
     # ------------------------------------------------------------ encode
     def encode(self, game: FarlightGame, seat: int) -> np.ndarray:
-        """The observation of `seat` (any seat, acting or not) as a new float32 vector."""
-        buffer, view = self._buffer, self._buffer_views
-        buffer.fill(0.0)
+        """The observation of `seat` (any seat, acting or not) as a new float32 vector.
+
+        Incremental: each observer keeps its last observation; ship planes and pending parts
+        are redrawn only where they changed, everything else is rewritten in a few bulk writes.
+        """
+        state = self._observers.get(seat)
+        if state is None:
+            state = self._observers[seat] = _Observer(self.size, self._views, MAX_PLAYERS)
+        view = state.views
         n = game.num_players
         rel = [(seat + i) % n for i in range(n)]  # relative index -> absolute seat
+        state.buffer[: self._head_end].fill(0.0)
         self._encode_header(game, seat, view)
         self._encode_players(game, rel, view)
         self._encode_station(game, view)
         self._encode_missions(game, seat, view)
         self._encode_bids(game, seat, rel, view)
-        for i, p in enumerate(rel):
-            ship = self._ship(game, p)
-            view["ships"][i] = ship.planes
-            view["engines"][i] = ship.engines
-            if game.pending[p]:
-                self._encode_pending(game, p, view["pending"][i])
-        for award in game.awards_up:
-            view["awards"][AWARDS.index(award)] = 1.0
+        self._update_ships(game, rel, state)
+        self._update_pending(game, rel, state)
+        state.buffer[self._tail_start :].fill(0.0)
+        view["awards"][[_AWARD_POS[award] for award in game.awards_up]] = 1.0
         deck = view["deck"]
         deck[game.deck] = 1.0  # composition only: which cards remain, never their order
         deck[-1] = len(game.deck) / 57.0
-        return buffer.copy()
+        return state.buffer.copy()
 
     def _encode_header(self, game: FarlightGame, seat: int, view: dict) -> None:
-        view["decision"][DECISIONS.index(game.phase)] = 1.0
+        view["decision"][_DECISION_POS[game.phase]] = 1.0
         if game.phase is Phase.BIDDING:
-            view["bidding_pass"][game._bid_pass] = 1.0
-            view["tiles_left_this_turn"][0] = game._tiles_left / 2.0
+            view["bidding_pass"][game.bidding_pass] = 1.0
+            view["tiles_left_this_turn"][0] = game.tiles_left / 2.0
         view["round"][0] = game.round / 50.0
         view["num_players"][game.num_players - 2] = 1.0
         view["first_player"][(game.first_player - seat) % game.num_players] = 1.0
-        for tile in game.hands[seat]:
-            view["own_hand"][tile] = 1.0
+        hand = game.hands[seat]
+        if hand:
+            view["own_hand"][hand] = 1.0
 
     def _encode_players(self, game: FarlightGame, rel: list[int], view: dict) -> None:
-        table = view["players"]
-        for i, p in enumerate(rel):
+        rows = []
+        for p in rel:
             ship = self._ship(game, p)
-            table[i] = (
-                1.0,
-                game.crew[p] / 10.0,
-                game.science[p] / 10.0,
-                game.points[p] / 20.0,
-                len(game.hands[p]) / 5.0,
-                ship.biotech / 5.0,
-                game.temp_biotech[p] / 5.0,
-                ship.num_engines / 5.0,
-                ship.engine_sum / 30.0,
-                ship.num_parts / 10.0,
-                ship.open / 10.0,
-                ship.blocked / 10.0,
-                len(game.pending[p]) / 5.0,
+            rows.append(
+                (
+                    1.0,
+                    game.crew[p] / 10.0,
+                    game.science[p] / 10.0,
+                    game.points[p] / 20.0,
+                    len(game.hands[p]) / 5.0,
+                    ship.biotech / 5.0,
+                    game.temp_biotech[p] / 5.0,
+                    ship.num_engines / 5.0,
+                    ship.engine_sum / 30.0,
+                    ship.num_parts / 10.0,
+                    ship.open / 10.0,
+                    ship.blocked / 10.0,
+                    len(game.pending[p]) / 5.0,
+                )
             )
+        view["players"][: len(rows)] = rows
 
     def _features(self, game: FarlightGame, part: int) -> np.ndarray:
         """Static card features plus the dice currently on its engine icons."""
@@ -306,9 +349,11 @@ class ObservationEncoder:
         view["missions"][...] = table
         if game.phase is Phase.MISSION:
             ctx = view["mission_resolving"]
-            ctx[game._mission_stack] = 1.0
-            ctx[NUM_STACKS] = game._completers / 5.0
-            slot = game.num_spaces + len(FACILITIES) + game._mission_stack
+            stack = game.mission_stack
+            assert stack is not None
+            ctx[stack] = 1.0
+            ctx[NUM_STACKS] = game.completers / 5.0
+            slot = game.num_spaces + len(FACILITIES) + stack
             ctx[NUM_STACKS + 1] = game.bid_total(seat, slot) / 15.0
 
     def _mission_table(self, game: FarlightGame) -> np.ndarray:
@@ -325,26 +370,77 @@ class ObservationEncoder:
         return table
 
     def _encode_bids(self, game: FarlightGame, seat: int, rel: list[int], view: dict) -> None:
-        bids = view["bids"]
+        """Per target and seat: tiles and crew in steps of 0.2, visible values summed.
+
+        Sums are taken in float32 in placement order, exactly as `+=` into the buffer would.
+        """
         index_of = {p: i for i, p in enumerate(rel)}
         k = game.num_spaces
         revealed = game.phase is not Phase.BIDDING  # tiles flip face up after bidding
+        cells: dict[int, list] = {}  # flat index of (target, seat, 0) -> [tiles, crew, values]
         for slot, placed in enumerate(game.bids):
             if not placed:
                 continue
             pos = slot if slot < k else MAX_SPACES + (slot - k)  # fixed target positions
             for p, tile, crew in placed:
-                i = index_of[p]
-                bids[pos, i, 0] += 0.2
-                bids[pos, i, 1] += 0.2 * crew
+                base = (pos * MAX_PLAYERS + index_of[p]) * 3
+                cell = cells.get(base)
+                if cell is None:
+                    cell = cells[base] = [0, 0, ()]
+                cell[0] += 1
+                if crew:
+                    cell[1] += 1
                 if revealed or p == seat:  # R-BID-5: values hidden from others until then
-                    bids[pos, i, 2] += (tile + crew) / 15.0
+                    cell[2] += (tile + crew,)
+        if not cells:
+            return
+        index: list[int] = []
+        values: list[float] = []
+        for base, (tiles, crews, terms) in cells.items():
+            index += (base, base + 1, base + 2)
+            values += (_FIFTHS[tiles], _FIFTHS[crews], _fifteenths(terms))
+        view["bids"].reshape(-1)[index] = values
 
-    def _encode_pending(self, game: FarlightGame, p: int, table: np.ndarray) -> None:
-        selected = game.selected_part() if game.current_player == p else None
-        for j, part in enumerate(sorted(game.pending[p])[:MAX_SPACES]):
-            table[j, 0] = float(part == selected)
-            table[j, 1:] = self._features(game, part)
+    def _update_ships(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
+        """Redraw a relative seat's ship planes and engines only when its ship stamp changed."""
+        ships, engines = state.views["ships"], state.views["engines"]
+        for i in range(MAX_PLAYERS):
+            stamp = game.ship_stamps[rel[i]] if i < len(rel) else None
+            if state.ships[i] == stamp:
+                continue
+            if stamp is None:
+                ships[i] = 0.0
+                engines[i] = 0.0
+            else:
+                summary = self._ship(game, rel[i])
+                ships[i] = summary.planes
+                engines[i] = summary.engines
+            state.ships[i] = stamp
+
+    def _update_pending(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
+        """Rewrite a relative seat's won-parts table only when its parts, flag or dice changed."""
+        pending = state.views["pending"]
+        dice = game.engine_values
+        parts_of = self.cards.parts
+        selected_now = game.selected_part()
+        for i in range(MAX_PLAYERS):
+            key: tuple = ()
+            if i < len(rel) and game.pending[rel[i]]:
+                p = rel[i]
+                parts = tuple(sorted(game.pending[p])[:MAX_SPACES])
+                selected = selected_now if game.current_player == p else None
+                values = tuple(dice.get(r, 0) for part in parts for r in parts_of[part].engines)
+                key = (parts, selected, values)
+            if state.pending[i] == key:
+                continue
+            table = pending[i]
+            table[...] = 0.0
+            if key:
+                parts, selected, _values = key
+                for j, part in enumerate(parts):
+                    table[j, 0] = float(part == selected)
+                    table[j, 1:] = self._features(game, part)
+            state.pending[i] = key
 
     def _ship(self, game: FarlightGame, p: int) -> ShipSummary:
         """Planes and counts of one ship, cached on its stamp (changes with parts or engines)."""

@@ -9,49 +9,43 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from farlight_env.cards.loader import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
-from farlight_env.game.game import ConfigError, FarlightGame, GameConfig, IllegalActionError
+from farlight_env.env.order import FastOrderWrapper
+from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
+from farlight_env.game.game import FarlightGame, resolve_card_set
 from farlight_env.game.hidden import PlayerView
+from farlight_env.game.scoring import REWARD_MODES, final_rewards
 
-REWARD_MODES = ("win", "margin", "rank")
 ILLEGAL_MODES = ("raise", "terminate")
 
 
-def final_rewards(game: FarlightGame, mode: str) -> list[float]:
-    """End-of-game reward per seat.
+class SeatView(PlayerView):
+    """The `PlayerView` an agent finds in its `info["view"]`: built once per game, nothing per step.
 
-    win: +1 sole winner, 0 for each of several sharing the victory, -1 otherwise.
-    margin: own final score minus the best opponent's. rank: +1 first .. -1 last, ties averaged.
+    Two views are equal when the same seat would know the same facts (equal redacted games), so
+    seeded runs compare equal (PettingZoo's seed test) without exposing anything hidden.
     """
-    n = game.num_players
-    scores = game.scores()
-    if mode == "win":
-        winners = game.winners()
-        sole = len(winners) == 1
-        return [(1.0 if sole else 0.0) if p in winners else -1.0 for p in range(n)]
-    if mode == "margin":
-        return [float(scores[p] - max(scores[q] for q in range(n) if q != p)) for p in range(n)]
-    if mode == "rank":
-        rewards = []
-        for p in range(n):
-            above = sum(scores[q] > scores[p] for q in range(n))
-            tied = sum(scores[q] == scores[p] for q in range(n))
-            mean_rank = above + (tied - 1) / 2.0  # 0 = best
-            rewards.append(1.0 - 2.0 * mean_rank / (n - 1))
-        return rewards
-    raise ConfigError(f"reward_mode must be one of {REWARD_MODES}, got {mode!r}")
+
+    __hash__ = None  # type: ignore[assignment] - equality follows the live game
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlayerView):
+            return NotImplemented
+        return self.seat == other.seat and self.redacted().to_json() == other.redacted().to_json()
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The wrapped environment: bounds-checked actions and enforced call order."""
-    raw = raw_env(**kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(raw)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """The wrapped environment: enforced call order, as PettingZoo's `OrderEnforcingWrapper`.
+
+    `FastOrderWrapper` raises that wrapper's errors but reads the raw env directly (faster).
+    `raw_env.step` itself refuses actions that are not int indices in range (TypeError /
+    ValueError), so PettingZoo's `AssertOutOfBoundsWrapper`, which checks with `assert`, is
+    not needed.
+    """
+    return FastOrderWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
@@ -68,28 +62,35 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self,
         num_players: int = 4,
         card_set: CardSet | str | os.PathLike | None = None,
-        grid_size: int = 13,
-        max_rounds: int = 50,
+        *,
         reward_mode: str = "win",
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
-        random_first_player: bool = False,
+        **game_options: Any,
     ) -> None:
+        """Args:
+        num_players: agents player_0..player_{n-1}, 2..5.
+        card_set: a CardSet, a card file path or None for the standard set.
+        reward_mode: "win", "margin" or "rank" (see `final_rewards`).
+        render_mode: None, "ansi", "human" or "rgb_array".
+        illegal_action: "raise" (ValueError) or "terminate" (end the game, penalise the actor).
+        illegal_reward: the actor's reward when illegal_action="terminate".
+        **game_options: the other `GameConfig` fields (grid_size, max_rounds,
+            random_first_player, rule_options: a mapping of rule options, see docs/rules.md).
+        """
         EzPickle.__init__(
             self,
-            num_players,
-            card_set,
-            grid_size,
-            max_rounds,
-            reward_mode,
-            render_mode,
-            illegal_action,
-            illegal_reward,
-            random_first_player,
+            num_players=num_players,
+            card_set=card_set,
+            reward_mode=reward_mode,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            **game_options,
         )
         super().__init__()
-        GameConfig(num_players, grid_size, max_rounds, random_first_player).validate()
+        self.game_config = GameConfig.from_options(num_players=num_players, **game_options)
         if reward_mode not in REWARD_MODES:
             raise ConfigError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if illegal_action not in ILLEGAL_MODES:
@@ -101,17 +102,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {render_mode!r}"
             )
-        if card_set is None:
-            card_set = standard_card_set()
-        elif not isinstance(card_set, CardSet):
-            card_set = load_card_set(card_set)
+        card_set = resolve_card_set(card_set)
+        grid_size = self.game_config.grid_size
         self.cards = card_set
-        self.config = dict(
-            num_players=num_players,
-            grid_size=grid_size,
-            max_rounds=max_rounds,
-            random_first_player=random_first_player,
-        )
+        #: The game options as keyword arguments of FarlightGame (derived from GameConfig).
+        self.config = self.game_config.as_dict()
         self.reward_mode = reward_mode
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -153,7 +148,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        # each agent's info carries its own window on the game, as planning agents need it
+        self.infos = {a: {"view": SeatView(self.game, i)} for i, a in enumerate(self.agents)}
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._update_infos()
 
@@ -175,17 +171,27 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return mask
 
     # ------------------------------------------------------------- step
-    def step(self, action: int | None) -> None:
+    def step(self, action: int | np.integer | None) -> None:
+        """Apply the selected agent's action index; None only for an agent that is done.
+
+        Raises TypeError for anything but an int or numpy integer (bools, floats, strings and
+        None are refused, never cast) and ValueError for an index out of range; an illegal
+        index raises ValueError or ends the game, as `illegal_action` says.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         game = self._require_game()
+        if type(action) is not int and not isinstance(action, np.integer):
+            raise TypeError(
+                f"the action of {agent} in phase {game.phase.value} must be an int index "
+                f"0..{self.codec.size - 1} (numpy integers too), got {action!r} "
+                f"({type(action).__name__}); None is only for an agent that is done"
+            )
+        move = self.codec.decode(action, game)  # ValueError when out of range
         self._cumulative_rewards[agent] = 0.0
-        move = self.codec.decode(int(action), game) if action is not None else None
         try:
-            if move is None:
-                raise IllegalActionError("no action given")
             game.apply(move)  # checks legality once; an illegal move changes nothing
         except IllegalActionError:
             self._illegal(agent, action, move)
@@ -199,11 +205,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
-    def _illegal(self, agent: str, action: int | None, move: Any) -> None:
+    def _illegal(self, agent: str, action: int | np.integer, move: Any) -> None:
         game = self._require_game()
         if self.illegal_action == "raise":
             legal = [self.codec.encode(a) for a in game.legal_actions()]
-            raise ValueError(
+            raise IllegalActionError(
                 f"illegal action {action} ({move}) for {agent} in phase {game.phase.value}; "
                 f"legal indices: {legal[:12]}{' ...' if len(legal) > 12 else ''} "
                 f"(see obs['action_mask'] or env.unwrapped.describe_action(i))"
@@ -238,8 +244,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     # ------------------------------------------------------------ misc
     def player_view(self, agent: str) -> PlayerView:
-        """The agent's window on the game (public facts only), for agents that plan on states."""
-        return PlayerView(self._require_game(), self.agent_name_mapping[agent])
+        """The agent's window on the game (public facts only), for agents that plan on states;
+        the same object as `infos[agent]["view"]`."""
+        game = self._require_game()
+        view = self.infos.get(agent, {}).get("view")
+        return view if view is not None else SeatView(game, self.agent_name_mapping[agent])
 
     def describe_action(self, index: int) -> str:
         """What action index `index` means in the current decision, for people."""

@@ -23,6 +23,7 @@ __all__ = ["RGB_SIZE", "render_ansi", "render_rgb"]
 
 #: (width, height) of every `render_rgb` frame, whatever the player count.
 RGB_SIZE: tuple[int, int] = (1280, 800)
+STATION_BOX: tuple[int, int, int, int] = (8, 34, 812, 432)  # the station panel in the picture
 
 FACILITY_EFFECTS: tuple[str, ...] = (
     "remove own parts",
@@ -30,6 +31,9 @@ FACILITY_EFFECTS: tuple[str, ...] = (
     "+1 science",
     "+1 to an engine",
 )
+FACILITY_NAME_SIZE = 13  # text sizes and inner margin of a facility box's header line
+FACILITY_EFFECT_SIZE = 11
+FACILITY_PAD = 9
 END_REASONS: dict[EndReason, str] = {
     EndReason.CLIMACTIC: "a climactic mission was completed",
     EndReason.DECK: "the part deck ran out",
@@ -168,7 +172,11 @@ def _ansi_cell(game: FarlightGame, piece: int | None, label: str, in_grid: bool)
 
 
 def _ansi_ship(game: FarlightGame, seat: int) -> tuple[list[str], list[str]]:
-    """The ship as text rows (bounding box plus a margin of 1) and its legend lines."""
+    """The ship as text rows (bounding box plus a margin of 1) and its legend lines.
+
+    Rows and columns are labelled with the (row, col) offsets from the core that install
+    choices use ("install X at (-1,+0)": one row up, same column).
+    """
     ship = game.ships[seat]
     labels = {CORE: "◆"}
     legend = []
@@ -179,10 +187,11 @@ def _ansi_ship(game: FarlightGame, seat: int) -> tuple[list[str], list[str]]:
     rows = [r for r, _ in ship]
     cols = [c for _, c in ship]
     half = game.half
-    lines = []
+    first, last = min(cols) - 1, max(cols) + 1
+    lines = ["   " + "".join(f"{c:+d}".rjust(2).ljust(3) for c in range(first, last + 1))]
     for r in range(min(rows) - 1, max(rows) + 2):
-        band = ["", "", ""]
-        for c in range(min(cols) - 1, max(cols) + 2):
+        band = ["   ", f"{r:+d}".rjust(2).ljust(3), "   "]
+        for c in range(first, last + 1):
             piece = ship.get((r, c))
             in_grid = -half <= r <= half and -half <= c <= half
             cell = _ansi_cell(game, piece, labels.get(piece, "?"), in_grid)
@@ -299,7 +308,7 @@ def render_ansi(game: FarlightGame, viewer: int | None) -> str:
     for seat in range(n):
         ship_lines, legend = _ansi_ship(game, seat)
         info = _player_info(game, seat, viewer) + legend
-        width = len(ship_lines[0])
+        width = max(len(line) for line in ship_lines)
         for k in range(max(len(ship_lines), len(info))):
             left = ship_lines[k] if k < len(ship_lines) else " " * width
             right = info[k] if k < len(info) else ""
@@ -407,9 +416,19 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+@lru_cache(maxsize=64)
+def _extra_space(size: int) -> int:
+    """Pixels added to each space: the default font's space is 2 px up to 11 px, which runs
+    small words together ("+1 toan engine"); a space of 0.4 of the size reads well."""
+    font = _font(size)
+    if not isinstance(font, ImageFont.FreeTypeFont):
+        return 0
+    return max(0, round(size * 0.4) - round(font.getlength(" ")))
+
+
 @lru_cache(maxsize=4096)
 def _text_width(text: str, size: int) -> float:
-    return float(_font(size).getlength(text))
+    return float(_font(size).getlength(text)) + _extra_space(size) * text.count(" ")
 
 
 @lru_cache(maxsize=4096)
@@ -426,6 +445,9 @@ def _fit(text: str, size: int, max_width: int) -> str:
 def _text_sprite(text: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
     """A text mask and its offset from the anchor point."""
     font = _font(size)
+    extra = _extra_space(size)
+    if extra and " " in text.strip():
+        return _spaced_text_sprite(text, size, anchor, extra)
     try:
         left, top, right, bottom = font.getbbox(text, anchor=anchor)
     except (ValueError, TypeError):  # bitmap fonts know no anchors
@@ -434,6 +456,27 @@ def _text_sprite(text: str, size: int, anchor: str) -> tuple[Image.Image, int, i
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)))
     ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
     return mask, left, top
+
+
+def _spaced_text_sprite(
+    text: str, size: int, anchor: str, extra: int
+) -> tuple[Image.Image, int, int]:
+    """Like `_text_sprite`, with `extra` pixels after every space (word by word)."""
+    font = _font(size)
+    assert isinstance(font, ImageFont.FreeTypeFont)
+    line_anchor = "l" + anchor[1]
+    left, top, right, bottom = font.getbbox(text, anchor=line_anchor)
+    grow = extra * text.count(" ")
+    advance = _text_width(text, size)
+    mask = Image.new("L", (max(1, right - left + grow), max(1, bottom - top)))
+    draw = ImageDraw.Draw(mask)
+    x = float(-left)
+    for word in text.split(" "):
+        if word:
+            draw.text((x, -top), word, font=font, fill=255, anchor=line_anchor)
+        x += font.getlength(word + " ") + extra
+    shift = {"l": 0.0, "m": advance / 2, "r": advance}[anchor[0]]
+    return mask, round(left - shift), top
 
 
 @lru_cache(maxsize=512)
@@ -773,26 +816,30 @@ def _draw_station(p: _Painter, game: FarlightGame, viewer: int | None, box: Box)
         cy = top + r * (card_h + gap)
         _draw_part_card(p, game, slot, viewer, (cx, cy, cx + card_w, cy + card_h))
     fy = top + 2 * (card_h + gap) - 2
-    fw = (x1 - x0 - 24 - gap * 3) / 4
-    fh = y1 - 8 - fy
-    for index, name in enumerate(FACILITIES):
-        fx = x0 + 12 + index * (fw + gap)
-        p.d.rounded_rectangle(
-            (fx, fy, fx + fw, fy + fh),
-            radius=8,
-            fill=(52, 58, 80),
-            outline=(112, 122, 152),
-            width=2,
+    for index, (name, fbox) in enumerate(zip(FACILITIES, facility_boxes(box, fy), strict=True)):
+        fx, fy, fx1, fy1 = fbox
+        p.d.rounded_rectangle(fbox, radius=8, fill=(52, 58, 80), outline=(112, 122, 152), width=2)
+        p.text((fx + FACILITY_PAD, fy + 7), name, FACILITY_NAME_SIZE, TEXT)
+        p.text(
+            (fx1 - FACILITY_PAD, fy + 9), FACILITY_EFFECTS[index], FACILITY_EFFECT_SIZE, DIM, "ra"
         )
-        p.text((fx + 9, fy + 7), name, 13, TEXT)
-        p.text((fx + fw - 9, fy + 9), FACILITY_EFFECTS[index], 10, DIM, "ra")
         _draw_bids(
             p,
             game,
             _facility_slot(game, index),
             viewer,
-            (fx + 9, fy + 27, fx + fw - 9, fy + fh - 7),
+            (fx + FACILITY_PAD, fy + 27, fx1 - FACILITY_PAD, fy1 - 7),
         )
+
+
+def facility_boxes(station: Box, top: float, gap: int = 14) -> list[Box]:
+    """The four facility boxes, side by side across the station panel's width from `top`."""
+    x0, _y0, x1, y1 = station
+    width = (x1 - x0 - 24 - gap * 3) / 4
+    return [
+        (x0 + 12 + i * (width + gap), top, x0 + 12 + i * (width + gap) + width, y1 - 8)
+        for i in range(len(FACILITIES))
+    ]
 
 
 @lru_cache(maxsize=64)
@@ -1080,8 +1127,8 @@ def render_rgb(game: FarlightGame, viewer: int | None) -> np.ndarray:
     image = Image.new("RGB", (width, height), BACKGROUND)
     p = _Painter(image)
     _draw_header(p, game, viewer, width)
-    top, split = 34, 432
-    _draw_station(p, game, viewer, (8, top, 812, split))
+    top, split = STATION_BOX[1], STATION_BOX[3]
+    _draw_station(p, game, viewer, STATION_BOX)
     _draw_missions(p, game, viewer, (820, top, width - 8, split))
     gap = 8
     panel_w = (width - 16 - gap * (n - 1)) / n

@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 from farlight_env.env.aec import raw_env
-from farlight_env.game.game import ConfigError
+from farlight_env.game.config import ConfigError
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]).
@@ -114,14 +114,14 @@ class FarlightSingleAgentEnv(gym.Env):
         self._play_opponents()
         return self._observe(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action, let opponents play; an illegal action ends the episode
         with `illegal_reward` unless illegal_action='raise'."""
         game = self.aec.game
         learner = self.aec.possible_agents[self.learner_seat]
         if game is None or self._episode_over():
             raise RuntimeError("step() after the episode ended; call reset()")
-        self.aec.step(int(action))
+        self.aec.step(action)  # int or numpy integer; anything else raises TypeError
         if not self._episode_over():
             self._play_opponents()
         terminated = self.aec.terminations[learner]
@@ -157,7 +157,7 @@ class FarlightSingleAgentEnv(gym.Env):
                 action = policy.act(obs["observation"], obs["action_mask"], info)
             else:
                 action = policy(obs["observation"], obs["action_mask"])
-            self.aec.step(int(action))
+            self.aec.step(action)
 
     def _observe(self) -> np.ndarray:
         game = self.aec.game
