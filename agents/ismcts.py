@@ -39,13 +39,13 @@ class Node:
     children: dict[Action, Node] = field(default_factory=dict)
 
 
-def evaluate(game: FarlightGame) -> list[float]:
+def evaluate(game: FarlightGame, policy: HeuristicAgent | None = None) -> list[float]:
     """Per-seat value in [0, 1]: projected score margin over the best rival, squashed."""
     n = game.num_players
     if game.is_over:
         winners = game.winners()
         return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
-    projected = [_projection(game, p) for p in range(n)]
+    projected = [_projection(game, p, policy) for p in range(n)]
     values = []
     for p in range(n):
         rival = max(projected[q] for q in range(n) if q != p)
@@ -53,14 +53,14 @@ def evaluate(game: FarlightGame) -> list[float]:
     return values
 
 
-def _projection(game: FarlightGame, seat: int) -> float:
+def _projection(game: FarlightGame, seat: int, policy: HeuristicAgent | None = None) -> float:
     """Points now, token points, awards currently held and a share of reachable missions."""
-    score = game.points[seat] + math.ceil((game.crew[seat] + game.science[seat]) / 3)
+    score = game.points[seat] + game.token_points(seat)
     for award in game.awards_up:
         holders = game.award_holders(award)
         if seat in holders:
             score += AWARD_POINTS / len(holders)
-    plan = Planner(game, seat)
+    plan = Planner(game, seat) if policy is None else policy.planner(game, seat)
     score += 0.6 * sum(weight for _, weight in plan.targets[:2])
     return score
 
@@ -175,8 +175,7 @@ class ISMCTSAgent(EngineAgent):
     def policy_ranked_bids(
         self, game: FarlightGame, seat: int, legal: list[Action]
     ) -> list[Action]:
-        scored = self.policy.score_bids(game, seat, legal)
-        return [a for _, a in sorted(scored, key=lambda t: -t[0])]
+        return self.policy.ranked_bids(game, seat, legal)
 
     def _rollout(self, game: FarlightGame) -> list[float]:
         """Play to the end of the current round with the heuristic, then evaluate."""
@@ -185,4 +184,4 @@ class ISMCTSAgent(EngineAgent):
             seat = game.current_player
             assert seat is not None
             game.apply(self.policy.choose(game, seat))
-        return evaluate(game)
+        return evaluate(game, self.policy)

@@ -8,6 +8,7 @@ the results file is identical for the same seed whatever the number of workers.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -22,11 +23,19 @@ from typing import Any
 import numpy as np
 
 from agents.arena import play_episode
+from agents.files import atomic_write
+from agents.journal import (
+    Journal,
+    TournamentSpec,
+    game_options,
+    new_spec,
+    read_games,
+    read_spec,
+)
 from agents.registry import agent_names_help, make, unknown_agents
+from agents.workers import die_with_parent, start_orphan_reaper, stop_orphan_reaper
 from farlight_env.env.aec import raw_env
-from farlight_env.game.actions import action_to_dict
-
-RECORD_FORMAT = "farlight-record"
+from farlight_env.record import build_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,42 +94,52 @@ def agent_seed(spec: GameSpec, seat: int) -> int:
     return int(np.random.SeedSequence([spec.seed, spec.index, seat]).generate_state(1)[0])
 
 
+class GameFailure(RuntimeError):
+    """A game that could not be played to its end: names the game, the seat and the agent."""
+
+
+def _failure(spec: GameSpec, seat: int | None, exc: BaseException) -> GameFailure:
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    who = f"seat {seat} ({spec.lineup[seat]})" if seat is not None else "setting up"
+    return GameFailure(f"game {spec.index}, {who}: {type(exc).__name__}: {first}")
+
+
 def play_game(spec: GameSpec) -> dict[str, Any]:
-    """Play one scheduled game through the AEC env; returns its record (JSON-able)."""
+    """Play one scheduled game through the AEC env; returns its record (JSON-able). An agent
+    that raises (or plays an illegal move) ends the game with a GameFailure naming it."""
+    building: int | None = None  # the seat whose agent is being made, if any
     env = raw_env(**spec.config)
     env.reset(seed=spec.seed)
-    seats = [
-        make(name, seed=agent_seed(spec, seat), **spec.agent_kwargs.get(name, {}))
-        for seat, name in enumerate(spec.lineup)
-    ]
-    for agent in seats:
-        agent.reset()
-    think = [0.0] * len(seats)
-    decisions = [0] * len(seats)
+    think = [0.0] * len(spec.lineup)
+    decisions = [0] * len(spec.lineup)
 
     def count(seat: int, _action: int, seconds: float) -> None:
         think[seat] += seconds
         decisions[seat] += 1
 
-    play_episode(env, seats, count)
+    try:
+        seats = []
+        for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
+            seats.append(
+                make(name, seed=agent_seed(spec, building), **spec.agent_kwargs.get(name, {}))
+            )
+            seats[-1].reset()
+        building = None
+        play_episode(env, seats, count)
+    except Exception as exc:  # noqa: BLE001 - any agent error ends the tournament by name
+        seat = building if building is not None else env.agent_name_mapping.get(env.agent_selection)
+        raise _failure(spec, seat, exc) from exc
     game = env.game
     assert game is not None and game.is_over
-    return {
-        "format": RECORD_FORMAT,
-        "version": 1,
-        "index": spec.index,
-        "env_seed": spec.seed,
-        "game_seed": game.seed,
-        "config": {k: v for k, v in spec.config.items() if k != "card_set"},
-        "players": list(spec.lineup),
-        "scores": game.scores(),
-        "breakdown": game.final_breakdown,
-        "winners": game.winners(),
-        "rounds": game.round,
-        "end_reason": game.end_reason.value if game.end_reason else None,
-        "actions": [action_to_dict(a) for a in game.history],
-        "timing": {"seconds": think, "decisions": decisions},
-    }
+    # the one record format (record.py), card set included when it is not the standard one
+    return build_record(
+        game,
+        spec.lineup,
+        spec.seed,
+        spec.config,
+        index=spec.index,
+        timing={"seconds": think, "decisions": decisions},
+    )
 
 
 # --------------------------------------------------------------------------- statistics
@@ -218,19 +237,46 @@ def summarise(records: Sequence[dict[str, Any]], agents: Sequence[str]) -> list[
     return rows
 
 
+MAX_LABEL = 20
+
+
+def short_labels(names: Sequence[str]) -> dict[str, str]:
+    """A short, distinct label per agent for tables and plots: policy paths by file stem (with
+    their folder if stems clash), anything long cut to MAX_LABEL characters."""
+
+    def cut(text: str) -> str:
+        return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+
+    def is_path(name: str) -> bool:
+        return name.endswith(".pt") or "/" in name or os.sep in name
+
+    labels = {n: cut(Path(n).stem if is_path(n) else n) for n in names}
+    clashing = [n for n in names if list(labels.values()).count(labels[n]) > 1 and is_path(n)]
+    for name in clashing:
+        labels[name] = cut(f"{Path(name).parent.name}/{Path(name).stem}")
+    for i, name in enumerate(names):  # still clashing: number them
+        if list(labels.values()).count(labels[name]) > 1:
+            labels[name] = cut(f"{labels[name][: MAX_LABEL - 4]}#{i + 1}")
+    return labels
+
+
 def format_table(rows: Sequence[AgentSummary]) -> str:
+    """The summary table; agents whose label is shortened are listed in full below it."""
+    labels = short_labels([r.agent for r in rows])
+    width = max([5, *map(len, labels.values())])
     header = (
-        f"{'agent':<14} {'seats':>5} {'wins':>7} {'win rate':>8} {'95% CI':>15} "
+        f"{'agent':<{width}} {'seats':>5} {'wins':>7} {'win rate':>8} {'95% CI':>15} "
         f"{'mean score':>10} {'rating':>7} {'mu±sigma':>13} {'s/decision':>10}"
     )
     lines = [header, "-" * len(header)]
     for r in sorted(rows, key=lambda row: -row.rating):
         lines.append(
-            f"{r.agent:<14} {r.seats_played:>5} {r.wins:>7.1f} {r.win_rate:>8.1%} "
+            f"{labels[r.agent]:<{width}} {r.seats_played:>5} {r.wins:>7.1f} {r.win_rate:>8.1%} "
             f"{f'[{r.win_low:.1%}, {r.win_high:.1%}]':>15} {r.mean_score:>10.2f} "
             f"{r.rating:>7.2f} {f'{r.rating_mu:.1f}±{r.rating_sigma:.1f}':>13} "
             f"{r.seconds_per_decision:>10.4f}"
         )
+    lines += [f"  {label} = {name}" for name, label in labels.items() if label != name]
     return "\n".join(lines)
 
 
@@ -256,49 +302,80 @@ def single_threaded_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _run_local(
-    specs: Sequence[GameSpec], workers: int, progress: Callable[[], None]
-) -> list[dict[str, Any]]:
+def start_worker(parent_pid: int) -> None:
+    """Initializer of a pool worker: one math thread, and exit when the parent dies."""
+    die_with_parent(parent_pid)
+    single_threaded_worker()
+
+
+Record = dict[str, Any]
+
+
+def _run_local(specs: Sequence[GameSpec], workers: int, done: Callable[[Record], None]) -> None:
     if workers <= 1:
-        out = []
         for spec in specs:
-            out.append(play_game(spec))
-            progress()
-        return out
-    records = []
+            done(play_game(spec))
+        return
     # spawn, not fork: a forked worker can deadlock on locks torch or other threads held
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=get_context("spawn"), initializer=single_threaded_worker
-    ) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=start_worker,
+        initargs=(os.getpid(),),
+    )
+    try:
         futures = [pool.submit(play_game, spec) for spec in specs]
         for future in as_completed(futures):
-            records.append(future.result())
-            progress()
-    return records
+            done(future.result())
+    except BaseException:
+        # A failed game (or Ctrl-C) stops everything now: games in flight are abandoned.
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown()
 
 
 def _run_ray(
-    specs: Sequence[GameSpec], workers: int, progress: Callable[[], None], address: str | None
-) -> list[dict[str, Any]]:
+    specs: Sequence[GameSpec], workers: int, done: Callable[[Record], None], address: str | None
+) -> None:
     try:
         import ray
     except ImportError as exc:
         raise RuntimeError("the ray backend needs Ray: pip install 'farlight-env[ray]'") from exc
     started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False)
+    # A local instance is ours: if this process is killed, its reaper ends all of it at once
+    # (Ray's own agents would linger for a minute). A cluster joined by address is not ours.
+    reaper = start_orphan_reaper() if started_here and address is None else None
     try:
-        remote = ray.remote(play_game)
-        pending = [remote.remote(spec) for spec in specs]
-        records = []
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            records.extend(ray.get(done))
-            progress()
-        return records
+        if started_here:
+            ray.init(
+                address=address, num_cpus=None if address else workers, include_dashboard=False
+            )
+        _play_on_ray(ray, specs, done)
     finally:
         if started_here:
             ray.shutdown()
+        stop_orphan_reaper(reaper)
+
+
+def _play_on_ray(ray: Any, specs: Sequence[GameSpec], done: Callable[[Record], None]) -> None:
+    remote = ray.remote(play_game)
+    pending = [remote.remote(spec) for spec in specs]
+    while pending:
+        finished, pending = ray.wait(pending, num_returns=1)
+        try:
+            records = ray.get(finished)
+        except Exception as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, GameFailure):
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                raise cause from None
+            raise
+        for record in records:
+            done(record)
 
 
 def run_tournament(
@@ -312,30 +389,79 @@ def run_tournament(
     config: dict[str, Any] | None = None,
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     progress: bool = True,
+    out_dir: Path | None = None,
 ) -> TournamentResult:
-    """Schedule, play (locally or on Ray) and summarise a tournament."""
+    """Schedule, play (locally or on Ray) and summarise a tournament. With `out_dir`, each
+    game's record is appended to its journal as it ends (see agents.journal)."""
+    spec = new_spec(list(agents), num_players, games, seed, config or {}, agent_kwargs or {})
+    return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=False)
+
+
+def resume_tournament(
+    out_dir: Path,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    progress: bool = True,
+) -> TournamentResult:
+    """Finish the tournament journalled in `out_dir` with its stored options: only the games
+    missing from its journal are played; the result is that of an uninterrupted run."""
+    spec = read_spec(out_dir)
+    return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=True)
+
+
+def _play_spec(
+    spec: TournamentSpec,
+    workers: int,
+    backend: str,
+    ray_address: str | None,
+    progress: bool,
+    out_dir: Path | None,
+    resume: bool,
+) -> TournamentResult:
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    unknown = unknown_agents(list(agents))
+    unknown = unknown_agents(list(spec.agents))
     if unknown:  # fail early, before any worker starts (and without loading torch here)
         raise ValueError(
             f"unknown agent {', '.join(repr(n) for n in unknown)}: "
             f"expected one of {agent_names_help()}"
         )
-    specs = schedule(agents, num_players, games, seed, config, agent_kwargs)
+    specs = schedule(
+        spec.agents, spec.num_players, spec.games, spec.seed, game_options(spec), spec.agent_kwargs
+    )
+    records: list[Record] = []
+    journal = None
+    if out_dir is not None:
+        if resume:
+            expected = {s.index: (s.seed, s.lineup) for s in specs}
+            records = read_games(out_dir, expected)
+            journal = Journal(out_dir)
+        else:
+            journal = Journal.create(out_dir, spec)
+    finished = {r["index"] for r in records}
+    todo = [s for s in specs if s.index not in finished]
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(specs), desc="games", unit="game", disable=not progress)
+    bar = tqdm(
+        total=len(specs), initial=len(finished), desc="games", unit="game", disable=not progress
+    )
+
+    def done(record: Record) -> None:
+        records.append(journal.append(record) if journal is not None else record)
+        bar.update(1)
+
     try:
         if backend == "ray":
-            records = _run_ray(specs, workers, lambda: bar.update(1), ray_address)
+            _run_ray(todo, workers, done, ray_address)
         else:
-            records = _run_local(specs, workers, lambda: bar.update(1))
+            _run_local(todo, workers, done)
     finally:
         bar.close()
     records.sort(key=lambda r: r["index"])
+    names = list(spec.agents)
     return TournamentResult(
-        list(agents), num_players, seed, records, summarise(records, list(dict.fromkeys(agents)))
+        names, spec.num_players, spec.seed, records, summarise(records, list(dict.fromkeys(names)))
     )
 
 
@@ -351,6 +477,7 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
     payload = {
         "format": "farlight-tournament",
         "version": 1,
+        "rule_options": records[0]["config"]["rule_options"] if records else None,
         "agents": result.agents,
         "num_players": result.num_players,
         "seed": result.seed,
@@ -364,8 +491,8 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
         "timing": out_dir / "timing.json",
         "plot": out_dir / "ratings.png",
     }
-    paths["results"].write_text(json.dumps(payload, indent=1, sort_keys=True))
-    with paths["games"].open("w", newline="") as fh:
+    atomic_write(paths["results"], json.dumps(payload, indent=1, sort_keys=True))
+    with io.StringIO(newline="") as fh:
         writer = csv.writer(fh)
         n = result.num_players
         writer.writerow(
@@ -386,13 +513,15 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
                 + r["players"]
                 + r["scores"]
             )
-    with paths["summary"].open("w", newline="") as fh:
+        atomic_write(paths["games"], fh.getvalue())
+    with io.StringIO(newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(result.summary[0])))
         writer.writeheader()
         for row in result.summary:
             writer.writerow(asdict(row))
+        atomic_write(paths["summary"], fh.getvalue())
     timing = {row.agent: row.seconds_per_decision for row in result.summary}
-    paths["timing"].write_text(json.dumps(timing, indent=1, sort_keys=True))
+    atomic_write(paths["timing"], json.dumps(timing, indent=1, sort_keys=True))
     plot_summary(result.summary, paths["plot"], title=_title(result))
     return paths
 
@@ -410,7 +539,8 @@ def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     rows = sorted(rows, key=lambda r: -r.rating)
-    names = [r.agent for r in rows]
+    labels = short_labels([r.agent for r in rows])
+    names = [labels[r.agent] for r in rows]
     x = np.arange(len(rows))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     rates = np.array([r.win_rate for r in rows])
@@ -418,7 +548,7 @@ def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
         [[r.win_rate - r.win_low for r in rows], [r.win_high - r.win_rate for r in rows]]
     )
     ax1.bar(x, rates, yerr=err, capsize=6, color="#4C72B0")
-    ax1.set_xticks(x, names)
+    ax1.set_xticks(x, names, rotation=30, ha="right")
     ax1.set_ylim(0, 1)
     ax1.set_ylabel("win rate (95% Wilson CI)")
     ax2.errorbar(
@@ -429,9 +559,11 @@ def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
         capsize=6,
         color="#DD8452",
     )
-    ax2.set_xticks(x, names)
+    ax2.set_xticks(x, names, rotation=30, ha="right")
     ax2.set_ylabel("OpenSkill rating (mu ± sigma)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100, bbox_inches="tight")
+    os.replace(tmp, path)
     plt.close(fig)

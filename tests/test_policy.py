@@ -491,3 +491,88 @@ def test_ship_features_of_empty_seats_match_the_full_convolution() -> None:
             (p.square().sum() + o.square().sum()).backward(retain_graph=True)
             grads.append(observation.ship_cnn[0].weight.grad.clone())
         torch.testing.assert_close(grads[0], grads[1], rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------ bounds
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"embed": 10**7}, r"Expected `int` <= 4096 - at `\$.embed`"),
+        ({"arch": "structured", "hidden": 10**7}, r"<= 4096 - at `\$.hidden`"),
+        ({"pi": [4096] * 9}, r"length <= 8 - at `\$.pi`"),
+        ({"obs_size": -1}, r">= 1 - at `\$.obs_size`"),
+        ({"action_size": "496"}, r"Expected `int`, got `str` - at `\$.action_size`"),
+        ({"embed": True}, r"Expected `int`, got `bool`"),
+        ({"name": "x" * 1000}, r"length <= 200 - at `\$.name`"),
+        ({"obs_size": 10}, "does not fit an observation of 10"),
+        ({"layout": {}}, "layout lacks"),
+    ],
+    ids=[
+        "huge-embed",
+        "huge-hidden",
+        "too-many-layers",
+        "negative-obs",
+        "string-size",
+        "bool-width",
+        "long-name",
+        "layout-outside-obs",
+        "no-layout",
+    ],
+)
+def test_every_config_field_is_validated(tmp_path: Path, change: dict, message: str) -> None:
+    """A policy file cannot make the loader build something unexpected: each field is
+    type- and range-checked before a network exists (hidden=10**7 once meant 17.9 GB)."""
+    net, config = random_net()
+    path = write_payload(
+        tmp_path / "odd.pt",
+        format=POLICY_FORMAT,
+        version=POLICY_VERSION,
+        config={**config, **change},
+        state_dict=net.state_dict(),
+    )
+    with pytest.raises(ValueError, match=message) as info:
+        load_policy(path)
+    assert "odd.pt" in str(info.value) and len(str(info.value).splitlines()) == 1
+
+
+def test_a_network_beyond_the_parameter_limit_is_refused_unbuilt(tmp_path: Path) -> None:
+    """Widths within bounds can still multiply to a huge network: counted on the meta
+    device (no memory) and refused by its size."""
+    from agents import policy as policy_module
+
+    net, config = random_net()
+    config = {**config, "embed": 4096, "pi": [4096, 4096, 4096, 4096]}
+    assert policy_module.parameter_count(config) > policy_module.MAX_PARAMETERS
+    path = write_payload(
+        tmp_path / "big.pt",
+        format=POLICY_FORMAT,
+        version=POLICY_VERSION,
+        config=config,
+        state_dict=net.state_dict(),
+    )
+    with pytest.raises(ValueError, match="parameters, more than 50,000,000"):
+        load_policy(path)
+
+
+def test_an_oversized_file_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    from agents import policy as policy_module
+
+    path = tmp_path / "big.pt"
+    path.write_bytes(b"\0" * 2048)
+    monkeypatch.setattr(policy_module, "MAX_POLICY_BYTES", 1024)
+    with pytest.raises(ValueError, match="larger than 1024 bytes"):
+        load_policy(path)
+
+
+def test_weights_that_are_not_tensors_are_refused(saved, tmp_path: Path) -> None:
+    _path, net, config = saved
+    state = {k: v.tolist() for k, v in net.state_dict().items()}
+    path = write_payload(
+        tmp_path / "lists.pt",
+        format=POLICY_FORMAT,
+        version=POLICY_VERSION,
+        config=config,
+        state_dict=state,
+    )
+    with pytest.raises(ValueError, match="state_dict must map names to tensors"):
+        load_policy(path)

@@ -29,7 +29,7 @@ from agents.tournament import (
     write_results,
 )
 from farlight_cli.main import main
-from farlight_env.game import FarlightGame, action_from_dict
+from farlight_env.game import FarlightGame, RuleOptions, action_from_dict
 
 AGENTS = ["random", "heuristic"]
 GAMES = 6
@@ -135,7 +135,9 @@ def test_results_add_up(which: str, request: pytest.FixtureRequest) -> None:
         assert row.rating == pytest.approx(row.rating_mu - 3 * row.rating_sigma)
     for r in records:
         assert r["winners"] and all(r["scores"][w] == max(r["scores"]) for w in r["winners"])
-        assert r["config"] == {**CONFIG, "num_players": PLAYERS}
+        # every rule option in force is recorded, so the record replays by them
+        rules = RuleOptions().to_dict()
+        assert r["config"] == {**CONFIG, "num_players": PLAYERS, "rule_options": rules}
 
 
 def test_shared_victories_count_as_fractional_wins(serial: TournamentResult) -> None:
@@ -441,3 +443,30 @@ def test_worker_processes_use_one_math_thread(monkeypatch: pytest.MonkeyPatch) -
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_tournament_plays_the_configured_game_and_replay_uses_the_record(tmp_path, capsys):
+    """--card-set, --grid-size and --max-rounds reach every game, its record and the replay."""
+    from farlight_env.record import load_record, new_game, verify_record
+
+    standard = Path(__file__).parent.parent / "farlight_env" / "cards" / "data" / "standard.toml"
+    cards = tmp_path / "mine.toml"
+    cards.write_text(standard.read_text().replace('name = "standard"', 'name = "mine"', 1))
+    out = tmp_path / "out"
+    args = ["tournament", "--agents", "random,heuristic", "--games", "2", "--no-progress"]
+    args += ["--card-set", str(cards), "--grid-size", "9", "--max-rounds", "2", "--out", str(out)]
+    assert main(args) == 0
+    assert "cards " + str(cards) + " (mine), grid 9, round cap 2" in capsys.readouterr().out
+    record = load_record(out / "results.json", 0)
+    assert record["config"] == {
+        "num_players": 2,
+        "grid_size": 9,
+        "max_rounds": 2,
+        "rule_options": RuleOptions().to_dict(),
+    }
+    assert record["card_set"]["name"] == "mine"
+    game = new_game(record)
+    assert game.cards.name == "mine" and game.config.grid_size == 9
+    assert verify_record(record).scores() == record["scores"]
+    assert main(["replay", str(out / "results.json"), "--game", "0"]) == 0
+    assert "grid_size=9, max_rounds=2, num_players=2, cards mine" in capsys.readouterr().out

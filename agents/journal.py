@@ -1,0 +1,170 @@
+"""A tournament's journal on disk: what was asked, and each game's record as soon as it ends.
+
+`tournament.json` holds the tournament's options; `games.jsonl` one record per line, appended,
+flushed and fsynced when the game ends. A killed tournament therefore loses at most the games
+in flight, and `farlight tournament --resume DIR` plays only the missing ones. Both files are
+read back as data: size-bounded, every field type-checked, every record matched to the
+schedule it claims to come from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from agents.files import atomic_write, read_bounded
+from farlight_env.cards.loader import CardFileError, card_set_from_dict, card_set_to_dict
+from farlight_env.cards.model import CardSet
+
+SPEC = "tournament.json"
+GAMES = "games.jsonl"
+SPEC_FORMAT = "farlight-tournament-spec"
+MAX_GAMES_BYTES = 1 << 30
+MAX_LINE_BYTES = 16 << 20
+
+Scalar = int | float | str | bool | None
+
+
+class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """The options a tournament was started with; --resume plays on with exactly these."""
+
+    format: Literal["farlight-tournament-spec"]
+    version: Literal[1]
+    agents: Annotated[list[Annotated[str, msgspec.Meta(min_length=1)]], msgspec.Meta(min_length=1)]
+    num_players: Annotated[int, msgspec.Meta(ge=2, le=5)]
+    games: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)]
+    seed: Annotated[int, msgspec.Meta(ge=0)]
+    config: dict[str, Scalar | dict[str, Any]] = {}
+    agent_kwargs: dict[str, dict[str, Scalar]] = {}
+
+
+class Timing(msgspec.Struct):
+    seconds: list[float]
+    decisions: list[int]
+
+
+class GameRecord(msgspec.Struct):
+    """The fields of a game record the summary is computed from, type-checked."""
+
+    format: Literal["farlight-record"]
+    version: int
+    index: Annotated[int, msgspec.Meta(ge=0)]
+    env_seed: int
+    players: list[str]
+    scores: list[int]
+    winners: list[int]
+    rounds: int
+    timing: Timing
+
+
+class JournalError(ValueError):
+    """A journal that cannot be resumed: missing, foreign, or not this tournament's."""
+
+
+def stored_config(config: dict[str, Any]) -> dict[str, Any]:
+    """Game options as plain data for tournament.json: a card set is stored as its table."""
+    return {k: card_set_to_dict(v) if isinstance(v, CardSet) else v for k, v in config.items()}
+
+
+def game_options(spec: TournamentSpec) -> dict[str, Any]:
+    """The stored game options back as env keyword arguments; a stored card set is re-checked."""
+    config = dict(spec.config)
+    if isinstance(config.get("card_set"), dict):
+        try:
+            config["card_set"] = card_set_from_dict(config["card_set"], source=SPEC)
+        except CardFileError as exc:
+            raise JournalError(str(exc)) from exc
+    return config
+
+
+def new_spec(
+    agents: list[str],
+    num_players: int,
+    games: int,
+    seed: int,
+    config: dict[str, Any],
+    agent_kwargs: dict[str, dict[str, Any]],
+) -> TournamentSpec:
+    return TournamentSpec(
+        SPEC_FORMAT,
+        1,
+        list(agents),
+        num_players,
+        games,
+        seed,
+        stored_config(config),
+        dict(agent_kwargs),
+    )
+
+
+class Journal:
+    """Appends finished games to `games.jsonl` in `out_dir`, durably."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+        self.path = self.out_dir / GAMES
+
+    @classmethod
+    def create(cls, out_dir: Path, spec: TournamentSpec) -> Journal:
+        """Start a journal; a folder that already holds a tournament is refused."""
+        out_dir = Path(out_dir)
+        for name in (SPEC, GAMES):
+            if (out_dir / name).exists():
+                raise JournalError(
+                    f"{out_dir} already holds a tournament ({name}); finish it with --resume "
+                    f"{out_dir} or choose another --out"
+                )
+        out_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(out_dir / SPEC, msgspec.json.format(msgspec.json.encode(spec)))
+        (out_dir / GAMES).touch()
+        return cls(out_dir)
+
+    def append(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Write one finished game and return it as it will be read back."""
+        line = json.dumps(record, sort_keys=True) + "\n"
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return json.loads(line)
+
+
+def read_spec(out_dir: Path) -> TournamentSpec:
+    path = Path(out_dir) / SPEC
+    if not path.is_file():
+        raise JournalError(f"{out_dir}: no {SPEC}; not a tournament started with --out")
+    try:
+        return msgspec.json.decode(read_bounded(path), type=TournamentSpec)
+    except (msgspec.DecodeError, ValueError) as exc:
+        raise JournalError(f"{path}: not a tournament spec ({exc})") from exc
+
+
+def read_games(out_dir: Path, expected: dict[int, tuple[int, tuple[str, ...]]]) -> list[dict]:
+    """The finished games, each checked against the schedule (`index -> (seed, lineup)`).
+    A torn last line (the kill came mid-write) is cut off; any other bad line is refused."""
+    path = Path(out_dir) / GAMES
+    if not path.is_file():
+        return []
+    data = read_bounded(path, MAX_GAMES_BYTES)
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) != len(data):
+        with path.open("r+b") as fh:  # drop the torn tail so appends start on a new line
+            fh.truncate(len(complete))
+    records: dict[int, dict[str, Any]] = {}
+    for number, line in enumerate(complete.splitlines(), 1):
+        where = f"{path}:{number}"
+        if len(line) > MAX_LINE_BYTES:
+            raise JournalError(f"{where}: a line of more than {MAX_LINE_BYTES} bytes")
+        try:
+            record = json.loads(line)
+            checked = msgspec.convert(record, GameRecord)
+        except (json.JSONDecodeError, UnicodeDecodeError, msgspec.ValidationError) as exc:
+            raise JournalError(f"{where}: not a game record ({exc})") from exc
+        if expected.get(checked.index) != (checked.env_seed, tuple(checked.players)):
+            raise JournalError(f"{where}: game {checked.index} is not in this tournament")
+        records[checked.index] = record
+    return [records[i] for i in sorted(records)]

@@ -1,0 +1,120 @@
+"""Worker processes that end with their parent: no game or environment outlives a killed job.
+
+On Linux the kernel delivers SIGKILL to the worker when its parent dies
+(prctl(PR_SET_PDEATHSIG)); elsewhere a daemon thread polls the parent's pid. A spawned or
+forked worker's parent is the process that started it (the main process of a tournament or a
+training run), which is the process a user kills. Processes started on our behalf by others
+(Ray's agents, children of the raylet) are ended by an orphan reaper, a watchdog of the main
+process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+POLL_SECONDS = 1.0
+REAP_POLL_SECONDS = 0.5
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Arrange for this process to end when `parent_pid` does; call it in the worker."""
+    if sys.platform.startswith("linux") and _set_pdeathsig():
+        if os.getppid() != parent_pid:  # the parent died before the signal was armed
+            os._exit(1)
+        return
+    threading.Thread(target=_watch, args=(parent_pid,), daemon=True, name="parent-watch").start()
+
+
+def _set_pdeathsig() -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(POLL_SECONDS)
+    os._exit(1)
+
+
+# --------------------------------------------------------------------------- orphan reaper
+def start_orphan_reaper() -> subprocess.Popen | None:
+    """Start a watchdog that SIGKILLs this process's descendants if this process dies (Linux).
+
+    Ray's per-node agents (started by the raylet, not by us) outlive a killed driver by about a
+    minute; the watchdog ends them at once. Stop it with `stop_orphan_reaper` after a clean
+    shutdown. It runs in its own session, so a terminal's signals leave it to do its job.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    root = str(Path(__file__).resolve().parents[1])  # so that the child imports this agents
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    return subprocess.Popen(
+        [sys.executable, "-c", f"from agents.workers import reap; reap({os.getpid()})"],
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": path},
+        start_new_session=True,
+    )
+
+
+def stop_orphan_reaper(reaper: subprocess.Popen | None) -> None:
+    if reaper is not None:
+        reaper.terminate()
+        reaper.wait()
+
+
+def reap(parent_pid: int) -> None:
+    """Watchdog body: remember `parent_pid`'s descendants while it lives, kill them when it dies."""
+    known: dict[int, str] = {}
+    while True:
+        snapshot = {pid: started for pid in descendants(parent_pid) if (started := start_time(pid))}
+        if os.getppid() != parent_pid:  # died during the snapshot: trust the previous one
+            break
+        known = {pid: started for pid, started in snapshot.items() if pid != os.getpid()}
+        time.sleep(REAP_POLL_SECONDS)
+    for pid, started in known.items():
+        if start_time(pid) == started:  # the same process, not a reused pid
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def descendants(pid: int) -> set[int]:
+    """All living descendants of `pid` (Linux /proc; empty once `pid` is gone)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for kid in children(todo.pop()):
+            if kid not in found:
+                found.add(kid)
+                todo.append(kid)
+    return found
+
+
+def children(pid: int) -> set[int]:
+    kids: set[int] = set()
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            kids |= {int(k) for k in (task / "children").read_text().split()}
+    except OSError:  # the process (or one of its threads) ended meanwhile
+        pass
+    return kids
+
+
+def start_time(pid: int) -> str:
+    """The kernel's start time of `pid` ("" if it is gone): tells a pid's reuse apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]
