@@ -10,6 +10,7 @@ Budgets are a few hundred steps so the whole module stays well under two minutes
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -35,12 +36,12 @@ from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
-from training.common import (  # noqa: E402
+from training.checkpoints import (  # noqa: E402
     CHECKPOINT,
-    RUN_CONFIG,
-    LivePolicy,
     check_checkpoint,
+    checkpoint_steps,
 )
+from training.common import RUN_CONFIG, LivePolicy, load_checkpoint  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
 
 torch.set_num_threads(1)
@@ -105,11 +106,6 @@ def assert_acts_legally(agent: PolicyAgent, num_players: int, seed: int) -> None
         assert mask[action] == 1, (num_players, action)
         count += 1
     assert count > 10
-
-
-def checkpoint_steps(path: Path) -> int:
-    with zipfile.ZipFile(path) as archive:
-        return int(json.loads(archive.read("data"))["num_timesteps"])
 
 
 def adam_steps(model: MaskablePPO) -> set[int]:
@@ -182,10 +178,16 @@ def test_logs_record_episode_returns_and_lengths(ppo_run) -> None:
     assert "rollout/ep_rew_mean" in columns and "rollout/ep_len_mean" in columns
 
 
+def load_run(run_dir: Path, config: PPOConfig) -> MaskablePPO:
+    """A run's checkpoint loaded into the model its config builds (one-process envs)."""
+    env = train_ppo.build_env(dataclasses.replace(config, vec_env="dummy"))
+    return load_checkpoint(run_dir / CHECKPOINT, env, config)
+
+
 def test_tiny_run_checkpoint_passes_the_check_and_loads(ppo_run) -> None:
     run_dir, config, _model = ppo_run
     check_checkpoint(run_dir / CHECKPOINT)
-    loaded = MaskablePPO.load(run_dir / CHECKPOINT, device="cpu")
+    loaded = load_run(run_dir, config)
     assert loaded.num_timesteps == config.total_steps
     updates = config.total_steps // ROLLOUT
     assert adam_steps(loaded) == {updates * ADAM_STEPS_PER_UPDATE}
@@ -259,7 +261,7 @@ def test_structured_run_exports_the_actor_it_trained(structured_run) -> None:
 
 
 def test_unknown_architecture_is_refused_before_training(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="'resnet'.*flat.*structured"):
+    with pytest.raises(ValueError, match="--arch must be one of structured, flat, got 'resnet'"):
         train_ppo.train(tiny_ppo(tmp_path / "run", arch="resnet"), progress=False)
     assert not (tmp_path / "run").exists()
 
@@ -267,7 +269,7 @@ def test_unknown_architecture_is_refused_before_training(tmp_path: Path) -> None
 def test_new_run_in_a_used_directory_is_refused_naming_resume(ppo_run) -> None:
     run_dir, config, _model = ppo_run
     before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
-    with pytest.raises(FileExistsError, match="--resume"):
+    with pytest.raises(train_ppo.RunError, match="--resume"):
         train_ppo.train(tiny_ppo(run_dir, seed=1), progress=False)
     after = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
     assert after == before
@@ -321,7 +323,7 @@ def resumed_run(tmp_path_factory: pytest.TempPathFactory):
     first = train_ppo.train(config, progress=False)
     stored = (run_dir / RUN_CONFIG).read_text()
     steps_before = logged_steps(run_dir)
-    other = PPOConfig(run_dir=str(run_dir), total_steps=2 * ROLLOUT, learning_rate=0.5, n_steps=64)
+    other = PPOConfig(run_dir=str(run_dir), total_steps=2 * ROLLOUT, eval_every=ROLLOUT)
     model = train_ppo.train(other, resume=True, progress=False)
     return run_dir, config, first, model, stored, steps_before
 
@@ -334,9 +336,12 @@ def test_resume_continues_to_the_requested_total(resumed_run) -> None:
     assert load_policy(run_dir / "policy.pt")[1]["trained_steps"] == 2 * ROLLOUT
 
 
-def test_resume_keeps_the_stored_configuration(resumed_run) -> None:
+def test_resume_keeps_the_stored_configuration_and_records_the_new_budget(resumed_run) -> None:
+    """run_config.json after a resume says what the run now is: the new total and the
+    changed evaluation interval, everything else as stored."""
     run_dir, config, _first, model, stored, _before = resumed_run
-    assert (run_dir / RUN_CONFIG).read_text() == stored
+    after = json.loads((run_dir / RUN_CONFIG).read_text())
+    assert after == {**json.loads(stored), "total_steps": 2 * ROLLOUT, "eval_every": ROLLOUT}
     assert model.n_steps == config.n_steps
     assert model.batch_size == config.batch_size
     assert model.learning_rate == config.learning_rate
@@ -432,7 +437,7 @@ def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) 
     assert saved % ROLLOUT == 0 and saved >= 2 * ROLLOUT
     assert reached - saved <= ROLLOUT, "more than one checkpoint interval lost"
     stored = json.loads((run_dir / RUN_CONFIG).read_text())
-    checkpointed = MaskablePPO.load(run_dir / CHECKPOINT, device="cpu")
+    checkpointed = load_run(run_dir, PPOConfig(**stored))
     assert adam_steps(checkpointed) == {saved // ROLLOUT * ADAM_STEPS_PER_UPDATE}
 
     total = saved + ROLLOUT
@@ -457,15 +462,36 @@ def write_zip(path: Path, members: dict[str, bytes | str]) -> Path:
     return path
 
 
+META = '{"format": "farlight-checkpoint", "version": 1, "num_timesteps": 256}'
+
+
 @pytest.mark.parametrize(
     ("members", "message"),
     [
-        ({"readme.txt": "hello", "model.bin": b"\x00\x01"}, "not a Stable-Baselines3 checkpoint"),
-        ({"data": "{not json", "policy.pth": b"", "pytorch_variables.pth": b""}, "corrupt"),
-        ({"data": "{}", "policy.pth": b"", "pytorch_variables.pth": b""}, "not a Farlight"),
-        ({"data": "[]", "policy.pth": b"", "pytorch_variables.pth": b""}, "checkpoint"),
+        ({"readme.txt": "hello", "model.bin": b"\x00\x01"}, "not a Farlight checkpoint"),
+        ({"data": "{}", "policy.pth": b"", "pytorch_variables.pth": b""}, "refused unread"),
+        ({"checkpoint.json": "{not json", "weights.pt": b""}, "corrupt checkpoint"),
+        ({"checkpoint.json": "[]", "weights.pt": b""}, "not a Farlight checkpoint"),
+        ({"checkpoint.json": '{"format": "x", "version": 1}', "weights.pt": b""}, "format"),
+        (
+            {"checkpoint.json": META.replace("256", '"256"'), "weights.pt": b""},
+            "Expected `int`, got `str` - at `\\$.num_timesteps`",
+        ),
+        ({"checkpoint.json": META.replace("256", "-1"), "weights.pt": b""}, "must be >= 0"),
+        ({"checkpoint.json": META.replace("1,", "9,"), "weights.pt": b""}, "version 9"),
+        ({"checkpoint.json": META, "weights.pt": b"garbage"}, "corrupt checkpoint"),
     ],
-    ids=["unrelated-files", "data-not-json", "data-empty", "data-not-an-object"],
+    ids=[
+        "unrelated-files",
+        "old-sb3-zip",
+        "meta-not-json",
+        "meta-not-an-object",
+        "meta-foreign-format",
+        "meta-wrong-type",
+        "meta-negative-steps",
+        "meta-future-version",
+        "weights-garbage",
+    ],
 )
 def test_foreign_zip_is_refused(tmp_path: Path, members: dict, message: str) -> None:
     path = write_zip(tmp_path / CHECKPOINT, members)
@@ -500,7 +526,7 @@ def test_missing_checkpoint_is_named(tmp_path: Path) -> None:
 
 
 def test_resume_without_a_run_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match=RUN_CONFIG):
+    with pytest.raises(train_ppo.RunError, match=RUN_CONFIG):
         train_ppo.train(tiny_ppo(tmp_path / "nothing"), resume=True, progress=False)
 
 
@@ -512,7 +538,7 @@ def copy_run(run_dir: Path, to: Path) -> Path:
 
 def test_resume_without_a_checkpoint_is_refused(ppo_run, tmp_path: Path) -> None:
     run_dir = copy_run(ppo_run[0], tmp_path / "run")
-    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+    with pytest.raises(train_ppo.RunError, match="no checkpoint.*first checkpoint"):
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
 
 
@@ -533,13 +559,13 @@ def test_resume_from_a_corrupt_checkpoint_is_refused_and_leaves_it(
 
 
 def test_resume_from_a_checkpoint_with_corrupt_weights_is_refused(ppo_run, tmp_path: Path) -> None:
-    """The zip is intact but its policy.pth is garbage: a clear ValueError about the
+    """The zip is intact but its weights.pt is garbage: a clear ValueError about the
     checkpoint, not torch's UnpicklingError advising weights_only=False."""
     source = ppo_run[0] / CHECKPOINT
     run_dir = copy_run(ppo_run[0], tmp_path / "run")
     with zipfile.ZipFile(source) as archive:
         members = {n: archive.read(n) for n in archive.namelist()}
-    members["policy.pth"] = b"garbage"
+    members["weights.pt"] = b"garbage"
     write_zip(run_dir / CHECKPOINT, members)
     with pytest.raises(ValueError, match="checkpoint"):
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
@@ -640,8 +666,9 @@ def test_farlight_train_ppo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFix
     assert agent.config["pi"] == [32, 16]
     assert_acts_legally(agent, 5, seed=3)
     # the same command again refuses to overwrite; with --resume it continues
-    with pytest.raises(FileExistsError, match="--resume"):
-        farlight(argv)
+    assert farlight(argv) == 2
+    err = capsys.readouterr().err
+    assert "already holds a run" in err and "--resume" in err and len(err.splitlines()) == 1
     argv[argv.index("--total-steps") + 1] = "512"
     assert farlight([*argv, "--resume"]) == 0
     assert "trained 512 steps" in capsys.readouterr().out
@@ -717,7 +744,7 @@ def test_league_snapshots_act_legally(league_run, num_players: int) -> None:
 
 def test_league_refuses_a_new_run_in_a_used_directory(league_run) -> None:
     run_dir, config, _model, _state = league_run
-    with pytest.raises(FileExistsError, match="--resume"):
+    with pytest.raises(train_ppo.RunError, match="--resume"):
         self_play.train(config, progress=False)
 
 
@@ -781,7 +808,7 @@ def test_league_resume_refuses_a_missing_league_state(tmp_path: Path) -> None:
     self_play.train(tiny_league(run_dir, total_steps=128, snapshot_every=128), progress=False)
     (run_dir / self_play.LEAGUE_STATE).write_text("{broken")
     with pytest.raises(ValueError, match="league state"):
-        self_play.train(tiny_league(run_dir), resume=True, progress=False)
+        self_play.train(tiny_league(run_dir, snapshot_every=128), resume=True, progress=False)
 
 
 # ------------------------------------------------------------------------------ PFSP weights
@@ -840,13 +867,13 @@ def test_init_from_copies_another_runs_weights_not_its_steps(ppo_run, tmp_path: 
     config = tiny_ppo(
         tmp_path / "warm",
         init_from=str(source_dir / CHECKPOINT),
-        total_steps=0,
         learning_rate=1e-3,
+        vec_env="dummy",
     )
-    model = train_ppo.train(config, progress=False)
+    model = train_ppo.start_model(config, train_ppo.build_env(config), False, progress=False)
     assert model.num_timesteps == 0
     assert adam_steps(model) == set()
-    source = MaskablePPO.load(source_dir / CHECKPOINT, device="cpu")
+    source = load_run(source_dir, source_config)
     for name, tensor in source.policy.state_dict().items():
         torch.testing.assert_close(model.policy.state_dict()[name], tensor, msg=name)
     assert json.loads((tmp_path / "warm" / RUN_CONFIG).read_text())["init_from"] == str(
@@ -866,7 +893,7 @@ def test_init_from_a_different_network_is_refused_before_anything_is_written(
 
 def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
     config = tiny_ppo(tmp_path / "warm", init_from=str(tmp_path / "nowhere.zip"))
-    with pytest.raises(FileNotFoundError, match="nowhere.zip"):
+    with pytest.raises(train_ppo.RunError, match="nowhere.zip"):
         train_ppo.train(config, progress=False)
     assert not (tmp_path / "warm").exists()
 
@@ -883,3 +910,20 @@ def test_imitation_data_is_the_teachers_legal_non_forced_decisions() -> None:
     again = heuristic_decisions(2, num_players=3, seed=4)
     np.testing.assert_array_equal(again[2], actions)
     np.testing.assert_array_equal(again[0], observations)
+
+
+def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
+    """`--rule NAME=VALUE` fills PPOConfig.rule_options; the envs play by them."""
+    import argparse
+
+    from training.common import make_env_fn
+    from training.config import add_config_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, SelfPlayConfig)
+    args = parser.parse_args(["--rule", "token_rounding=down", "--run-dir", str(tmp_path)])
+    config = config_from_args(args, SelfPlayConfig)
+    assert config.rule_options == {"token_rounding": "down"}
+    assert asdict(config)["rule_options"] == {"token_rounding": "down"}  # run_config.json
+    env = make_env_fn(PPOConfig(opponents=["random"], rule_options=config.rule_options), 0)()
+    assert env.aec.game.config.rule_options.token_rounding == "down"

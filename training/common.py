@@ -1,17 +1,18 @@
-"""Pieces shared by the PPO and self-play scripts: network, envs, checkpoints, evaluation."""
+"""Pieces shared by the PPO and self-play scripts: network, envs, run files, evaluation."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
 import os
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import msgspec
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -20,14 +21,21 @@ from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoard
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.arena import play_episode
+from agents.files import atomic_write, read_bounded
 from agents.policy import ARCHITECTURES, ObservationNet, PolicyAgent, StructuredNet, save_policy
 from agents.registry import make
-from farlight_env.cards.loader import standard_card_set
+from agents.workers import die_with_parent
+from farlight_env.cards.loader import load_card_set, standard_card_set
+from farlight_env.cards.model import CardSet
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from training.checkpoints import restore_checkpoint
+from training.config import PPOConfig
 
-CHECKPOINT = "checkpoint.zip"
 RUN_CONFIG = "run_config.json"
+MAX_RUN_CONFIG_BYTES = 1 << 20
+#: The CSV column every logged row carries (SB3's dumps and the evaluations alike).
+STEP_COLUMN = "time/total_timesteps"
 
 
 class FarlightExtractor(BaseFeaturesExtractor):
@@ -122,8 +130,23 @@ def policy_class(arch: str) -> type | str:
     return StructuredPolicy if arch == "structured" else "MlpPolicy"
 
 
-def observation_layout(grid_size: int = 13) -> dict[str, tuple[int, int, tuple[int, ...]]]:
-    encoder = ObservationEncoder(standard_card_set(), grid_size)
+def card_set_of(config: PPOConfig) -> CardSet:
+    """The run's card set: its --card-set file, or the standard one (CardFileError if bad)."""
+    return load_card_set(config.card_set) if config.card_set else standard_card_set()
+
+
+def env_options(config: PPOConfig) -> dict[str, Any]:
+    """The game options of every environment of a run (training and evaluation alike)."""
+    return {
+        "card_set": config.card_set or None,
+        "grid_size": config.grid_size,
+        "max_rounds": config.max_rounds,
+        "rule_options": dict(config.rule_options),
+    }
+
+
+def observation_layout(config: PPOConfig) -> dict[str, tuple[int, int, tuple[int, ...]]]:
+    encoder = ObservationEncoder(card_set_of(config), config.grid_size)
     return {name: (f.start, f.start + f.size, f.shape) for name, f in encoder.fields.items()}
 
 
@@ -132,57 +155,42 @@ def structured_vf(vf: Sequence[int]) -> int:
     return int(vf[0]) if vf else 128
 
 
-def policy_kwargs(
-    embed: int,
-    ship_features: int,
-    pi: Sequence[int],
-    vf: Sequence[int],
-    grid_size: int = 13,
-    arch: str = "flat",
-    hidden: int = 256,
-) -> dict[str, Any]:
-    if arch == "structured":
+def policy_kwargs(config: PPOConfig) -> dict[str, Any]:
+    """SB3 policy_kwargs of the run's network."""
+    if config.arch == "structured":
         return {
-            "layout": observation_layout(grid_size),
-            "embed": embed,
-            "ship_features": ship_features,
-            "hidden": hidden,
-            "vf": structured_vf(vf),
+            "layout": observation_layout(config),
+            "embed": config.embed,
+            "ship_features": config.ship_features,
+            "hidden": config.hidden,
+            "vf": structured_vf(config.vf),
         }
     return {
         "features_extractor_class": FarlightExtractor,
         "features_extractor_kwargs": {
-            "layout": observation_layout(grid_size),
-            "embed": embed,
-            "ship_features": ship_features,
+            "layout": observation_layout(config),
+            "embed": config.embed,
+            "ship_features": config.ship_features,
         },
-        "net_arch": {"pi": list(pi), "vf": list(vf)},
+        "net_arch": {"pi": list(config.pi), "vf": list(config.vf)},
         "activation_fn": torch.nn.Tanh,
     }
 
 
 def policy_config(
-    model: Any,
-    embed: int,
-    ship_features: int,
-    pi: Sequence[int],
-    name: str,
-    extra: dict[str, Any] | None = None,
-    arch: str = "flat",
-    hidden: int = 256,
-    vf: Sequence[int] = (128,),
+    model: Any, config: PPOConfig, name: str, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """What `agents.policy.PolicyNet` needs to rebuild the actor, plus provenance."""
-    layout = observation_layout()
+    layout = observation_layout(config)
     return {
         "name": name,
-        "arch": arch,
-        "hidden": hidden,
-        "vf": structured_vf(vf),
+        "arch": config.arch,
+        "hidden": config.hidden,
+        "vf": structured_vf(config.vf),
         "layout": {k: [a, b, list(shape)] for k, (a, b, shape) in layout.items()},
-        "embed": embed,
-        "ship_features": ship_features,
-        "pi": list(pi),
+        "embed": config.embed,
+        "ship_features": config.ship_features,
+        "pi": list(config.pi),
         "obs_size": int(model.observation_space.shape[0]),
         "action_size": int(model.action_space.n),
         **(extra or {}),
@@ -193,88 +201,102 @@ def export_policy(model: Any, path: Path, config: dict[str, Any]) -> None:
     save_policy(model.policy.state_dict(), config, path)
 
 
+def is_policy_path(name: str) -> bool:
+    return name.endswith(".pt") or os.sep in name
+
+
 def opponent_policies(names: Sequence[str], seed: int) -> list[Any]:
     """Agents for the opponent seats, from names or saved policy paths."""
     out = []
     for i, name in enumerate(names):
-        if name.endswith(".pt") or os.sep in name:
+        if is_policy_path(name):
             out.append(PolicyAgent(name, seed=seed + i))
         else:
             out.append(make(name, seed=seed + i))
     return out
 
 
-def make_env_fn(
-    num_players: int,
-    opponents: Sequence[str],
-    seed: int,
-    rank: int,
-    reward_mode: str = "win",
-    max_rounds: int = 50,
-) -> Callable[[], gym.Env]:
-    """A picklable env factory for SB3 VecEnvs (one per worker)."""
+def check_agents(names: Sequence[str], option: str) -> None:
+    """Build every named agent once, here, so a bad name or a corrupt policy file is refused
+    before any worker starts (ValueError naming the option)."""
+    for name in dict.fromkeys(names):
+        try:
+            opponent_policies([name], seed=0)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{option}: {exc}") from exc
+
+
+def seat_opponents(config: PPOConfig) -> list[str]:
+    """One opponent per other seat: the list given, or its one agent repeated."""
+    others = config.num_players - 1
+    return (
+        list(config.opponents)
+        if len(config.opponents) == others
+        else [config.opponents[0]] * others
+    )
+
+
+def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
+    """A picklable env factory for SB3 VecEnvs (one per worker); a worker process started by
+    SubprocVecEnv ends when the process that built the factories does."""
+    parent = os.getpid()
 
     def build() -> gym.Env:
-        names = (
-            list(opponents)
-            if len(opponents) == num_players - 1
-            else [opponents[0]] * (num_players - 1)
-        )
+        if os.getpid() != parent:
+            die_with_parent(parent)
         env = FarlightSingleAgentEnv(
-            num_players=num_players,
-            opponents=opponent_policies(names, seed * 1000 + rank * 10),
-            reward_mode=reward_mode,
-            max_rounds=max_rounds,
+            num_players=config.num_players,
+            opponents=opponent_policies(seat_opponents(config), config.seed * 1000 + rank * 10),
+            reward_mode=config.reward_mode,
+            **env_options(config),
         )
-        env.reset(seed=seed * 1000 + rank)
+        env.reset(seed=config.seed * 1000 + rank)
         return env
 
     return build
 
 
-# ----------------------------------------------------------------------------- checkpoints
-def save_checkpoint(model: Any, run_dir: Path) -> Path:
-    """SB3 zip (weights, optimiser, step count) written to a temp name, then renamed."""
-    path = run_dir / CHECKPOINT
-    tmp = run_dir / (CHECKPOINT + ".tmp.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
-    return path
+def build_model(config: PPOConfig, env: Any) -> Any:
+    """A fresh MaskablePPO for the run's config (also the frame a checkpoint is loaded into)."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        policy_class(config.arch),
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        policy_kwargs=policy_kwargs(config),
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
 
 
-def check_checkpoint(path: Path) -> None:
-    """Refuse a missing, corrupt or foreign checkpoint with a clear message."""
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            data = json.loads(archive.read("data")) if "data" in names else None
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise ValueError(f"{path}: corrupt checkpoint ({exc})") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a Stable-Baselines3 checkpoint (bad 'data' entry)")
-    if data is None or "policy.pth" not in names or "pytorch_variables.pth" not in names:
-        raise ValueError(f"{path}: not a Stable-Baselines3 checkpoint")
-    policy_class = str(data.get("policy_class", {}).get(":serialized:", ""))
-    if "observation_space" not in data or not policy_class:
-        raise ValueError(f"{path}: not a Farlight MaskablePPO checkpoint")
+def load_checkpoint(path: Path, env: Any, config: PPOConfig) -> Any:
+    """The model of `config`, with the checkpoint's weights, optimiser and counters restored.
+    Nothing in the file is unpickled: CheckpointError (a ValueError) names what is wrong."""
+    return restore_checkpoint(build_model(config, env), path)
 
 
+# ----------------------------------------------------------------------------- run files
 def write_run_config(run_dir: Path, config: Any) -> None:
-    path = run_dir / RUN_CONFIG
-    tmp = run_dir / (RUN_CONFIG + ".tmp")
-    tmp.write_text(json.dumps(asdict(config), indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    atomic_write(run_dir / RUN_CONFIG, json.dumps(asdict(config), indent=1, sort_keys=True))
 
 
 def read_run_config(run_dir: Path) -> dict[str, Any]:
+    """The JSON object of a run's config (size-bounded; ValueError naming the file)."""
     path = run_dir / RUN_CONFIG
-    if not path.exists():
+    if not path.is_file():
         raise FileNotFoundError(f"{run_dir}: no {RUN_CONFIG}; not a training run directory")
     try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(read_bounded(path, MAX_RUN_CONFIG_BYTES))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ValueError(f"{path}: corrupt run config ({exc})") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path}: run config must be a JSON object")
@@ -282,7 +304,8 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
 
 
 def stored_config(run_dir: Path, cls: type) -> Any:
-    """The run's stored config as `cls`; a run of another kind is refused by name."""
+    """The run's stored config as `cls`, every field type- and range-checked; a run of
+    another kind is refused by name."""
     data = read_run_config(run_dir)
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
@@ -291,21 +314,36 @@ def stored_config(run_dir: Path, cls: type) -> Any:
             f"{run_dir / RUN_CONFIG}: fields {unknown} do not belong to a {cls.__name__} run "
             "(resume it with the command that started it)"
         )
-    return cls(**data)
-
-
-def load_checkpoint(path: Path, env: Any) -> Any:
-    """MaskablePPO.load with every failure turned into a ValueError naming the file."""
-    from sb3_contrib import MaskablePPO
-
-    check_checkpoint(path)
     try:
-        return MaskablePPO.load(path, env=env, device="cpu")
-    except Exception as exc:  # noqa: BLE001 - SB3/torch raise many kinds on bad files
-        raise ValueError(
-            f"{path}: corrupt or incompatible checkpoint ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''})"
-        ) from exc
+        return msgspec.convert(data, cls)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{run_dir / RUN_CONFIG}: {exc}") from exc
+
+
+def trim_log(path: Path, last_step: int) -> None:
+    """Drop the rows of progress.csv logged after `last_step` (by a run killed after its
+    last checkpoint), and a torn last line, so a resumed run's log has no stale steps."""
+    if not path.is_file():
+        return
+    with path.open(newline="") as fh:
+        lines = fh.read().splitlines(keepends=True)
+    if not lines:
+        return
+    header = next(csv.reader([lines[0]]))
+    column = header.index(STEP_COLUMN) if STEP_COLUMN in header else None
+    kept = [lines[0] if lines[0].endswith("\n") else lines[0] + "\n"]
+    for line in lines[1:]:
+        if not line.endswith("\n"):
+            continue  # torn by the kill
+        row = next(csv.reader([line]), [])
+        try:
+            step = float(row[column]) if column is not None else None
+        except (IndexError, ValueError):
+            step = None
+        if step is not None and step <= last_step:
+            kept.append(line)
+    if kept != lines:
+        atomic_write(path, "".join(kept))
 
 
 class AppendingCSV(CSVOutputFormat):
@@ -321,25 +359,34 @@ class AppendingCSV(CSVOutputFormat):
         self.file.seek(0, os.SEEK_END)
 
 
-def run_logger(run_dir: Path) -> Logger:
-    """CSV (appending across resumes) and TensorBoard logs under run_dir/logs."""
+def run_logger(run_dir: Path, resumed_at: int | None = None) -> Logger:
+    """CSV (appending across resumes) and TensorBoard logs under run_dir/logs; on a resume
+    from step `resumed_at`, CSV rows of later steps are dropped first."""
     folder = run_dir / "logs"
     folder.mkdir(parents=True, exist_ok=True)
+    if resumed_at is not None:
+        trim_log(folder / "progress.csv", resumed_at)
     formats = [AppendingCSV(str(folder / "progress.csv")), TensorBoardOutputFormat(str(folder))]
     return Logger(str(folder), formats)
 
 
 # ----------------------------------------------------------------------------- evaluation
 def evaluate_against(
-    policy: PolicyAgent | Any, opponent: str, games: int, num_players: int, seed: int
+    policy: PolicyAgent | Any,
+    opponent: str,
+    games: int,
+    num_players: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
 ) -> float:
-    """Win rate (shared victories count as a fraction) of `policy` in seat rotation."""
+    """Win rate (shared victories count as a fraction) of `policy` in seat rotation, in
+    games with the given env `options` (card set, grid size, round cap)."""
     from farlight_env.env.aec import raw_env
 
     wins = 0.0
     for g in range(games):
         seat = g % num_players
-        env = raw_env(num_players=num_players)
+        env = raw_env(num_players=num_players, **(options or {}))
         env.reset(seed=seed + g)
         seats = [
             policy if s == seat else make(opponent, seed=seed * 7 + g * 11 + s)

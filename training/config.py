@@ -1,5 +1,8 @@
 """Training hyper-parameters as dataclasses, and the CLI generated from them.
 
+Every field has a type, a default and a help text (CleanRL's `Args`): `--help` is built from
+them, `Literal` fields become `{a,b}` choices, and `__post_init__` refuses values that make no
+sense, so a bad command line or a hand-edited run_config.json fails before anything starts.
 Kept free of torch and Stable-Baselines3 imports so `farlight --help` stays fast and works
 without the `train` extra.
 """
@@ -8,82 +11,318 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import typing
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from farlight_cli.argtypes import RuleAssignments, rule_assignment
+
+Arch = Literal["structured", "flat"]
+VecEnv = Literal["subproc", "dummy"]
+RewardMode = Literal["win", "margin", "rank"]
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+#: Widest layer a run may ask for; the same bound holds for policy files (agents.policy).
+MAX_WIDTH = 4096
+
+
+def opt(default: Any, help: str) -> Any:
+    """A config field with its help text (lists get a fresh copy per instance)."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda d=default: d.copy(), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass
 class PPOConfig:
     """Every knob of a run, stored in run_config.json. --resume continues with the stored
-    values; only `total_steps` and `run_dir` are taken from the command line."""
+    values; only the options in RESUMABLE_OVERRIDES may change when resuming."""
 
-    run_dir: str = "runs/ppo"
-    total_steps: int = 200_000
-    num_players: int = 2
-    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    seed: int = 0
-    n_envs: int = 2
-    vec_env: str = "subproc"  # or "dummy" (one process)
-    n_steps: int = 512
-    batch_size: int = 256
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.999
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    arch: str = "structured"  # per-target bid and per-cell install heads; or "flat"
-    embed: int = 128
-    ship_features: int = 32
-    hidden: int = 256  # structured arch: trunk width
-    pi: list[int] = field(default_factory=lambda: [128])  # flat arch: actor hidden layers
-    vf: list[int] = field(default_factory=lambda: [128])
-    reward_mode: str = "win"
-    max_rounds: int = 50
-    checkpoint_every: int = 20_000
-    eval_every: int = 20_000
-    eval_games: int = 20
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    bc_games: int = 0  # behaviour-cloning warm start from the heuristic (0 = off)
-    init_from: str = ""  # warm start from another run's checkpoint.zip (weights only)
-    bc_epochs: int = 2
-    torch_threads: int = 1
+    # ---- the run
+    run_dir: str = opt("runs/ppo", "folder of the run: config, checkpoint, logs, policy.pt")
+    total_steps: int = opt(200_000, "environment steps to train for, in total over resumes")
+    seed: int = opt(0, "seed of the networks, the environments and the opponents")
+    # ---- the game
+    num_players: int = opt(2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
+    opponents: list[str] = opt(
+        ["heuristic"],
+        "opponent agents: one for every seat, or one per other seat (names or *.pt paths)",
+    )
+    card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
+    grid_size: int = opt(13, "ship grid size (odd, >= 3)")
+    max_rounds: int = opt(50, "round cap of a game (truncation with final scoring)")
+    reward_mode: RewardMode = opt("win", "reward at the end of a game")
+    # ---- environments
+    n_envs: int = opt(2, "parallel environments")
+    vec_env: VecEnv = opt("subproc", "one process per environment, or all in this one")
+    # ---- PPO
+    n_steps: int = opt(512, "steps per environment per rollout")
+    batch_size: int = opt(256, "minibatch size (at most n_steps * n_envs)")
+    n_epochs: int = opt(4, "passes over each rollout")
+    learning_rate: float = opt(3e-4, "Adam learning rate")
+    gamma: float = opt(0.999, "discount factor, in (0, 1]")
+    gae_lambda: float = opt(0.95, "GAE lambda, in [0, 1]")
+    clip_range: float = opt(0.2, "PPO clip range (> 0)")
+    ent_coef: float = opt(0.01, "entropy bonus (>= 0)")
+    # ---- the network
+    arch: Arch = opt("structured", "per-target bid and per-cell install heads, or a flat MLP")
+    embed: int = opt(128, "width of the embedding of the non-ship observation")
+    ship_features: int = opt(32, "channels of the ship CNN")
+    hidden: int = opt(256, "structured arch: trunk width")
+    pi: list[int] = opt([128], "flat arch: actor hidden layers")
+    vf: list[int] = opt([128], "critic hidden layers (structured arch: the first width)")
+    # ---- schedules and evaluation
+    checkpoint_every: int = opt(20_000, "steps between checkpoints (0: only at the end)")
+    eval_every: int = opt(20_000, "steps between evaluations (0: never)")
+    eval_games: int = opt(20, "games per evaluation opponent")
+    eval_opponents: list[str] = opt(["random", "heuristic"], "agents evaluated against")
+    # ---- warm starts
+    bc_games: int = opt(0, "behaviour-cloning warm start from this many heuristic games (0: off)")
+    bc_epochs: int = opt(2, "epochs of behaviour cloning")
+    init_from: str = opt("", "start from another run's checkpoint.zip (weights only)")
+    torch_threads: int = opt(1, "torch threads of the learner")
+    rule_options: dict[str, Any] = opt(
+        {}, "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
+    )
+
+    def __post_init__(self) -> None:
+        problems = config_problems(self)
+        if problems:
+            raise ValueError(problems[0])
 
 
-# What --resume takes from the command line: how far to go, and where the run now lives (a
-# run directory may be moved or copied); every other field comes from run_config.json.
-RESUMABLE_OVERRIDES = ("total_steps", "run_dir")
+# What --resume may change: how far to go, where the run now lives (a run directory may be
+# moved or copied), and settings that do not change what is learnt. Every other field comes
+# from run_config.json; giving another value for one is refused.
+RESUMABLE_OVERRIDES = (
+    "total_steps",
+    "run_dir",
+    "checkpoint_every",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "vec_env",
+    "torch_threads",
+)
 
 
 @dataclass
 class SelfPlayConfig(PPOConfig):
-    run_dir: str = "runs/league"
-    baselines: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    snapshot_every: int = 20_000
-    pfsp_power: float = 2.0
-    rating_games: int = 10
-    eval_opponents: list[str] = field(default_factory=lambda: ["heuristic"])
+    """A league run: PPOConfig plus the league's own knobs."""
+
+    run_dir: str = opt("runs/league", "folder of the run: config, league, checkpoint, logs")
+    baselines: list[str] = opt(["random", "heuristic"], "fixed agents in the league")
+    snapshot_every: int = opt(20_000, "steps between snapshots joining the league (0: never)")
+    pfsp_power: float = opt(2.0, "prioritised fictitious self-play exponent (>= 0)")
+    rating_games: int = opt(10, "games rating each new snapshot")
+    eval_opponents: list[str] = opt(["heuristic"], "agents evaluated against")
+
+
+# ----------------------------------------------------------------------------- validation
+def _bad_int(value: Any) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int)
+
+
+def config_problems(config: PPOConfig) -> list[str]:
+    """What is wrong with a config, one sentence per problem (empty when it is sound)."""
+    problems: list[str] = []
+    minimum = {
+        "total_steps": 1,
+        "seed": 0,
+        "n_envs": 1,
+        "n_steps": 1,
+        "batch_size": 2,
+        "n_epochs": 1,
+        "embed": 1,
+        "ship_features": 1,
+        "hidden": 2,
+        "max_rounds": 1,
+        "checkpoint_every": 0,
+        "eval_every": 0,
+        "eval_games": 1,
+        "bc_games": 0,
+        "bc_epochs": 1,
+        "torch_threads": 1,
+        "snapshot_every": 0,
+        "rating_games": 0,
+    }
+    for name, low in minimum.items():
+        if not hasattr(config, name):
+            continue
+        value = getattr(config, name)
+        if _bad_int(value) or value < low:
+            problems.append(f"--{_flag(name)} must be an integer >= {low}, got {value!r}")
+    if problems:
+        return problems
+    for name in ("embed", "ship_features", "hidden"):
+        if getattr(config, name) > MAX_WIDTH:
+            problems.append(f"--{_flag(name)} must be at most {MAX_WIDTH}")
+    if not MIN_PLAYERS <= config.num_players <= MAX_PLAYERS:
+        problems.append(
+            f"--num-players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {config.num_players}"
+        )
+    if config.n_steps * config.n_envs < 2:
+        problems.append("a rollout (--n-steps x --n-envs) must hold at least 2 steps")
+    elif config.batch_size > config.n_steps * config.n_envs:
+        problems.append(
+            f"--batch-size {config.batch_size} is larger than a rollout "
+            f"({config.n_steps} x {config.n_envs} = {config.n_steps * config.n_envs} steps)"
+        )
+    problems += _float_problems(config)
+    problems += _choice_problems(config)
+    problems += _list_problems(config)
+    return problems
+
+
+def _float_problems(config: PPOConfig) -> list[str]:
+    ranges = {
+        "learning_rate": (0.0, math.inf, False),
+        "gamma": (0.0, 1.0, False),
+        "gae_lambda": (0.0, 1.0, True),
+        "clip_range": (0.0, math.inf, False),
+        "ent_coef": (0.0, math.inf, True),
+        "pfsp_power": (0.0, math.inf, True),
+    }
+    problems = []
+    for name, (low, high, low_ok) in ranges.items():
+        if not hasattr(config, name):
+            continue
+        value = getattr(config, name)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not math.isfinite(value) or value > high or value < low:
+            problems.append(f"--{_flag(name)} must be a number in [{low}, {high}], got {value!r}")
+        elif value == low and not low_ok:
+            problems.append(f"--{_flag(name)} must be > {low}, got {value!r}")
+    return problems
+
+
+def _choice_problems(config: PPOConfig) -> list[str]:
+    problems = []
+    hints = typing.get_type_hints(type(config))
+    for f in dataclasses.fields(config):
+        choices = _choices(hints[f.name])
+        value = getattr(config, f.name)
+        if choices and value not in choices:
+            problems.append(f"--{_flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
+    if not isinstance(config.card_set, str) or not isinstance(config.init_from, str):
+        problems.append("--card-set and --init-from must be paths (or empty)")
+    return problems
+
+
+def _list_problems(config: PPOConfig) -> list[str]:
+    problems = []
+    names = ["opponents", "eval_opponents"] + (
+        ["baselines"] if hasattr(config, "baselines") else []
+    )
+    for name in names:
+        value = getattr(config, name)
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
+    for name in ("pi", "vf"):
+        value = getattr(config, name)
+        if not isinstance(value, list) or not all(
+            not _bad_int(v) and 1 <= v <= MAX_WIDTH for v in value
+        ):
+            problems.append(f"--{_flag(name)} must be layer widths 1..{MAX_WIDTH}, e.g. 128,64")
+        elif len(value) > 8:
+            problems.append(f"--{_flag(name)} may have at most 8 layers")
+    if problems:
+        return problems
+    if not config.vf:
+        problems.append("--vf needs at least one width")
+    others = config.num_players - 1
+    if len(config.opponents) not in (1, others) and not hasattr(config, "baselines"):
+        problems.append(
+            f"--opponents: give one agent or {others} (one per other seat), "
+            f"got {len(config.opponents)}"
+        )
+    if hasattr(config, "baselines") and not config.baselines:
+        problems.append("--baselines needs at least one agent")
+    return problems
+
+
+# ----------------------------------------------------------------------------- the CLI
+def _flag(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _choices(hint: Any) -> tuple[str, ...]:
+    return typing.get_args(hint) if typing.get_origin(hint) is Literal else ()
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value)) if value else "(none)"
+    return "(none)" if value == "" else str(value)
 
 
 def add_config_arguments(parser: argparse.ArgumentParser, cls: type = PPOConfig) -> None:
-    """One --flag per dataclass field, typed from its default."""
+    """One --flag per dataclass field, typed and documented from it. Flags not given are
+    absent from the parsed namespace (`given_options` tells which were)."""
+    hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(default, list):
-            item = type(default[0]) if default else str
+        flag = "--" + _flag(f.name)
+        text = f"{f.metadata.get('help', '')} (default: {_show(default)})".replace("%", "%%")
+        hint = hints[f.name]
+        if f.name == "rule_options":
+            parser.add_argument(
+                "--rule",
+                dest="rule_options",
+                type=rule_assignment,
+                action=RuleAssignments,
+                default=argparse.SUPPRESS,
+                metavar="NAME=VALUE",
+                help=text,
+            )
+        elif _choices(hint):
+            parser.add_argument(flag, choices=_choices(hint), default=argparse.SUPPRESS, help=text)
+        elif isinstance(default, list):
+            item = typing.get_args(hint)[0]
             parser.add_argument(
                 flag,
-                type=lambda s, t=item: [t(x) for x in s.split(",") if x],
-                default=default,
+                type=lambda s, t=item: [t(x.strip()) for x in s.split(",") if x.strip()],
+                default=argparse.SUPPRESS,
                 metavar="A,B",
-                help=f"default: {default}",
+                help=text,
             )
         else:
             parser.add_argument(
-                flag, type=type(default), default=default, help=f"default: {default}"
+                flag,
+                type=hint,
+                default=argparse.SUPPRESS,
+                metavar="PATH" if hint is str else hint.__name__.upper(),
+                help=text,
             )
 
 
+def given_options(args: argparse.Namespace, cls: type = PPOConfig) -> set[str]:
+    """The config fields given on the command line."""
+    return {f.name for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+
+
 def config_from_args(args: argparse.Namespace, cls: type = PPOConfig) -> Any:
-    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+    """The config of a command line: given flags over the defaults (ValueError if unsound)."""
+    return cls(**{name: getattr(args, name) for name in given_options(args, cls)})
+
+
+def resume_config(stored: Any, requested: Any, given: Collection[str]) -> Any:
+    """The stored config with the resumable options of `requested` that were `given`; any
+    other given option that differs from the stored value is refused by name."""
+    refused = sorted(
+        name
+        for name in given
+        if name not in RESUMABLE_OVERRIDES and getattr(requested, name) != getattr(stored, name)
+    )
+    if refused:
+        flags = ", ".join(f"--{_flag(n)} (stored: {_show(getattr(stored, n))})" for n in refused)
+        raise ValueError(
+            f"--resume continues with the run's stored options; drop {flags}, or start a new "
+            "run in another --run-dir"
+        )
+    merged = dataclasses.replace(
+        stored, **{n: getattr(requested, n) for n in given if n in RESUMABLE_OVERRIDES}
+    )
+    merged.run_dir = requested.run_dir
+    return merged

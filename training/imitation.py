@@ -32,12 +32,17 @@ class Recorder:
 
 
 def heuristic_decisions(
-    games: int, num_players: int, seed: int, teacher: str = "heuristic"
+    games: int,
+    num_players: int,
+    seed: int,
+    teacher: str = "heuristic",
+    options: dict[str, Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, masks, actions) of every decision in `games` teacher self-play games."""
+    """(observations, masks, actions) of every decision in `games` teacher self-play games
+    played with the env `options` (card set, grid size, round cap)."""
     log: list[tuple[np.ndarray, np.ndarray, int]] = []
     for g in range(games):
-        env = raw_env(num_players=num_players)
+        env = raw_env(num_players=num_players, **(options or {}))
         env.reset(seed=seed + g)
         teachers = [make(teacher, seed=seed * 31 + g * 7 + s) for s in range(num_players)]
         play_episode(env, [Recorder(t, log) for t in teachers])
@@ -60,6 +65,7 @@ def behaviour_clone(
     chunk: int = 20,
     batch: int = 256,
     progress: bool = True,
+    options: dict[str, Any] | None = None,
 ) -> list[float]:
     """Train the model's actor to imitate the heuristic; returns the mean loss per chunk."""
     from tqdm.auto import tqdm
@@ -70,7 +76,9 @@ def behaviour_clone(
     losses = []
     chunks = max(1, games // chunk)
     for c in tqdm(range(chunks), desc="imitation", unit="chunk", disable=not progress):
-        obs, masks, actions = heuristic_decisions(chunk, num_players, seed + c * chunk)
+        obs, masks, actions = heuristic_decisions(
+            chunk, num_players, seed + c * chunk, options=options
+        )
         chunk_losses = []
         for _ in range(epochs):
             order = rng.permutation(len(actions))

@@ -17,8 +17,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -26,32 +27,29 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from agents.arena import play_episode
+from agents.files import atomic_write, read_bounded
 from agents.policy import PolicyAgent
 from agents.registry import make
 from agents.tournament import placements
+from agents.workers import die_with_parent
 from farlight_env.env.aec import raw_env
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from training.checkpoints import CHECKPOINT, save_checkpoint
 from training.common import (
-    CHECKPOINT,
     LivePolicy,
     ProgressCallback,
-    check_checkpoint,
+    build_model,
+    env_options,
     evaluate_against,
     export_policy,
     load_checkpoint,
     run_logger,
-    save_checkpoint,
-    stored_config,
     write_run_config,
 )
-from training.config import (
-    RESUMABLE_OVERRIDES,
-    SelfPlayConfig,
-    add_config_arguments,
-    config_from_args,
-)
+from training.config import SelfPlayConfig, add_config_arguments, config_from_args, given_options
+from training.curves import plot_league_curve
+from training.train_ppo import RunError, as_run_error, crossed_multiple, prepare, report
 from training.train_ppo import actor_config as ppo_actor_config
-from training.train_ppo import build_model, crossed_multiple
 
 LEAGUE_STATE = "league.json"
 
@@ -164,6 +162,7 @@ class League(BaseCallback):
             self.config.eval_games,
             self.config.num_players,
             seed=20_000 + steps,
+            options=env_options(self.config),
         )
         self.state["history"].append(
             {"steps": steps, "snapshot": entry, "win_rate_vs_heuristic": win_rate, **rating}
@@ -173,7 +172,7 @@ class League(BaseCallback):
         self.logger.record("league/pool_size", len(self.state["entries"]))
         self.logger.record("time/total_timesteps", steps)
         self.logger.dump(steps)
-        plot_learning_curve(self.state["history"], self.run_dir / "learning_curve.png")
+        plot_league_curve(self.state["history"], self.run_dir / "learning_curve.png")
 
     def checkpoint(self) -> None:
         save_checkpoint(self.model, self.run_dir)
@@ -201,7 +200,7 @@ def rate_snapshot(
     for g in range(config.rating_games):
         lineup = [entry] + [others[i] for i in rng.choice(len(others), n - 1)]
         lineup = lineup[g % n :] + lineup[: g % n]  # rotate seats
-        record = _play(lineup, n, seed + g, base_dir)
+        record = _play(lineup, n, seed + g, base_dir, env_options(config))
         teams = [[ratings[name]] for name in lineup]
         updated = model.rate(teams, ranks=placements(record))
         fresh: dict[str, list[Any]] = {}
@@ -218,8 +217,14 @@ def rate_snapshot(
     return {"rating_mu": r.mu, "rating_sigma": r.sigma, "rating": r.ordinal()}
 
 
-def _play(lineup: Sequence[str], num_players: int, seed: int, base_dir: Path) -> dict[str, Any]:
-    env = raw_env(num_players=num_players)
+def _play(
+    lineup: Sequence[str],
+    num_players: int,
+    seed: int,
+    base_dir: Path,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    env = raw_env(num_players=num_players, **(options or {}))
     env.reset(seed=seed)
     agents = [league_agent(e, base_dir, seed + s) for s, e in enumerate(lineup)]
     play_episode(env, agents)
@@ -227,70 +232,49 @@ def _play(lineup: Sequence[str], num_players: int, seed: int, base_dir: Path) ->
     return {"scores": game.scores(), "winners": game.winners()}
 
 
-def plot_learning_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = [h["steps"] for h in history]
-    fig, ax1 = plt.subplots(figsize=(8, 4))
-    ax1.errorbar(
-        steps,
-        [h["rating_mu"] for h in history],
-        yerr=[h["rating_sigma"] for h in history],
-        fmt="o-",
-        color="#4C72B0",
-        label="snapshot rating (mu ± sigma)",
-    )
-    ax1.set_xlabel("training steps")
-    ax1.set_ylabel("OpenSkill rating")
-    ax2 = ax1.twinx()
-    ax2.plot(
-        steps,
-        [h["win_rate_vs_heuristic"] for h in history],
-        "s--",
-        color="#DD8452",
-        label="win rate vs heuristic",
-    )
-    ax2.set_ylim(0, 1)
-    ax2.set_ylabel("win rate vs heuristic")
-    fig.legend(loc="upper left")
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
-
-
 def save_league_state(run_dir: Path, state: dict[str, Any]) -> None:
-    tmp = run_dir / (LEAGUE_STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
-    os.replace(tmp, run_dir / LEAGUE_STATE)
+    atomic_write(run_dir / LEAGUE_STATE, json.dumps(state, indent=1, sort_keys=True))
+
+
+class LeagueState(msgspec.Struct, forbid_unknown_fields=True):
+    """league.json: the pool, the learner's results and ratings per entry, the history."""
+
+    entries: list[str]
+    stats: dict[str, Annotated[list[float], msgspec.Meta(min_length=2, max_length=2)]]
+    ratings: dict[str, Annotated[list[float], msgspec.Meta(min_length=2, max_length=2)]]
+    history: list[dict[str, str | float | int]]
 
 
 def load_league_state(run_dir: Path) -> dict[str, Any]:
+    """The league state, size-bounded and type-checked; entries must be baselines by name or
+    snapshots inside the run's pool folder."""
     path = run_dir / LEAGUE_STATE
     try:
-        state = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        state = msgspec.json.decode(read_bounded(path), type=LeagueState)
+    except (OSError, ValueError, msgspec.DecodeError) as exc:
         raise ValueError(f"{path}: missing or corrupt league state ({exc})") from exc
-    for key in ("entries", "stats", "ratings", "history"):
-        if key not in state:
-            raise ValueError(f"{path}: league state lacks {key!r}")
-    return state
+    for entry in state.entries:
+        if entry.endswith(".pt") and not (
+            entry.startswith("pool/") and ".." not in Path(entry).parts
+        ):
+            raise ValueError(f"{path}: league entry {entry!r} is not a snapshot in pool/")
+    return msgspec.to_builtins(state)
 
 
 def build_env(config: SelfPlayConfig, entries: Sequence[str]):
+    parent = os.getpid()
+
     def factory(rank: int):
         def build():
+            if os.getpid() != parent:
+                die_with_parent(parent)
             env = LeagueEnv(
                 config.num_players,
                 entries,
                 seed=config.seed * 1000 + rank,
                 base_dir=str(Path(config.run_dir).resolve()),
                 reward_mode=config.reward_mode,
-                max_rounds=config.max_rounds,
+                **env_options(config),
             )
             env.reset(seed=config.seed * 1000 + rank)
             return env
@@ -303,28 +287,37 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
     return VecMonitor(DummyVecEnv(fns))
 
 
-def train(config: SelfPlayConfig, resume: bool = False, progress: bool = True) -> MaskablePPO:
-    run_dir = Path(config.run_dir)
+def train(
+    config: SelfPlayConfig,
+    resume: bool = False,
+    progress: bool = True,
+    given: Sequence[str] | None = None,
+) -> MaskablePPO:
+    """Run (or resume) a league; returns the model. A run that cannot start: RunError."""
+    try:
+        config = prepare(config, resume, given, cls=SelfPlayConfig)
+        run_dir = Path(config.run_dir)
+        if resume:
+            state = load_league_state(run_dir)
+        else:
+            state = {"entries": list(config.baselines), "stats": {}, "ratings": {}, "history": []}
+    except (ValueError, OSError) as exc:
+        raise as_run_error(exc) from exc
     torch.set_num_threads(config.torch_threads)
-    checkpoint = run_dir / CHECKPOINT
-    if resume:
-        stored = stored_config(run_dir, SelfPlayConfig)
-        for name in RESUMABLE_OVERRIDES:
-            setattr(stored, name, getattr(config, name))
-        config = stored
-        check_checkpoint(checkpoint)
-        state = load_league_state(run_dir)
-    else:
-        if checkpoint.exists():
-            raise FileExistsError(f"{run_dir} already holds a run; pass --resume to continue it")
+    if not resume:
         run_dir.mkdir(parents=True, exist_ok=True)
         write_run_config(run_dir, config)
-        state = {"entries": list(config.baselines), "stats": {}, "ratings": {}, "history": []}
         save_league_state(run_dir, state)
     env = build_env(config, state["entries"])
     try:
-        model = load_checkpoint(checkpoint, env) if resume else build_model(config, env)
-        model.set_logger(run_logger(run_dir))
+        checkpoint = run_dir / CHECKPOINT
+        try:
+            model = load_checkpoint(checkpoint, env, config) if resume else build_model(config, env)
+        except (ValueError, OSError) as exc:
+            raise as_run_error(exc) from exc
+        if resume:
+            write_run_config(run_dir, config)  # the new budget and resumable overrides
+        model.set_logger(run_logger(run_dir, model.num_timesteps if resume else None))
         league = League(config, run_dir, state)
         callbacks = CallbackList(
             [
@@ -354,8 +347,16 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(args, SelfPlayConfig)
-    model = train(config, resume=args.resume, progress=not args.no_progress)
+    try:
+        config = config_from_args(args, SelfPlayConfig)
+        model = train(
+            config,
+            resume=args.resume,
+            progress=not args.no_progress,
+            given=sorted(given_options(args, SelfPlayConfig)),
+        )
+    except (RunError, ValueError) as exc:
+        return report("farlight train self-play", exc)
     run_dir = Path(config.run_dir)
     print(
         f"trained {model.num_timesteps} steps; league state {run_dir / LEAGUE_STATE}; "

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -21,25 +22,37 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+from training.checkpoints import CHECKPOINT, read_checkpoint, restore_weights, save_checkpoint
 from training.common import (
-    CHECKPOINT,
+    RUN_CONFIG,
     LivePolicy,
     ProgressCallback,
-    check_checkpoint,
+    build_model,
+    card_set_of,
+    check_agents,
+    env_options,
     evaluate_against,
     export_policy,
     load_checkpoint,
     make_env_fn,
-    policy_class,
     policy_config,
-    policy_kwargs,
     run_logger,
-    save_checkpoint,
     stored_config,
     write_run_config,
 )
-from training.config import RESUMABLE_OVERRIDES, PPOConfig, add_config_arguments, config_from_args
+from training.config import (
+    PPOConfig,
+    add_config_arguments,
+    config_from_args,
+    given_options,
+    resume_config,
+)
+from training.curves import plot_ppo_curve
 from training.imitation import behaviour_clone
+
+
+class RunError(ValueError):
+    """A run that cannot start as asked (bad option, file or folder): one line for the user."""
 
 
 def crossed_multiple(last: int, now: int, every: int) -> bool:
@@ -87,11 +100,13 @@ class CheckpointAndEval(BaseCallback):
                 self.config.eval_games,
                 self.config.num_players,
                 seed=10_000 + self.model.num_timesteps,
+                options=env_options(self.config),
             )
             self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
             results[opponent] = rate
         self.logger.record("time/total_timesteps", self.model.num_timesteps)
         self.logger.dump(self.model.num_timesteps)
+        plot_ppo_curve(self.run_dir)
         return results
 
 
@@ -99,121 +114,123 @@ def actor_config(model: Any, config: PPOConfig, name: str = "ppo") -> dict[str, 
     """Config of the exported actor, with the run's provenance."""
     return policy_config(
         model,
-        config.embed,
-        config.ship_features,
-        config.pi,
+        config,
         name=name,
-        arch=config.arch,
-        hidden=config.hidden,
-        vf=config.vf,
         extra={
             "num_players": config.num_players,
             "trained_steps": int(model.num_timesteps),
             "opponents": list(getattr(config, "baselines", config.opponents)),
             "seed": config.seed,
+            **({"card_set": config.card_set} if config.card_set else {}),
+            **({"grid_size": config.grid_size} if config.grid_size != 13 else {}),
         },
     )
 
 
-def build_env(config: PPOConfig):
-    fns = [
-        make_env_fn(
-            config.num_players,
-            config.opponents,
-            config.seed,
-            rank,
-            config.reward_mode,
-            config.max_rounds,
-        )
-        for rank in range(config.n_envs)
-    ]
+def build_env(config: PPOConfig) -> VecMonitor:
+    fns = [make_env_fn(config, rank) for rank in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
         start = "fork" if sys.platform != "win32" else "spawn"
         return VecMonitor(SubprocVecEnv(fns, start_method=start))
     return VecMonitor(DummyVecEnv(fns))
 
 
-def build_model(config: PPOConfig, env: Any) -> MaskablePPO:
-    return MaskablePPO(
-        policy_class(config.arch),
-        env,
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        policy_kwargs=policy_kwargs(
-            config.embed,
-            config.ship_features,
-            config.pi,
-            config.vf,
-            arch=config.arch,
-            hidden=config.hidden,
-        ),
-        seed=config.seed,
-        device="cpu",
-        verbose=0,
-    )
+def prepare(
+    config: PPOConfig, resume: bool, given: Collection[str] | None = None, cls: type = PPOConfig
+) -> PPOConfig:
+    """The config to run, once everything it names was checked: the run folder, the
+    checkpoint, the card set, the agents. Nothing is written and no worker started yet."""
+    run_dir = Path(config.run_dir)
+    if resume:
+        if given is None:  # the Python API: total_steps and options that differ from defaults
+            defaults = cls()
+            given = {"total_steps"} | {
+                f.name for f in fields(cls) if getattr(config, f.name) != getattr(defaults, f.name)
+            }
+        config = resume_config(stored_config(run_dir, cls), config, given)
+        if not (run_dir / CHECKPOINT).is_file():
+            raise FileNotFoundError(
+                f"no checkpoint at {run_dir / CHECKPOINT}: the run stopped before its first "
+                "checkpoint; start it again in an empty --run-dir"
+            )
+        read_checkpoint(run_dir / CHECKPOINT)
+    else:
+        for name in (CHECKPOINT, RUN_CONFIG):
+            if (run_dir / name).exists():
+                raise FileExistsError(
+                    f"{run_dir} already holds a run ({name}); pass --resume to continue it or "
+                    "pick another --run-dir"
+                )
+        if config.init_from:
+            read_checkpoint(Path(config.init_from))
+    card_set_of(config)
+    check_agents(config.opponents, "--opponents")
+    check_agents(config.eval_opponents, "--eval-opponents")
+    if hasattr(config, "baselines"):
+        check_agents(config.baselines, "--baselines")
+    return config
+
+
+def as_run_error(exc: Exception) -> RunError:
+    return RunError(str(exc))
+
+
+def start_model(config: PPOConfig, env: Any, resume: bool, progress: bool) -> MaskablePPO:
+    """The model to train: restored from the run's checkpoint, or new (warm-started from
+    --init-from and behaviour cloning if asked). A new run's config is written here."""
+    run_dir = Path(config.run_dir)
+    if resume:
+        model = load_checkpoint(run_dir / CHECKPOINT, env, config)
+        write_run_config(run_dir, config)  # the new budget and resumable overrides
+        return model
+    model = build_model(config, env)
+    if config.init_from:
+        warm_start(model, Path(config.init_from))
+    run_dir.mkdir(parents=True, exist_ok=True)  # only once the model is sound
+    write_run_config(run_dir, config)
+    if config.bc_games:
+        behaviour_clone(
+            model,
+            config.bc_games,
+            config.num_players,
+            config.seed,
+            epochs=config.bc_epochs,
+            progress=progress,
+            options=env_options(config),
+        )
+    return model
 
 
 def warm_start(model: MaskablePPO, checkpoint: Path) -> None:
     """Copy another run's network weights (not its optimiser or step count) into `model`."""
-    source = load_checkpoint(checkpoint, env=None)
+    _meta, weights = read_checkpoint(checkpoint)
+    restore_weights(model, weights, checkpoint)
+
+
+def train(
+    config: PPOConfig,
+    resume: bool = False,
+    progress: bool = True,
+    given: Collection[str] | None = None,
+) -> MaskablePPO:
+    """Run (or resume) training; returns the model. Writes everything under config.run_dir.
+
+    On --resume, options in `given` (default: those differing from PPOConfig's defaults) must
+    be resumable or equal to the stored ones. A run that cannot start raises RunError.
+    """
     try:
-        model.policy.load_state_dict(source.policy.state_dict(), strict=True)
-    except RuntimeError as exc:
-        raise ValueError(
-            f"{checkpoint}: its network does not match this run's (--arch, --embed, "
-            f"--ship-features, --hidden, --pi, --vf must be the same): {str(exc).splitlines()[0]}"
-        ) from exc
-
-
-def resolve_resume(config: PPOConfig, run_dir: Path) -> PPOConfig:
-    """The stored config, with RESUMABLE_OVERRIDES (total_steps, run_dir) from the command line."""
-    merged = stored_config(run_dir, PPOConfig)
-    for name in RESUMABLE_OVERRIDES:
-        setattr(merged, name, getattr(config, name))
-    return merged
-
-
-def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> MaskablePPO:
-    """Run (or resume) training; returns the model. Writes everything under config.run_dir."""
+        config = prepare(config, resume, given)
+    except (ValueError, OSError) as exc:
+        raise as_run_error(exc) from exc
     run_dir = Path(config.run_dir)
-    policy_class(config.arch)  # refuse a bad architecture before anything is written
     torch.set_num_threads(config.torch_threads)
-    checkpoint = run_dir / CHECKPOINT
-    if resume:
-        config = resolve_resume(config, run_dir)
-        check_checkpoint(checkpoint)
-    else:
-        if checkpoint.exists():
-            raise FileExistsError(
-                f"{run_dir} already holds a run; pass --resume to continue it or pick another "
-                "--run-dir"
-            )
     env = build_env(config)
     try:
-        if resume:
-            model = load_checkpoint(checkpoint, env)
-        else:
-            model = build_model(config, env)
-            if config.init_from:
-                warm_start(model, Path(config.init_from))
-            run_dir.mkdir(parents=True, exist_ok=True)  # only once the model is sound
-            write_run_config(run_dir, config)
-            if config.bc_games:
-                behaviour_clone(
-                    model,
-                    config.bc_games,
-                    config.num_players,
-                    config.seed,
-                    epochs=config.bc_epochs,
-                    progress=progress,
-                )
-        model.set_logger(run_logger(run_dir))
+        try:
+            model = start_model(config, env, resume, progress)
+        except (ValueError, OSError) as exc:
+            raise as_run_error(exc) from exc
+        model.set_logger(run_logger(run_dir, model.num_timesteps if resume else None))
         callbacks = CallbackList(
             [
                 CheckpointAndEval(config, run_dir),
@@ -225,6 +242,7 @@ def train(config: PPOConfig, resume: bool = False, progress: bool = True) -> Mas
             model.learn(remaining, callback=callbacks, reset_num_timesteps=False)
         save_checkpoint(model, run_dir)
         export_policy(model, run_dir / "policy.pt", actor_config(model, config))
+        plot_ppo_curve(run_dir)
     finally:
         env.close()
     return model
@@ -245,9 +263,23 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
+def report(command: str, exc: Exception) -> int:
+    """A run that could not start: at most two lines on stderr, status 2."""
+    lines = [line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    print(f"{command}: error: {lines[0]}", file=sys.stderr)
+    if len(lines) > 1:
+        print(f"  {' '.join(lines[1:])}"[:300], file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(args)
-    model = train(config, resume=args.resume, progress=not args.no_progress)
+    try:
+        config = config_from_args(args)
+        model = train(
+            config, resume=args.resume, progress=not args.no_progress, given=given_options(args)
+        )
+    except (RunError, ValueError) as exc:
+        return report("farlight train ppo", exc)
     print(f"trained {model.num_timesteps} steps; policy: {Path(config.run_dir) / 'policy.pt'}")
     return 0
 

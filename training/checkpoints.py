@@ -1,0 +1,246 @@
+"""Training checkpoints that are data, never code.
+
+A checkpoint is a zip of two members, written to a temp name and renamed:
+
+- `checkpoint.json`: format tag, version and the counters a resumed run continues from (step
+  count, updates, schedule progress, recent episode statistics), validated field by field;
+- `weights.pt`: `{"policy": state dict, "optimizer": state dict}` of tensors and numbers, read
+  with `torch.load(..., weights_only=True)`.
+
+The model itself is rebuilt from the run's own configuration (run_config.json), so nothing in
+the file chooses a class or a function. Stable-Baselines3's own zips (`model.save`) pickle
+classes and schedules; they are refused unread.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import zipfile
+from collections import deque
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+import torch
+
+CHECKPOINT = "checkpoint.zip"
+CHECKPOINT_FORMAT = "farlight-checkpoint"
+CHECKPOINT_VERSION = 1
+META_MEMBER = "checkpoint.json"
+WEIGHTS_MEMBER = "weights.pt"
+#: Upper bounds on what is read: a checkpoint of the largest network a policy file may hold
+#: (agents.policy.MAX_PARAMETERS) with its Adam moments is well under these.
+MAX_META_BYTES = 1 << 20
+MAX_WEIGHTS_BYTES = 1 << 30
+#: SB3's MaskablePPO keeps the last 100 episodes for its rollout statistics.
+MAX_EPISODE_INFOS = 1000
+
+
+class EpisodeInfo(msgspec.Struct, forbid_unknown_fields=True):
+    """One entry of SB3's ep_info_buffer: return, length, wall time."""
+
+    r: float
+    l: int  # noqa: E741 - SB3's key
+    t: float
+
+
+class CheckpointMeta(msgspec.Struct, forbid_unknown_fields=True):
+    """Everything a resumed run continues from besides the tensors."""
+
+    format: Literal["farlight-checkpoint"]
+    version: int
+    num_timesteps: int = 0
+    n_updates: int = 0
+    episode_num: int = 0
+    progress_remaining: float = 1.0
+    episode_infos: list[EpisodeInfo] = msgspec.field(default_factory=list)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, corrupt, of another format or another network."""
+
+
+def _check_meta(meta: CheckpointMeta, path: Path) -> None:
+    for name in ("num_timesteps", "n_updates", "episode_num"):
+        if getattr(meta, name) < 0:
+            raise CheckpointError(f"{path}: {name} must be >= 0, got {getattr(meta, name)}")
+    if not math.isfinite(meta.progress_remaining):
+        raise CheckpointError(f"{path}: progress_remaining must be a finite number")
+    if meta.version != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"{path}: checkpoint version {meta.version}, this version reads {CHECKPOINT_VERSION}"
+        )
+    if len(meta.episode_infos) > MAX_EPISODE_INFOS:
+        raise CheckpointError(f"{path}: more than {MAX_EPISODE_INFOS} episode statistics")
+
+
+# ----------------------------------------------------------------------------- writing
+def save_checkpoint(model: Any, run_dir: Path) -> Path:
+    """Write `model`'s weights, optimiser state and counters atomically; returns the path."""
+    meta = CheckpointMeta(
+        format=CHECKPOINT_FORMAT,
+        version=CHECKPOINT_VERSION,
+        num_timesteps=int(model.num_timesteps),
+        n_updates=int(model._n_updates),
+        episode_num=int(model._episode_num),
+        progress_remaining=float(model._current_progress_remaining),
+        episode_infos=[
+            EpisodeInfo(float(e["r"]), int(e["l"]), float(e["t"]))
+            for e in (model.ep_info_buffer or ())
+        ],
+    )
+    weights = io.BytesIO()
+    torch.save(
+        {
+            "policy": model.policy.state_dict(),
+            "optimizer": model.policy.optimizer.state_dict(),
+        },
+        weights,
+    )
+    path = Path(run_dir) / CHECKPOINT
+    tmp = path.with_name(CHECKPOINT + ".tmp")
+    with zipfile.ZipFile(tmp, "w") as archive:
+        archive.writestr(META_MEMBER, msgspec.json.encode(meta))
+        archive.writestr(WEIGHTS_MEMBER, weights.getvalue())
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+# ----------------------------------------------------------------------------- reading
+def _member(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise CheckpointError(f"{path}: {name} is {info.file_size} bytes, more than {limit}")
+    with archive.open(info) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise CheckpointError(f"{path}: {name} is more than {limit} bytes")
+    return data
+
+
+def _old_format_message(path: Path) -> str:
+    return (
+        f"{path}: a Stable-Baselines3 checkpoint (pickled code), refused unread for safety; "
+        "checkpoints from before this version cannot be resumed: start a new run "
+        "(--init-from needs a new-format checkpoint too)"
+    )
+
+
+def read_checkpoint(path: Path) -> tuple[CheckpointMeta, dict[str, Any]]:
+    """The counters and tensors of a checkpoint, validated; nothing is unpickled."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if META_MEMBER not in names or WEIGHTS_MEMBER not in names:
+                if "data" in names and "policy.pth" in names:
+                    raise CheckpointError(_old_format_message(path))
+                raise CheckpointError(
+                    f"{path}: not a Farlight checkpoint (no {META_MEMBER} and {WEIGHTS_MEMBER})"
+                )
+            meta_bytes = _member(archive, META_MEMBER, MAX_META_BYTES, path)
+            weights_bytes = _member(archive, WEIGHTS_MEMBER, MAX_WEIGHTS_BYTES, path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"{path}: corrupt checkpoint ({exc})") from exc
+    meta = _decode_meta(meta_bytes, path)
+    return meta, _decode_weights(weights_bytes, path)
+
+
+def _decode_meta(data: bytes, path: Path) -> CheckpointMeta:
+    try:
+        meta = msgspec.json.decode(data, type=CheckpointMeta)
+    except msgspec.ValidationError as exc:
+        raise CheckpointError(f"{path}: not a Farlight checkpoint ({META_MEMBER}: {exc})") from exc
+    except msgspec.DecodeError as exc:
+        raise CheckpointError(f"{path}: corrupt checkpoint ({META_MEMBER}: {exc})") from exc
+    _check_meta(meta, path)
+    return meta
+
+
+def _decode_weights(data: bytes, path: Path) -> dict[str, Any]:
+    try:
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad bytes
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise CheckpointError(
+            f"{path}: corrupt checkpoint ({WEIGHTS_MEMBER}: {type(exc).__name__}: {first})"
+        ) from exc
+    if not isinstance(payload, dict) or set(payload) != {"policy", "optimizer"}:
+        raise CheckpointError(f"{path}: {WEIGHTS_MEMBER} must hold 'policy' and 'optimizer'")
+    policy = payload["policy"]
+    if not isinstance(policy, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in policy.items()
+    ):
+        raise CheckpointError(f"{path}: the policy weights must map names to tensors")
+    optimizer = payload["optimizer"]
+    if not isinstance(optimizer, dict) or set(optimizer) != {"state", "param_groups"}:
+        raise CheckpointError(f"{path}: the optimiser state is not a torch optimiser's")
+    return payload
+
+
+def check_checkpoint(path: Path) -> None:
+    """Refuse a missing, corrupt, old-format or foreign checkpoint with a clear message."""
+    read_checkpoint(path)
+
+
+def restore_checkpoint(model: Any, path: Path) -> Any:
+    """Put a checkpoint's weights, optimiser state and counters into a freshly built `model`
+    (built from the run's config, as MaskablePPO.load would rebuild it); returns `model`."""
+    meta, weights = read_checkpoint(path)
+    restore_weights(model, weights, path)
+    _restore_optimizer(model, weights["optimizer"], path)
+    model.num_timesteps = meta.num_timesteps
+    model._n_updates = meta.n_updates
+    model._episode_num = meta.episode_num
+    model._current_progress_remaining = meta.progress_remaining
+    model.ep_info_buffer = deque(
+        ({"r": e.r, "l": e.l, "t": e.t} for e in meta.episode_infos),
+        maxlen=model._stats_window_size,
+    )
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+    model._last_obs = None  # the env resets before training, as SB3's load(force_reset)
+    return model
+
+
+def restore_weights(model: Any, weights: dict[str, Any], path: Path) -> None:
+    """The policy's weights only (a warm start); a different network is refused by name."""
+    try:
+        model.policy.load_state_dict(weights["policy"], strict=True)
+    except RuntimeError as exc:
+        raise CheckpointError(
+            f"{path}: its network does not match this run's (--arch, --embed, "
+            f"--ship-features, --hidden, --pi, --vf, the card set and grid size must be the "
+            f"same): {str(exc).splitlines()[0]}"
+        ) from exc
+
+
+def _restore_optimizer(model: Any, state: dict[str, Any], path: Path) -> None:
+    optimizer = model.policy.optimizer
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    try:
+        saved = state["state"]
+        for index, slots in saved.items():
+            if not isinstance(index, int) or not 0 <= index < len(params):
+                raise ValueError(f"state for parameter {index!r} of {len(params)}")
+            for name in ("exp_avg", "exp_avg_sq"):
+                tensor = slots.get(name)
+                if not isinstance(tensor, torch.Tensor) or tensor.shape != params[index].shape:
+                    raise ValueError(f"{name} of parameter {index} has the wrong shape")
+        optimizer.load_state_dict(state)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CheckpointError(f"{path}: optimiser state does not fit this network ({exc})") from exc
+
+
+def checkpoint_steps(path: Path) -> int:
+    """The step count a checkpoint was written at (reads only its small JSON member)."""
+    with zipfile.ZipFile(path) as archive:
+        return int(json.loads(archive.read(META_MEMBER))["num_timesteps"])

@@ -1,0 +1,117 @@
+"""Learning-curve pictures of training runs, redrawn after every evaluation or snapshot.
+
+Legends sit beside the axes, never over the curves; files are written whole (temp + rename).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+CURVE = "learning_curve.png"
+STEP = "time/total_timesteps"
+WIN_RATE_PREFIX = "eval/win_rate_vs_"
+EPISODE_RETURN = "rollout/ep_rew_mean"
+
+
+def _figure(width: float, height: float) -> Any:
+    """A figure outside pyplot: drawing a file never changes a notebook's backend."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def _save(fig: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100, bbox_inches="tight")
+    os.replace(tmp, path)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def progress_series(csv_path: Path) -> dict[str, list[tuple[float, float]]]:
+    """(step, value) per logged column of a run's progress.csv, in file order."""
+    series: dict[str, list[tuple[float, float]]] = {}
+    if not csv_path.is_file():
+        return series
+    with csv_path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            step = _number(row.get(STEP))
+            if step is None:
+                continue
+            for key, text in row.items():
+                value = _number(text)
+                if key and key != STEP and value is not None:
+                    series.setdefault(key, []).append((step, value))
+    return series
+
+
+def plot_ppo_curve(run_dir: Path) -> Path:
+    """Win rate against each evaluation opponent, and the mean episode return, over steps."""
+    run_dir = Path(run_dir)
+    series = progress_series(run_dir / "logs" / "progress.csv")
+    fig = _figure(11, 4)
+    rates, returns = fig.subplots(1, 2)
+    for key in sorted(k for k in series if k.startswith(WIN_RATE_PREFIX)):
+        steps, values = zip(*series[key], strict=True)
+        rates.plot(steps, values, "o-", label=f"vs {key[len(WIN_RATE_PREFIX) :]}")
+    rates.set_ylim(-0.02, 1.02)
+    rates.set_xlabel("training steps")
+    rates.set_ylabel("win rate (evaluation games)")
+    if rates.get_legend_handles_labels()[0]:
+        rates.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    else:
+        rates.text(0.5, 0.5, "no evaluation yet", ha="center", va="center")
+    if EPISODE_RETURN in series:
+        steps, values = zip(*series[EPISODE_RETURN], strict=True)
+        returns.plot(steps, values, "-", color="#4C72B0")
+    returns.set_xlabel("training steps")
+    returns.set_ylabel("mean episode return (last 100)")
+    fig.suptitle(f"{run_dir.name}: learning curve")
+    fig.tight_layout()
+    path = run_dir / CURVE
+    _save(fig, path)
+    return path
+
+
+def plot_league_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
+    """Snapshot ratings (mu ± sigma) and win rate against the heuristic over steps."""
+    steps = [h["steps"] for h in history]
+    fig = _figure(9, 4)
+    ax1 = fig.subplots()
+    ax1.errorbar(
+        steps,
+        [h["rating_mu"] for h in history],
+        yerr=[h["rating_sigma"] for h in history],
+        fmt="o-",
+        color="#4C72B0",
+        label="snapshot rating (mu ± sigma)",
+    )
+    ax1.set_xlabel("training steps")
+    ax1.set_ylabel("OpenSkill rating")
+    ax2 = ax1.twinx()
+    ax2.plot(
+        steps,
+        [h["win_rate_vs_heuristic"] for h in history],
+        "s--",
+        color="#DD8452",
+        label="win rate vs heuristic",
+    )
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("win rate vs heuristic")
+    handles = ax1.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    labels = ax1.get_legend_handles_labels()[1] + ax2.get_legend_handles_labels()[1]
+    # Below the axes: a legend inside would sit on the curves sooner or later.
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2)
+    fig.tight_layout()
+    _save(fig, path)
