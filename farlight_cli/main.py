@@ -1,19 +1,117 @@
-"""`farlight`: env commands (random, bench, rules) plus tournament, play, replay and train."""
+"""`farlight`: one parser for every subcommand; a user's mistake is one line, never a traceback.
+
+Each subcommand lives in its own `farlight_cli/<name>_cmd.py` with an `add(sub)` that declares
+its options and a `run(args)` that returns the exit status.
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from farlight_cli import play_cmd, replay_cmd, tournament_cmd, train_cmd
-from farlight_env import cli as env_cli
+from farlight_cli import (
+    bench_cmd,
+    play_cmd,
+    random_cmd,
+    replay_cmd,
+    rules_cmd,
+    tournament_cmd,
+    train_cmd,
+)
+from farlight_cli.errors import EXPECTED_ERRORS
+from farlight_env import __version__
 
-COMMANDS = (tournament_cmd.add, play_cmd.add, replay_cmd.add, train_cmd.add)
+COMMANDS = (
+    random_cmd.add,
+    bench_cmd.add,
+    rules_cmd.add,
+    tournament_cmd.add,
+    play_cmd.add,
+    replay_cmd.add,
+    train_cmd.add,
+)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default, lists written as they are typed (4,5)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            action.help == argparse.SUPPRESS
+            or not action.option_strings
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
+            or "default" in text.lower()
+        ):
+            return action.help
+        if isinstance(default, (list, tuple)):
+            shown = ",".join(str(v) for v in default)
+        else:
+            shown = str(default)
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help (and its subcommands' help) uses `HelpFormatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """A usage mistake in two lines: what is wrong, and where the options are listed."""
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `farlight` parser with every subcommand."""
+    parser = Parser(
+        prog="farlight",
+        description="Farlight-Env: the board game Farlight as a reinforcement-learning "
+        "environment.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in COMMANDS:
+        add(sub)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run `farlight` with `argv` (default: sys.argv[1:]); returns the exit status."""
-    return env_cli.main(argv, extra=COMMANDS)
+    """Run `farlight` with `argv` (default: sys.argv[1:]); returns the exit status.
+
+    Expected failures (bad files, bad options, Ctrl-C, a closed pipe) end in one line on
+    stderr; anything else is a bug and keeps its traceback.
+    """
+    command = "farlight"
+    try:
+        args = build_parser().parse_args(argv)
+        command = f"farlight {args.command}"
+        return int(args.func(args))
+    except BrokenPipeError:
+        _silence_stdout()  # `farlight ... | head`: the reader left; that is not an error
+        return 0
+    except KeyboardInterrupt:
+        print(f"\n{command}: interrupted", file=sys.stderr)
+        return 130
+    except EXPECTED_ERRORS as exc:
+        print(f"{command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

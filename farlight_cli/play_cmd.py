@@ -1,9 +1,11 @@
 """`farlight play`: a person plays Farlight in the terminal against bots.
 
-At each of the person's decisions the board is printed as that seat sees it (`render_ansi`:
-opponents' face-down tiles appear as '?'), then the numbered legal actions; a number picks one.
-Opponents' moves are announced without their hidden tile values. The game record (the same
-format as a tournament's, replayable with `farlight replay`) is saved at the end or on quit.
+At each of the person's decisions a compact board that fits 80×24 is printed as that seat sees
+it (opponents' face-down tiles appear as '?'; `b` shows the full board). A bid is typed as a
+target letter and a tile ("c3", "c3+" with a crew on it): letters and tiles never change while
+bidding lasts. Other decisions list numbered options, numbered once per decision. Opponents'
+moves are announced without their hidden tile values. The game record (the same format as a
+tournament's, replayable with `farlight replay`) is saved at the end, on quit or on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -18,20 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from farlight_cli.replay_cmd import (
-    BiddingWatch,
-    action_text,
-    move_text,
-    outcome_lines,
-    picture,
-    target_label,
-)
-from farlight_cli.tournament_cmd import agent_list
-from farlight_env import bench
-from farlight_env.game import Action, Bid, FarlightGame, Phase, Target, TargetKind
+from farlight_cli import argtypes, board
+from farlight_cli.text import BiddingWatch, action_text, move_text, outcome_lines, picture
+from farlight_env.game import Action, Bid, FarlightGame, Phase
 
 HUMAN = "human"
-HELP = "a number picks · /text lists the options containing text · ? board again · q quit"
+HELP = "Enter: board again · b: full board · /text: find options · q: quit"
+BID_HELP = "type a target letter and a tile, e.g. c3 (c3+ puts a crew on it)"
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -43,10 +38,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         "numbered: type a number. The game record is saved at the end (or when you quit) and "
         "can be replayed with `farlight replay`.",
     )
-    p.add_argument("--seat", type=bench.non_negative_int, default=0, help="your seat (default 0)")
+    p.add_argument(
+        "--seat", type=argtypes.non_negative_int, default=0, metavar="N", help="your seat"
+    )
     p.add_argument(
         "--opponents",
-        type=agent_list,
+        type=argtypes.agent_list,
         default=["heuristic"],
         metavar="A,B[,...]",
         help="agents for the other seats in seat order; one name fills them all "
@@ -54,14 +51,16 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--players",
-        type=bench.positive_int,
+        type=argtypes.positive_int,
         default=None,
+        metavar="N",
         help="seats in the game, 2..5 (default: 1 + number of opponents)",
     )
     p.add_argument(
         "--seed",
-        type=bench.non_negative_int,
+        type=argtypes.non_negative_int,
         default=None,
+        metavar="N",
         help="game seed (default: a random one, printed)",
     )
     p.add_argument(
@@ -71,12 +70,13 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="where to save the game record (default: farlight-game-<seed>.json here)",
     )
-    p.add_argument("--max-rounds", type=bench.positive_int, default=50, help="round cap")
+    argtypes.add_game_config_arguments(p)
     p.add_argument(
         "--ismcts-iterations",
-        type=bench.positive_int,
+        type=argtypes.positive_int,
         default=None,
-        help="search iterations per ismcts decision (default: the agent's)",
+        metavar="N",
+        help="search iterations per ismcts decision (default: the agent's, 60)",
     )
     p.set_defaults(func=run, parser=p)
 
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {}
     if args.ismcts_iterations is not None:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
-    session = Session(lineup, args.seat, seed, args.max_rounds, kwargs)
+    argtypes.check_agents(opponents)
+    session = Session(lineup, args.seat, seed, argtypes.game_config(args), kwargs)
     return session.play(path)
 
 
@@ -130,7 +131,7 @@ class Session:
         lineup: list[str],
         seat: int,
         seed: int,
-        max_rounds: int,
+        game_config: dict[str, Any],
         agent_kwargs: dict[str, dict[str, Any]],
     ) -> None:
         from agents import make
@@ -139,7 +140,7 @@ class Session:
         self.lineup = lineup
         self.seat = seat
         self.seed = seed
-        self.config = {"num_players": len(lineup), "max_rounds": max_rounds}
+        self.config = {"num_players": len(lineup), **game_config}
         self.env = raw_env(**self.config)
         self.bots = {
             s: make(name, seed=opponent_seed(seed, s), **agent_kwargs.get(name, {}))
@@ -166,6 +167,9 @@ class Session:
             f"P{s} {'you' if s == self.seat else n}" for s, n in enumerate(self.lineup)
         )
         print(f"Farlight: {len(self.lineup)} players ({names}); seed {self.seed}")
+        changed = self.game.config.rule_options.changed()
+        if changed:
+            print("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
         print(f"You are P{self.seat}. At each of your decisions: {HELP}.")
         print(f"\n── round {self.game.round} ──")
         watch = BiddingWatch()
@@ -192,8 +196,9 @@ class Session:
         except Quit as exc:
             ended = str(exc)
         except KeyboardInterrupt:
-            print("\ninterrupted")
-            ended, status = "interrupted", 130
+            self.save(path, quiet=True)
+            print(f"\nfarlight play: interrupted; game record saved to {path}", file=sys.stderr)
+            return 130
         game = self.game
         if game.is_over:
             print()
@@ -220,7 +225,7 @@ class Session:
         if game.round != round_before and not game.is_over:
             print(f"\n── round {game.round} ──")
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, quiet: bool = False) -> None:
         from farlight_env.record import build_record, save_record
 
         game = self.game
@@ -234,6 +239,8 @@ class Session:
             timing={"seconds": self.think, "decisions": self.decisions},
         )
         save_record(record, path)
+        if quiet:
+            return
         print(f"game record saved to {path}")
         print(f"replay it with: farlight replay {path}")
 
@@ -241,39 +248,88 @@ class Session:
     def ask(self, mask: np.ndarray) -> int:
         """Show the board and the options; read until a valid choice (Quit on q or EOF)."""
         options = self.options(mask)
+        bidding = self.game.phase is Phase.BIDDING
         self.show(options)
-        k = len(options)
         while True:
-            print(f"Your choice [1-{k}]: ", end="", flush=True)
-            line = sys.stdin.readline()
-            if not line:
-                print()
-                raise Quit("end of input")
-            text = line.strip()
-            if not sys.stdin.isatty():
-                print(text)  # echo piped input so the transcript reads naturally
-            if text.lower() in ("q", "quit", "exit"):
-                raise Quit("you quit")
-            if text == "?":
+            prompt = "Your bid" if bidding else f"Your choice [1-{len(options)}]"
+            text = self.read(f"{prompt} (? help): ")
+            lowered = text.lower()
+            if lowered in ("q", "quit", "exit"):
+                if self.confirm_quit():
+                    raise Quit("you quit")
+                continue
+            if lowered == "?":
+                print(f"  {BID_HELP if bidding else 'a number picks an option'} · {HELP}")
+                continue
+            if lowered == "b":
+                print(picture(self.game, self.seat), end="")
+                continue
+            if not text:
                 self.show(options)
                 continue
             if text.startswith("/"):
                 self.filter(options, text[1:].strip())
                 continue
-            if not text:
-                print(f"  nothing typed: enter a number from 1 to {k} ({HELP})")
-                continue
-            try:
-                choice = int(text)
-            except ValueError:
-                print(f"  {text!r} is not a number: enter a number from 1 to {k} ({HELP})")
-                continue
-            if not 1 <= choice <= k:
-                print(f"  {choice} is out of range: enter a number from 1 to {k}")
-                continue
-            return options[choice - 1].index
+            picked = self.parse_bid(text, options) if bidding else self.parse_number(text, options)
+            if picked is not None:
+                return picked
+
+    def read(self, prompt: str) -> str:
+        """One line from the person (Quit at end of input); piped input is echoed."""
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            print()
+            raise Quit("end of input")
+        text = line.strip()
+        if not sys.stdin.isatty():
+            print(text)  # echo piped input so the transcript reads naturally
+        return text
+
+    def confirm_quit(self) -> bool:
+        answer = self.read("Abandon this game? The record is saved. [y/N] ").lower()
+        return answer in ("y", "yes")
+
+    def parse_number(self, text: str, options: list[Option]) -> int | None:
+        try:
+            choice = int(text)
+        except ValueError:
+            print(f"  {text!r} is not a number: enter 1 to {len(options)} (? for help)")
+            return None
+        if not 1 <= choice <= len(options):
+            print(f"  {choice} is out of range: enter 1 to {len(options)}")
+            return None
+        return options[choice - 1].index
+
+    def parse_bid(self, text: str, options: list[Option]) -> int | None:
+        """'c3', 'c 3', 'c3+' or 'c3c' (crew on the tile) to the legal bid's index."""
+        game = self.game
+        compact = text.replace(" ", "").replace(":", "").lower()
+        crew = compact.endswith(("+", "c")) and len(compact) >= 3
+        body = compact[:-1] if crew else compact
+        letters = board.TARGET_LETTERS[: len(game.targets)]
+        if len(body) != 2 or body[0] not in letters or not body[1].isdigit():
+            print(f"  {text!r}: {BID_HELP}; targets a-{letters[-1]}")
+            return None
+        target = game.targets[letters.index(body[0])]
+        tile = int(body[1])
+        for option in options:
+            bid = option.action
+            assert isinstance(bid, Bid)
+            if bid.target == target and bid.tile == tile and bid.crew == crew:
+                return option.index
+        hand = " ".join(str(t) for t in sorted(game.hands[self.seat]))
+        tiles = {bid.tile for o in options if isinstance(bid := o.action, Bid)}
+        if tile not in tiles:
+            print(f"  you have no tile {tile} to place (your tiles: {hand})")
+        elif crew:
+            print(f"  cannot put a crew on that tile (crew left: {game.crew[self.seat]})")
+        else:
+            print(f"  {body[0]} takes no bid now: choose another target")
+        return None
 
     def options(self, mask: np.ndarray) -> list[Option]:
+        """The legal actions in the env's index order: numbered once for the whole decision."""
         game = self.game
         env = self.env
         out = []
@@ -281,57 +337,51 @@ class Session:
             action = env.codec.decode(int(index), game)
             text = action_text(game, action) if isinstance(action, Bid) else None
             out.append(Option(int(index), action, text or env.describe_action(int(index))))
-        if game.phase is Phase.BIDDING:
-            slot = game.target_slot
-            out.sort(key=lambda o: (slot[o.action.target], o.action.tile, o.action.crew))
         return out
 
     def show(self, options: list[Option]) -> None:
-        game = self.game
-        print()
-        print(picture(game, self.seat), end="")
-        print(f"Your decision, P{self.seat} (round {game.round}, {game.phase.value}):")
-        if game.phase is Phase.BIDDING:
-            self.show_bids(options)
-        else:
-            for number, option in enumerate(options, 1):
-                print(f"  {number:>3}) {option.text}")
-        print(f"  ({HELP})")
+        """The compact board, then the options: together they fit an 80x24 terminal."""
+        for line in self.screen(options):
+            print(line)
 
-    def show_bids(self, options: list[Option]) -> None:
-        """Bids grouped by target, one row each: number:tile, 'c' for a crew on the tile."""
+    def screen(self, options: list[Option]) -> list[str]:
         game = self.game
-        hand = " ".join(str(t) for t in sorted(game.hands[self.seat]))
-        print(
-            f"  place a tile: number:tile, 'c' = with one crew on it "
-            f"(your tiles {hand}; crew {game.crew[self.seat]})"
-        )
-        rows: dict[Target, list[str]] = {}
-        for number, option in enumerate(options, 1):
-            bid = option.action
-            assert isinstance(bid, Bid)
-            cell = f"{number}:{bid.tile}{'c' if bid.crew else ''}"
-            rows.setdefault(bid.target, []).append(f"{cell:<6}")
-        for target, cells in rows.items():
-            print(f"  {_short_label(game, target):<30} {' '.join(cells).rstrip()}")
+        lines = [""] + board.compact_board(game, self.seat)
+        if game.phase is Phase.BIDDING:
+            lines.append(f"Your bid, P{self.seat}: {BID_HELP}")
+            lines.append(f"  ({HELP})")
+            return [board.clip(line, board.WIDTH) for line in lines]
+        selected = game.selected_part() if game.current_player == self.seat else None
+        title = [f"Your decision ({game.phase.value}):"]
+        texts = [option.text for option in options]
+        if selected is not None:
+            name = game.cards.parts[selected].name
+            title.append(f"  part: {name}")
+            texts = [text.replace(f"install {name} at", "install at") for text in texts]
+        numbered = [f"{n:>2}) {text}" for n, text in enumerate(texts, 1)]
+        ship = board.ship_map(game, self.seat)
+        width = max(24, max(len(line) for line in ship))
+        left = ["your ship:", *ship, *board.ship_legend(game, self.seat, width)]
+        room = board.HEIGHT - len(lines) - 1
+        right = title + numbered
+        if len(right) > room:  # two columns of options when one is too tall
+            per = room - len(title)
+            first, second = numbered[:per], numbered[per:]
+            width = max(len(x) for x in first) + 2
+            right = title + [
+                board.clip(a, 38).ljust(min(width, 40)) + (board.clip(b, 38) if b else "")
+                for a, b in zip(first, [*second, *[""] * len(first)], strict=False)
+            ]
+            left = []
+        lines += board.beside(left, right) if left else right
+        lines.append(f"  ({HELP})")
+        return [board.clip(line, board.WIDTH) for line in lines]
 
     def filter(self, options: list[Option], text: str) -> None:
         needle = text.casefold()
         hits = [(n, o) for n, o in enumerate(options, 1) if needle in o.text.casefold()]
         if not hits:
-            print(f"  no option contains {text!r}; enter a number from 1 to {len(options)}")
+            print(f"  no option contains {text!r}")
             return
         for number, option in hits:
             print(f"  {number:>3}) {option.text}")
-
-
-def _short_label(game: FarlightGame, target: Target) -> str:
-    if target.kind is TargetKind.PART:
-        part = game.spaces[target.index]
-        name = "empty" if part is None else game.cards.parts[part].name
-        return f"space {target.index:>2} {name}"[:30]
-    if target.kind is TargetKind.FACILITY:
-        return target_label(game, target)[:30]
-    stack = game.stacks[target.index]
-    name = game.cards.missions[stack[0]].name if stack else "empty"
-    return f"mission {target.index} {name}"[:30]

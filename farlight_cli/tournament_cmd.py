@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 
-from farlight_env import bench
-
-
-def agent_list(text: str) -> list[str]:
-    from agents.registry import agent_names_help, unknown_agents
-
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("give at least one agent, e.g. random,heuristic")
-    unknown = unknown_agents(names)
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {', '.join(unknown)}; choose from {agent_names_help()}"
-        )
-    return names
-
-
-def player_count(text: str) -> int:
-    value = bench.positive_int(text)
-    if not 2 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"players must be in 2..5, got {value}")
-    return value
+from farlight_cli import argtypes
+from farlight_cli.errors import InputError
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -35,28 +16,36 @@ def add(sub: argparse._SubParsersAction) -> None:
         "tournament",
         help="play agents against each other and print win rates and ratings",
         description="Seat-rotated games between agents (blocks of rotations share a deal). "
-        "Prints games, wins, win rate with a 95%% interval, mean score and an OpenSkill "
-        "rating per agent; with --out writes results.json, games.csv, summary.csv and a plot.",
+        "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
+        "rating per agent; with --out writes results.json (every game's record, replayable "
+        "with farlight replay), games.csv, summary.csv and a plot. Agents: random, heuristic, "
+        "ismcts, ppo, or the path of a saved policy (*.pt).",
     )
     p.add_argument(
         "--agents",
-        type=agent_list,
+        type=argtypes.agent_list,
         default=["random", "heuristic"],
         metavar="A,B[,...]",
-        help="agents to play (default: random,heuristic)",
+        help="agents to play: names or saved-policy paths (*.pt)",
     )
-    p.add_argument("--players", type=player_count, default=2, help="seats per game, 2..5")
+    p.add_argument(
+        "--players", type=argtypes.player_count, default=2, metavar="N", help="seats per game, 2..5"
+    )
     p.add_argument(
         "--games",
-        type=bench.positive_int,
+        type=argtypes.positive_int,
         default=20,
+        metavar="N",
         help="games (rounded up to a multiple of the number of agents)",
     )
-    p.add_argument("--seed", type=bench.non_negative_int, default=0, help="tournament seed")
+    p.add_argument(
+        "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="tournament seed"
+    )
     p.add_argument(
         "--workers",
-        type=bench.positive_int,
+        type=argtypes.positive_int,
         default=1,
+        metavar="N",
         help="parallel worker processes (or Ray tasks)",
     )
     p.add_argument(
@@ -68,35 +57,75 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ray-address",
         default=None,
+        metavar="ADDRESS",
         help="address of a running Ray cluster (default: start a local one)",
     )
     p.add_argument(
         "--ismcts-iterations",
-        type=bench.positive_int,
+        type=argtypes.positive_int,
         default=None,
-        help="search iterations per ismcts decision (default: the agent's)",
+        metavar="N",
+        help="search iterations per ismcts decision (default: the agent's, 60)",
     )
     p.add_argument(
         "--ismcts-seconds",
-        type=bench.positive_float,
+        type=argtypes.positive_float,
         default=None,
-        help="time budget per ismcts decision instead of iterations",
+        metavar="SECONDS",
+        help="time budget per ismcts decision instead of iterations (default: unset)",
     )
-    p.add_argument("--max-rounds", type=bench.positive_int, default=50, help="round cap")
-    p.add_argument("--out", type=Path, default=None, help="directory for result files")
+    argtypes.add_game_config_arguments(p)
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="directory for result files; each game is saved as it ends (games.jsonl) "
+        "(default: print the table only)",
+    )
+    p.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="finish a stopped tournament saved with --out DIR, with its stored options "
+        "(default: start a new one)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, parser=p)
 
 
-def run(args: argparse.Namespace) -> int:
-    from agents.tournament import run_tournament, write_results
+#: Options --resume takes from the stored tournament (giving them too is refused).
+STORED_OPTIONS = ("agents", "players", "games", "seed", "out")
+STORED_OPTIONS += ("card_set", "grid_size", "max_rounds", "rule_options")
+STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds")
 
+
+def _play(args: argparse.Namespace):
+    from agents.tournament import resume_tournament, run_tournament
+
+    if args.resume is not None:
+        parser = args.parser
+        given = [n for n in STORED_OPTIONS if getattr(args, n) != parser.get_default(n)]
+        if given:
+            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            raise ValueError(f"--resume plays on with the stored options; drop {flags}")
+        return resume_tournament(
+            args.resume,
+            workers=args.workers,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            progress=not args.no_progress,
+        )
     ismcts: dict[str, object] = {}
     if args.ismcts_iterations is not None:
         ismcts["iterations"] = args.ismcts_iterations
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
-    result = run_tournament(
+    argtypes.check_agents(args.agents)
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
+    return run_tournament(
         args.agents,
         num_players=args.players,
         games=args.games,
@@ -104,14 +133,37 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         backend=args.backend,
         ray_address=args.ray_address,
-        config={"max_rounds": args.max_rounds},
+        config=argtypes.game_config(args),
         agent_kwargs={"ismcts": ismcts} if ismcts else None,
         progress=not args.no_progress,
+        out_dir=args.out,
     )
-    print(f"{args.players}-player tournament, {len(result.records)} games, seed {args.seed}")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from agents.journal import JournalError
+    from agents.tournament import GameFailure, write_results
+
+    out = args.resume if args.resume is not None else args.out
+    try:
+        result = _play(args)
+    except GameFailure as exc:
+        kept = f"; finished games are kept: finish with --resume {out}" if out else ""
+        print(f"farlight tournament: stopped: {exc}{kept}", file=sys.stderr)
+        return 1
+    except (JournalError, ValueError) as exc:
+        print(f"farlight tournament: error: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"{result.num_players}-player tournament, {len(result.records)} games, seed {result.seed}"
+    )
+    if args.resume is None:
+        print(f"game: {argtypes.describe_game_config(args)}")
     print(result.table())
-    if args.out is not None:
-        paths = write_results(result, args.out)
+    if out is not None:
+        paths = write_results(result, out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))
     ends: dict[str, int] = {}
     for record in result.records:

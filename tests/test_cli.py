@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -9,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from farlight_cli.main import main
 from farlight_env import __version__, bench
-from farlight_env.cli import Decision, decisions, main, rules_path
+from farlight_env.rules_page import Decision, decisions, rules_path
 
 STATS_COLUMNS = ("players", "games", "rounds mean", "median", "end:climactic", "score mean")
 STATS_COLUMNS += ("winner score", "shared wins", "actions/game")
@@ -86,11 +88,6 @@ def test_bench_engine_by_time_budget(capsys):
     assert main(["bench", "--players", "4", "--seconds", "0.05", "--no-progress"]) == 0
     rows = _data_rows(capsys.readouterr().out)
     assert len(rows) == 1 and int(rows[0].split()[1]) >= 1  # whole games, at least one
-
-
-def test_bench_module_main(capsys):
-    assert bench.main(["--players", "5", "--games", "1", "--no-progress"]) == 0
-    assert "actions/s" in capsys.readouterr().out
 
 
 def test_bench_result_rates():
@@ -173,8 +170,12 @@ Points marked **[decision]** are interpretations.
         (["random", "--players", "four"], "--players", "2..5"),
         (["random", "--games", "0"], "--games", "positive"),
         (["random", "--seed", "-1"], "--seed", ">= 0"),
-        (["random", "--max-rounds", "0"], "--max-rounds", "positive"),
+        (["random", "--max-rounds", "0"], "--max-rounds", "1..10000"),
+        (["random", "--grid-size", "4"], "--grid-size", "odd"),
         (["random", "--card-set", "no/such/cards.toml"], "--card-set", "no such file"),
+        (["tournament", "--card-set", "no/such/cards.toml"], "--card-set", "no such file"),
+        (["play", "--grid-size", "x"], "--grid-size", "integer"),
+        (["bench", "--max-rounds", "-2"], "--max-rounds", "1..10000"),
         (["bench", "--players", "2,9"], "--players", "2..5"),
         (["bench", "--seconds", "-1"], "--seconds", "positive"),
         (["bench", "--seconds", "1", "--games", "2"], "--games", "not allowed"),
@@ -218,8 +219,43 @@ def test_console_script_is_installed_and_runs():
     assert "--players" in bad.stderr and "2..5" in bad.stderr
 
 
-def test_bench_runs_as_module():
-    cmd = [sys.executable, "-m", "farlight_env.bench", "--players", "2", "--games", "1"]
+def test_runs_as_module():
+    cmd = [sys.executable, "-m", "farlight_cli", "bench", "--players", "2", "--games", "1"]
     proc = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "machine: " in proc.stdout and "actions/s" in proc.stdout
+
+
+NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay")
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    from farlight_cli.main import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+@pytest.mark.parametrize("command", NON_TRAINING)
+def test_help_shows_every_default_and_choice_as_typed(command):
+    from farlight_cli.main import HelpFormatter
+
+    parser = _subparsers()[command]
+    text = parser.format_help()
+    assert "%%" not in text and "['" not in text and "None" not in text
+    formatter = HelpFormatter(parser.prog)
+    for action in parser._actions:
+        if not action.option_strings or action.nargs == 0:
+            continue  # positionals and on/off flags have no default to show
+        shown = formatter._get_help_string(action) or ""
+        assert "default" in shown, f"{command} {action.option_strings[0]}: {shown!r}"
+        if action.choices:
+            assert "{" + ",".join(action.choices) + "}" in text
+
+
+def test_help_lists_read_as_typed(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert "(default: 2,3,4,5)" in " ".join(out.split())

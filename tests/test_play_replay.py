@@ -17,7 +17,7 @@ from agents import registry
 from agents.base import EngineAgent
 from farlight_cli.main import main
 from farlight_env.env.render import RGB_SIZE
-from farlight_env.game import Bid, FarlightGame, Phase, Target, TargetKind
+from farlight_env.game import Bid, FarlightGame, Phase, RuleOptions, Target, TargetKind
 from farlight_env.record import (
     RecordError,
     load_record,
@@ -27,7 +27,10 @@ from farlight_env.record import (
 )
 
 PLAY = ["play", "--seat", "0", "--opponents", "random", "--max-rounds", "2", "--seed", "3"]
-MANY_ONES = "1\n" * 600
+#: Answers any decision: "1" picks the first numbered option; a bid goes on part space 0 (letter
+#: a) with the first tile still in hand, else on Hire (letter i in a 2-player game). Refused
+#: lines just re-prompt.
+SCRIPT = ("1\n" + "".join(f"{t}{tile}\n" for t in "ai" for tile in range(5))) * 200
 
 
 def play(monkeypatch, capsys, args: list[str], stdin: str) -> tuple[int, str]:
@@ -51,7 +54,7 @@ def tournament_results(tmp_path_factory) -> Path:
 @pytest.fixture
 def play_record(tmp_path, monkeypatch, capsys) -> Path:
     path = tmp_path / "game.json"
-    status, _ = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], MANY_ONES)
+    status, _ = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], SCRIPT)
     assert status == 0
     return path
 
@@ -61,7 +64,7 @@ def test_play_full_game_saves_a_record_that_replays_to_the_same_scores(
     tmp_path, monkeypatch, capsys
 ):
     path = tmp_path / "game.json"
-    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], MANY_ONES)
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], SCRIPT)
     assert status == 0
     assert "GAME OVER" in out and "final scores:" in out
     assert f"game record saved to {path}" in out
@@ -69,7 +72,12 @@ def test_play_full_game_saves_a_record_that_replays_to_the_same_scores(
     assert record["format"] == "farlight-record" and record["version"] == 1
     assert record["players"] == ["human", "random"]
     assert record["finished"] is True and record["env_seed"] == 3
-    assert record["config"] == {"num_players": 2, "max_rounds": 2}
+    assert record["config"] == {
+        "num_players": 2,
+        "grid_size": 13,
+        "max_rounds": 2,
+        "rule_options": RuleOptions().to_dict(),  # every option in force is recorded
+    }
     assert record["end_reason"] is not None and record["rounds"] <= 2
     states = replay_record(record)
     assert len(states) == len(record["actions"]) + 1
@@ -77,28 +85,51 @@ def test_play_full_game_saves_a_record_that_replays_to_the_same_scores(
     assert states[-1].winners() == record["winners"]
 
 
-def test_play_shows_the_board_and_numbered_readable_options(monkeypatch, capsys, tmp_path):
-    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], MANY_ONES)
-    assert "view: P0" in out and "STATION" in out and "MISSIONS" in out and "PLAYERS" in out
-    assert "P0 (you, first player, ▶ to act)" in out
-    # bidding: grouped by target, a plain number per option
-    assert re.search(r"space\s+0 .*\b1:0\s+2:0c\b", out)
-    assert "Hire (+3 crew)" in out
-    # other decisions: one numbered readable line each
-    assert re.search(r"^\s+1\) install .+ at \([+-]\d,[+-]\d\)$", out, re.M)
+def test_play_with_rules_records_and_replays_them(tmp_path, monkeypatch, capsys):
+    """--rule NAME=VALUE: the game is played, recorded and replayed by those options."""
+    path = tmp_path / "game.json"
+    rules = ["--rule", "token_rounding=down", "--rule", "edge_connectors=blocked"]
+    status, out = play(monkeypatch, capsys, [*PLAY, *rules, "--record", str(path)], SCRIPT)
+    assert status == 0
+    assert "rule options: token_rounding=down, edge_connectors=blocked" in out
+    record = load_record(path)
+    expected = RuleOptions(token_rounding="down", edge_connectors="blocked").to_dict()
+    assert record["config"]["rule_options"] == expected
+    assert verify_record(record).config.rule_options.to_dict() == expected
+
+
+def test_play_shows_the_compact_board_and_readable_options(monkeypatch, capsys, tmp_path):
+    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], SCRIPT)
+    assert "Farlight · round 1/2 · bidding · P0 to act · first player P0 · you are P0" in out
+    assert re.search(r"^P0\* crew\s+3 .* tiles 0 1 2 3 4", out, re.M)
+    # bidding: every target has a fixed letter, two columns
+    assert re.search(r"^ b \S.*\s i Hire \(\+3 crew\)", out, re.M)
+    # other decisions: one numbered readable line each, beside the labelled ship
+    assert re.search(r"^ [+-]\d\s.*\s 1\) install at \([+-]\d,[+-]\d\)$", out, re.M)
     assert "  You: bid 0 on part space 0 (" in out
+
+
+def test_play_bid_letters_stay_the_same_while_bidding(monkeypatch, capsys, tmp_path):
+    """Placing a tile renumbers nothing: the same letter names the same target all round."""
+    path = tmp_path / "r.json"
+    stdin = "a0\na1\na2+\nq\ny\n"
+    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], stdin)
+    mine = re.findall(r"^  You: bid (\d)( \+crew)? on (.+)$", out, re.M)
+    assert [(tile, crew) for tile, crew, _ in mine] == [("0", ""), ("1", ""), ("2", " +crew")]
+    assert len({target for _, _, target in mine}) == 1
+    assert mine[0][2].startswith("part space 0 (")
 
 
 def test_play_never_shows_an_opponents_tile_value_while_bidding(monkeypatch, capsys, tmp_path):
     """Opponents' bids appear as '?' on the board and without values in the announcements."""
-    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], MANY_ONES)
-    screens = out.split("═══ Farlight · ")[1:]
+    _, out = play(monkeypatch, capsys, [*PLAY, "--record", str(tmp_path / "r.json")], SCRIPT)
+    screens = out.split("\nFarlight · round ")[1:]
     bidding = [screen for screen in screens if screen.split(" · ")[1] == "bidding"]
     assert bidding
-    shown = [tiles for screen in bidding for tiles in re.findall(r"P1\[([^\]]*)\]", screen)]
+    shown = [tiles for screen in bidding for tiles in re.findall(r"P1:([^\] ]*)", screen)]
     assert shown, "the opponent placed tiles the board should show"
-    assert all(re.fullmatch(r"[?+ ]+", tiles) for tiles in shown), shown
-    assert any("P0[0" in screen for screen in bidding)  # the person's own values are shown
+    assert all(re.fullmatch(r"[?+,]+", tiles) for tiles in shown), shown
+    assert any("[P0:0" in screen for screen in bidding)  # the person's own values are shown
     assert not re.search(r"^\s+P1: bid", out, re.M)
     assert re.search(r"^\s+P1 placed a tile on ", out, re.M)
     # the values are told once bidding is over (all tiles flip, R-BID-5)
@@ -131,21 +162,23 @@ def test_play_screen_is_the_same_whatever_the_opponents_hidden_tiles(monkeypatch
         monkeypatch.setitem(registry.FACTORIES, "fixedbid", factory)
         args = ["play", "--opponents", "fixedbid", "--max-rounds", "1", "--seed", "11"]
         args += ["--record", str(tmp_path / "r.json")]
-        status, out = play(monkeypatch, capsys, args, MANY_ONES)
+        status, out = play(monkeypatch, capsys, args, SCRIPT)
         assert status == 0
         outputs.append(out)
     marker = "Bids revealed"
     before = [out[: out.index(marker)] for out in outputs]
     assert before[0] == before[1]
-    assert before[0].count("Your choice") == 5  # all five of the person's bids were on screen
-    assert "P1[? ?]" in before[0]
+    assert before[0].count("You: bid") == 5  # all five of the person's bids were on screen
+    assert "P1:?,?" in before[0]
     assert outputs[0] != outputs[1]  # ... and the hidden values did differ
 
 
 def test_play_quit_saves_the_partial_record(tmp_path, monkeypatch, capsys):
     path = tmp_path / "partial.json"
-    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "1\n1\nq\n")
+    stdin = "i0\ni1\nq\nn\nq\ny\n"  # the first q is taken back
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], stdin)
     assert status == 0
+    assert out.count("Abandon this game? The record is saved. [y/N]") == 2
     assert "you quit" in out and f"game record saved to {path}" in out
     record = load_record(path)
     assert record["finished"] is False and record["winners"] == []
@@ -156,7 +189,7 @@ def test_play_quit_saves_the_partial_record(tmp_path, monkeypatch, capsys):
 
 def test_play_end_of_input_quits_cleanly_and_saves(tmp_path, monkeypatch, capsys):
     path = tmp_path / "eof.json"
-    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "1\n")
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "i1\n")
     assert status == 0
     assert "end of input" in out
     assert len(load_record(path)["actions"]) == 1
@@ -164,28 +197,39 @@ def test_play_end_of_input_quits_cleanly_and_saves(tmp_path, monkeypatch, capsys
 
 def test_play_invalid_input_reprompts_naming_the_problem(tmp_path, monkeypatch, capsys):
     path = tmp_path / "bad.json"
-    stdin = "abc\n0\n9999\n\n/hire\n/zzz\n?\nq\n"
+    stdin = "abc\n9\nz1\na7\n\n/hire\n/zzz\n?\nb\nq\n"
     status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], stdin)
     assert status == 0
-    assert out.count("Your choice [1-140]") == 8  # one prompt per line, none accepted
-    assert "'abc' is not a number: enter a number from 1 to 140" in out
-    assert "0 is out of range: enter a number from 1 to 140" in out
-    assert "9999 is out of range: enter a number from 1 to 140" in out
-    assert "nothing typed: enter a number from 1 to 140" in out
+    assert "'abc': type a target letter and a tile" in out
+    assert "'9': type a target letter and a tile" in out and "targets a-n" in out
+    assert "'z1': type a target letter" in out
+    assert "you have no tile 7 to place (your tiles: 0 1 2 3 4)" in out
+    assert out.count("Your bid, P0:") == 2  # Enter shows the board again
     assert re.search(r"^\s+\d+\) bid 0 on Hire \(\+3 crew\)$", out, re.M)  # the /hire filter
     assert "no option contains 'zzz'" in out
-    assert out.count("Your decision, P0") == 2  # '?' shows the board again
+    assert "c3+ puts a crew on it" in out.split("Your bid (? help): ?")[1]  # ? is help
+    assert "STATION" in out and "PLAYERS" in out  # b: the full board
     assert load_record(path)["actions"] == []
+
+
+def test_play_numbered_choices_refuse_what_is_not_an_option(tmp_path, monkeypatch, capsys):
+    stdin = "a0\na1\na2\na3\na4\nabc\n0\n99\n1\nq\ny\n"
+    args = ["play", "--opponents", "random", "--seed", "1", "--record", str(tmp_path / "r.json")]
+    status, out = play(monkeypatch, capsys, args, stdin)
+    assert status == 0
+    assert re.search(r"'abc' is not a number: enter 1 to \d+", out)
+    assert re.search(r"0 is out of range: enter 1 to \d+", out)
+    assert re.search(r"99 is out of range: enter 1 to \d+", out)
 
 
 def test_play_default_record_path_and_other_seat(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     args = ["play", "--seat", "1", "--opponents", "random", "--max-rounds", "1", "--seed", "8"]
-    status, out = play(monkeypatch, capsys, args, MANY_ONES)
+    status, out = play(monkeypatch, capsys, args, SCRIPT)
     assert status == 0
     record = load_record(tmp_path / "farlight-game-8.json")
     assert record["players"] == ["random", "human"] and record["human_seat"] == 1
-    assert "view: P1" in out and "view: P0" not in out
+    assert "you are P1" in out and "you are P0" not in out
 
 
 @pytest.mark.parametrize(
@@ -210,7 +254,7 @@ def test_play_console_script_with_piped_input(tmp_path):
     command = [exe] if exe else [sys.executable, "-m", "farlight_cli"]
     args = ["play", "--opponents", "random", "--max-rounds", "1", "--seed", "5"]
     done = subprocess.run(
-        [*command, *args], input=MANY_ONES, capture_output=True, text=True, cwd=tmp_path,
+        [*command, *args], input=SCRIPT, capture_output=True, text=True, cwd=tmp_path,
         timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -365,3 +409,73 @@ def test_save_record_failure_leaves_the_old_file(tmp_path):
 def test_load_record_game_index_applies_to_tournaments_only(play_record):
     with pytest.raises(RecordError, match="applies to tournament results files"):
         load_record(play_record, game=3)
+
+
+# ---------------------------------------------------------------------- the 80x24 screen
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_play_screen_fits_80_by_24_at_every_decision(num_players):
+    """Every screen the person sees (board, options and prompt) fits a standard terminal."""
+    import numpy as np
+
+    from farlight_cli.play_cmd import Session
+
+    rng = np.random.default_rng(num_players)
+    checked = set()
+    for seed in range(3):
+        session = Session(
+            ["human"] + ["random"] * (num_players - 1), 0, seed, {"max_rounds": 12}, {}
+        )
+        env = session.env
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            if env.agent_name_mapping[agent] == 0:
+                screen = session.screen(session.options(mask))
+                assert len(screen) + 1 <= 24, "\n".join(screen)  # + the prompt line
+                assert max(len(line) for line in screen) <= 80, "\n".join(screen)
+                checked.add(session.game.phase)
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[rng.integers(len(legal))]))
+    assert Phase.BIDDING in checked and Phase.INSTALL in checked
+
+
+def test_play_ctrl_c_saves_and_prints_one_line(tmp_path):
+    import os
+    import signal
+    import time
+
+    path = tmp_path / "interrupted.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "farlight_cli", *PLAY, "--record", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("a0\n")
+    proc.stdin.flush()
+    while "You: bid 0" not in proc.stdout.readline():
+        pass
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if line.strip()] == [
+        f"farlight play: interrupted; game record saved to {path}"
+    ]
+    assert len(load_record(path)["actions"]) >= 1
+
+
+def test_replay_step_says_what_it_expects(play_record, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("x\nq\n"))
+    assert main(["replay", str(play_record), "--step"]) == 0
+    out = capsys.readouterr().out
+    assert "'x'? Press Enter for the next decision, b for the board, q to stop" in out
+    assert "stopped after decision 1 of" in out

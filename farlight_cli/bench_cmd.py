@@ -1,0 +1,211 @@
+"""`farlight bench`: engine and env speed, with PettingZoo's Connect Four as a yardstick, plus
+ismcts search speed and a short fixed MaskablePPO run.
+
+`farlight_env.bench` measures the engine and env; the search and training figures live here
+because `farlight_env` never imports `agents` or `training`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import time
+
+from farlight_cli import argtypes
+from farlight_env import bench
+
+#: ismcts: decision points timed per player count.
+SEARCH_POSITIONS = 12
+#: The fixed training run: environment steps of MaskablePPO (n_steps x 1 env) on 2 players.
+TRAIN_STEPS = 1024
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="measure engine and env speed (vs Connect Four)",
+        description="Benchmark the rules engine (legal_actions + apply per action) and the "
+        "wrapped PettingZoo env (observation and mask every step), with PettingZoo's Connect "
+        "Four measured in the same run as a yardstick; prints steps/s, games/s and the ratio.",
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--engine-only",
+        "--engine",
+        dest="engine_only",
+        action="store_true",
+        help="only the rules engine (legal_actions + apply); default: engine and env",
+    )
+    which.add_argument(
+        "--env-only",
+        action="store_true",
+        help="only the PettingZoo env (observation and mask every step) and Connect Four",
+    )
+    p.add_argument(
+        "--no-connect-four",
+        action="store_true",
+        help="skip PettingZoo's Connect Four reference (it needs pygame)",
+    )
+    p.add_argument(
+        "--players",
+        type=argtypes.player_list,
+        default=[2, 3, 4, 5],
+        metavar="N[,N...]",
+        help="player counts to measure, each in 2..5",
+    )
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--seconds",
+        type=argtypes.positive_float,
+        default=3.0,
+        help="time budget per measurement (player count, or Connect Four), whole games only; "
+        f"the env measurements take turns in {bench.SLICE_SECONDS:g} s slices",
+    )
+    budget.add_argument(
+        "--games",
+        type=argtypes.positive_int,
+        default=None,
+        metavar="N",
+        help="play exactly this many games per measurement (default: use --seconds)",
+    )
+    p.add_argument(
+        "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="first game seed"
+    )
+    argtypes.add_game_config_arguments(p)
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.set_defaults(func=run, parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmarks described by parsed arguments; print tables and one line per figure."""
+    print(f"machine: {bench.machine_line()}")
+    print(f"game: {argtypes.describe_game_config(args)}")
+    budget = f"{args.games} games" if args.games is not None else f"{args.seconds:g} s"
+    if not args.env_only:
+        _run_engine(args, budget)
+    if not args.engine_only:
+        if not args.env_only:
+            print()
+        _run_env(args, budget)
+    if not (args.engine_only or args.env_only):
+        print()
+        print(ismcts_figure(args))
+        print(train_figure(args))
+    return 0
+
+
+def _run_engine(args: argparse.Namespace, budget: str) -> None:
+    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
+    print(
+        f"engine benchmark: random legal play, {budget} per player count{turns}, seed {args.seed}"
+    )
+    results = bench.bench_engine_suite(
+        args.players,
+        seconds=None if args.games is not None else args.seconds,
+        games=args.games,
+        seed=args.seed,
+        progress=not args.no_progress,
+        config=argtypes.game_config(args),
+    )
+    print(bench.format_results(results))
+    print()
+    for r in results:
+        print(
+            f"engine at {r.num_players} players: {r.actions_per_cpu_s:,.0f} actions per "
+            f"CPU-second ({r.actions_per_s:,.0f} per wall second)"
+        )
+
+
+def _run_env(args: argparse.Namespace, budget: str) -> None:
+    with_c4 = not args.no_connect_four
+    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
+    versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
+    print(
+        f"env benchmark: random masked play through {bench.FARLIGHT}.env(){versus}, observation "
+        f"and action mask every step\n{budget} per measurement{turns}, seed {args.seed}"
+    )
+    suite = bench.bench_env_suite(
+        args.players,
+        seconds=None if args.games is not None else args.seconds,
+        games=args.games,
+        seed=args.seed,
+        connect_four=with_c4,
+        progress=not args.no_progress,
+        config=argtypes.game_config(args),
+    )
+    if suite.note:
+        print(suite.note)
+    print(bench.format_env_results(suite))
+    for r in suite.farlight:
+        ratio = suite.ratio(r)
+        if r.num_players == bench.REFERENCE_PLAYERS and ratio is not None:
+            verdict = "meets" if ratio >= bench.TARGET_RATIO else "misses"
+            print(
+                f"Farlight at {r.num_players} players runs at {ratio:.2f}x Connect Four's "
+                f"steps/s ({verdict} the {bench.TARGET_RATIO:g}x target)"
+            )
+        print(
+            f"env at {r.num_players} players: {r.steps_per_cpu_s:,.0f} steps per CPU-second "
+            f"({r.steps_per_s:,.0f} per wall second)"
+        )
+
+
+def search_positions(num_players: int, count: int, seed: int) -> list:
+    """Decision points from heuristic self-play: the positions ismcts is timed on."""
+    from agents.heuristic import HeuristicAgent
+    from farlight_env.game import FarlightGame
+
+    out, game_seed = [], seed
+    while len(out) < count:
+        game, policy, step = FarlightGame(num_players, seed=game_seed), HeuristicAgent(1), 0
+        while not game.is_over and len(out) < count:
+            if step % 9 == 0 and len(game.legal_actions()) > 1:
+                out.append(game.clone())
+            game.apply(policy.choose(game, game.current_player))
+            step += 1
+        game_seed += 1
+    return out
+
+
+def ismcts_figure(args: argparse.Namespace) -> str:
+    """ismcts iterations per CPU-second at its default budget, at 2 and 4 players."""
+    from agents.ismcts import ISMCTSAgent
+    from farlight_env.game.hidden import PlayerView
+
+    parts = []
+    for n in (2, 4):
+        agent = ISMCTSAgent(seed=args.seed)
+        iterations, cpu = 0, 0.0
+        for game in search_positions(n, SEARCH_POSITIONS, args.seed):
+            start = time.thread_time()
+            agent.search(PlayerView(game, game.current_player))
+            cpu += time.thread_time() - start
+            iterations += agent.iterations
+        parts.append(f"{iterations / cpu:,.0f} at {n} players")
+    return (
+        f"ismcts: iterations per CPU-second ({SEARCH_POSITIONS} positions each, "
+        f"{ISMCTSAgent().iterations} per decision): " + ", ".join(parts)
+    )
+
+
+def train_figure(args: argparse.Namespace) -> str:
+    """Learner steps per second of a short fixed MaskablePPO run, if torch and SB3 are here."""
+    missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"training: skipped ({', '.join(missing)} not installed: pip install '.[train]')"
+    from training.config import PPOConfig
+    from training.train_ppo import build_env, build_model
+
+    config = PPOConfig(
+        num_players=2, n_envs=1, vec_env="dummy", n_steps=TRAIN_STEPS, seed=args.seed
+    )
+    env = build_env(config)
+    model = build_model(config, env)
+    start, cpu = time.perf_counter(), time.process_time()
+    model.learn(total_timesteps=TRAIN_STEPS, progress_bar=False)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    env.close()
+    return (
+        f"training: MaskablePPO, {TRAIN_STEPS} learner steps (2 players, 1 env): "
+        f"{TRAIN_STEPS / wall:,.0f} steps/s wall, {TRAIN_STEPS / cpu:,.0f} per process CPU-second"
+    )

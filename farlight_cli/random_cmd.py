@@ -1,0 +1,58 @@
+"""`farlight random`: random legal play in every seat, and statistics of the games."""
+
+from __future__ import annotations
+
+import argparse
+
+from farlight_cli import argtypes
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "random",
+        help="play random games and print statistics",
+        description="Play games with uniformly random legal actions in every seat and print "
+        "statistics: rounds, end reasons, scores, actions per game.",
+    )
+    p.add_argument(
+        "--players",
+        type=argtypes.player_list,
+        default=[4],
+        metavar="N[,N...]",
+        help="number of players, 2..5; a comma list gives one row each",
+    )
+    p.add_argument(
+        "--games",
+        type=argtypes.positive_int,
+        default=50,
+        metavar="N",
+        help="games per player count",
+    )
+    p.add_argument(
+        "--seed",
+        type=argtypes.non_negative_int,
+        default=0,
+        metavar="N",
+        help="seed of the first game; game i uses seed + i",
+    )
+    argtypes.add_game_config_arguments(p)
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=run, parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from farlight_env.stats import format_seat_table, format_table, random_play_stats
+
+    config = argtypes.game_config(args)
+    reports = [
+        random_play_stats(n, args.games, args.seed, progress=not args.no_progress, **config)
+        for n in args.players
+    ]
+    last = args.seed + args.games - 1
+    print(f"random play: {args.games} games per player count, seeds {args.seed}..{last}")
+    print(f"game: {argtypes.describe_game_config(args)}")
+    print(format_table(reports))
+    print()
+    print("share of victories by seat (a shared victory is split):")
+    print(format_seat_table(reports))
+    return 0

@@ -1,0 +1,172 @@
+"""Every expected failure of a non-training `farlight` command: one or two lines, no traceback.
+
+Each case runs the real command in a subprocess, as a user would, and checks the exit status
+(2 for usage and input mistakes, 130 for Ctrl-C, 0 for a reader that closed the pipe early).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from farlight_env.game import FarlightGame
+from farlight_env.record import build_record, save_record
+
+STANDARD = Path(__file__).parent.parent / "farlight_env" / "cards" / "data" / "standard.toml"
+
+
+def farlight(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_one_clear_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert 1 <= len(lines) <= 2, proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("inputs")
+    malformed = folder / "malformed.toml"
+    malformed.write_text('name = "x"\n[[parts]\nname = 1\n')
+    nameless = folder / "nameless.toml"
+    text = STANDARD.read_text(encoding="utf-8")
+    nameless.write_text(text.replace('name = "standard"\n', "", 1))
+    corrupt = folder / "corrupt.pt"
+    corrupt.write_bytes(b"this is not a policy\n" * 10)
+    record = folder / "game.json"
+    game = FarlightGame(2, seed=4, max_rounds=4)
+    rng = np.random.default_rng(4)
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    save_record(
+        build_record(game, ["random", "random"], 4, {"num_players": 2, "max_rounds": 4}), record
+    )
+    broken = folder / "broken.json"
+    broken.write_text('{"format": "farlight-record", "version": 1,')
+    return {
+        "malformed": malformed,
+        "nameless": nameless,
+        "corrupt": corrupt,
+        "record": record,
+        "broken": broken,
+        "missing_pt": folder / "missing.pt",
+    }
+
+
+@pytest.mark.parametrize(
+    ("case", "argv", "fragments"),
+    [
+        ("malformed card file", ["random", "--card-set", "{malformed}"], ["not valid TOML"]),
+        (
+            "card file without a set-level field",
+            ["tournament", "--card-set", "{nameless}"],
+            ["field 'name'", "missing"],
+        ),
+        ("bad grid size", ["tournament", "--grid-size", "4"], ["--grid-size", "odd"]),
+        ("corrupt policy", ["tournament", "--agents", "random,{corrupt}"], ["corrupt.pt"]),
+        (
+            "corrupt policy with workers",
+            ["tournament", "--agents", "random,{corrupt}", "--workers", "2"],
+            ["corrupt.pt"],
+        ),
+        ("corrupt policy in play", ["play", "--opponents", "{corrupt}"], ["corrupt.pt"]),
+        (
+            "missing policy",
+            ["tournament", "--agents", "random,{missing_pt}"],
+            ["no such policy file", "missing.pt"],
+        ),
+        ("missing policy in play", ["play", "--opponents", "{missing_pt}"], ["no such policy"]),
+        ("missing record", ["replay", "{missing_pt}.json"], ["no such file"]),
+        ("truncated record", ["replay", "{broken}"], ["not valid JSON"]),
+        ("replay a bad viewer", ["replay", "{record}", "--viewer", "7"], ["--viewer"]),
+        ("unknown command", ["fly"], ["invalid choice"]),
+    ],
+)
+def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, fragments):
+    proc = farlight(*(arg.format(**files) for arg in argv))
+    assert_one_clear_error(proc, *fragments)
+
+
+def test_a_non_policy_torch_file_is_refused_in_a_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "weights.pt"
+    torch.save({"just": "a dict"}, path)
+    assert_one_clear_error(farlight("tournament", "--agents", f"random,{path}"), "weights.pt")
+
+
+def test_workers_are_not_started_for_a_corrupt_policy(files):
+    start = time.perf_counter()
+    proc = farlight("tournament", "--agents", f"random,{files['corrupt']}", "--workers", "2")
+    assert_one_clear_error(proc, "corrupt.pt")
+    assert "concurrent.futures" not in proc.stderr
+    assert time.perf_counter() - start < 60
+
+
+def _head(argv: list[str], lines: int) -> tuple[int, str, list[str]]:
+    """Run `farlight argv | head -lines`: read `lines` lines, then close the pipe."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "farlight_cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    got = [proc.stdout.readline() for _ in range(lines)]
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), err, got
+
+
+@pytest.mark.parametrize(
+    ("argv", "lines"),
+    [
+        (["rules"], 1),
+        (["replay", "{record}", "--viewer", "all"], 3),
+        (["random", "--players", "2", "--games", "3", "--no-progress"], 1),
+        (["--help"], 1),
+    ],
+)
+def test_output_piped_into_head_ends_quietly(files, argv, lines):
+    status, err, got = _head([arg.format(**files) for arg in argv], lines)
+    assert status == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert all(got)
+
+
+def test_ctrl_c_is_one_line_and_status_130():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "farlight_cli", "bench", "--engine-only", "--seconds", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("machine:")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if "interrupted" in line] == [
+        "farlight bench: interrupted"
+    ]
