@@ -48,3 +48,18 @@ def test_rules_engine_and_cards_import_no_rl_library() -> None:
         assert not (_imported_roots(path) & banned), (
             f"{path.name} imports {banned & _imported_roots(path)}"
         )
+
+
+def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() -> None:
+    """Every subcommand's argument wiring is in farlight_cli/<name>_cmd.py; no farlight_env
+    module parses arguments or imports the command line above it."""
+    import farlight_cli
+
+    root = Path(farlight_env.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        roots = _imported_roots(path)
+        assert "argparse" not in roots, f"{path.relative_to(root)} parses arguments"
+        assert "farlight_cli" not in roots, f"{path.relative_to(root)} imports farlight_cli"
+    commands = {p.stem for p in Path(farlight_cli.__file__).parent.glob("*_cmd.py")}
+    assert {"random_cmd", "bench_cmd", "rules_cmd", "tournament_cmd", "play_cmd"} <= commands
+    assert {"replay_cmd", "train_cmd"} <= commands
