@@ -83,8 +83,27 @@ def reap(parent_pid: int) -> None:
             break
         known = {pid: started for pid, started in snapshot.items() if pid != os.getpid()}
         time.sleep(REAP_POLL_SECONDS)
-    for pid, started in known.items():
-        if start_time(pid) == started:  # the same process, not a reused pid
+    _kill_trees(known)
+
+
+def _kill_trees(known: dict[int, str]) -> None:
+    """Stop the known processes and everything they started since the last look, then kill all.
+
+    Stopped processes start nothing new, so the walk over their children ends complete: a worker
+    the raylet started after the last snapshot dies with the rest.
+    """
+    stopped: dict[int, str] = {}
+    todo = dict(known)
+    while todo:
+        for pid, started in todo.items():
+            if start_time(pid) == started:  # the same process, not a reused pid
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped[pid] = started
+        found = {kid for pid in todo for kid in descendants(pid)} - stopped.keys() - {os.getpid()}
+        todo = {pid: started for pid in found if (started := start_time(pid))}
+    for pid, started in stopped.items():
+        if start_time(pid) == started:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 

@@ -45,13 +45,13 @@ def finished(out: Path) -> int:
         return 0
 
 
-def wait_for(condition, timeout: float, proc: subprocess.Popen | None = None) -> None:
+def wait_for(condition, timeout: float, proc: subprocess.Popen | None = None, describe=str) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if proc is not None and proc.poll() is not None:
             pytest.fail(f"exited early ({proc.returncode}): {proc.stderr.read()[-2000:]}")
         if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout} s")
+            pytest.fail(f"condition not met within {timeout} s: {describe()}")
         time.sleep(0.02)
 
 
@@ -276,6 +276,17 @@ def session_members(sid: int) -> set[int]:
     return found
 
 
+def describe(pids: set[int]) -> str:
+    """What is still running, for a failure message."""
+    lines = []
+    for pid in sorted(pids):
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:2]
+            lines.append(f"{pid} {state} {cmd.decode(errors='replace')}")
+    return "; ".join(lines) or "nothing"
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_local_ray_instance_dies_with_a_killed_tournament(tmp_path: Path) -> None:
@@ -293,7 +304,8 @@ def test_a_local_ray_instance_dies_with_a_killed_tournament(tmp_path: Path) -> N
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         left = lambda: {p for p, t in started.items() if alive(p) and start_time(p) == t}  # noqa: E731
-        wait_for(lambda: not left() and not session_members(proc.pid), 10)
+        gone = lambda: not left() and not session_members(proc.pid)  # noqa: E731
+        wait_for(gone, 30, describe=lambda: describe(left() | session_members(proc.pid)))
     finally:
         if proc.poll() is None:
             proc.kill()
