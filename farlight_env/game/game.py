@@ -154,7 +154,40 @@ _SHARED_TABLES = (
     "targets",
     "target_slot",
     "bid_actions",
+    "install_actions",
 )
+
+
+_TABLES_KEPT = 16
+_TABLES: dict[tuple[int, int, int], tuple[CardSet, dict[str, Any]]] = {}
+
+
+def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str, Any]:
+    """The immutable lookups a game needs: indices, connector masks, targets, bid actions."""
+    num_spaces = PART_SPACES[num_players]
+    targets: tuple[Target, ...] = (
+        tuple(Target(TargetKind.PART, i) for i in range(num_spaces))
+        + tuple(Target(TargetKind.FACILITY, i) for i in range(len(FACILITIES)))
+        + tuple(Target(TargetKind.MISSION, i) for i in range(NUM_STACKS))
+    )
+    return {
+        "num_players": num_players,
+        "num_spaces": num_spaces,
+        "half": grid_size // 2,
+        "part_index": {p.name: i for i, p in enumerate(cards.parts)},
+        "mission_index": {m.name: i for i, m in enumerate(cards.missions)},
+        "part_masks": tuple(connector_mask(p) for p in cards.parts),
+        "rank_part": {rank: i for i, p in enumerate(cards.parts) for rank in p.engines},
+        "targets": targets,
+        "target_slot": {t: i for i, t in enumerate(targets)},
+        "bid_actions": {
+            (tile, slot, crew): Bid(tile, t, crew)
+            for slot, t in enumerate(targets)
+            for tile in TILES
+            for crew in (False, True)
+        },
+        "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
+    }
 
 
 class FarlightGame:
@@ -191,30 +224,16 @@ class FarlightGame:
 
     # ------------------------------------------------------------------ setup
     def _init_tables(self) -> None:
-        """Per-card lookups derived once from the card set (immutable, shared by clones)."""
-        cards = self.cards
-        n = self.config.num_players
-        self.num_players = n
-        self.num_spaces = PART_SPACES[n]
-        self.half = self.config.grid_size // 2
-        self.part_index = {p.name: i for i, p in enumerate(cards.parts)}
-        self.mission_index = {m.name: i for i, m in enumerate(cards.missions)}
-        self.part_masks = [connector_mask(p) for p in cards.parts]
-        self.rank_part: dict[int, int] = {
-            rank: i for i, p in enumerate(cards.parts) for rank in p.engines
-        }
-        self.targets: tuple[Target, ...] = (
-            tuple(Target(TargetKind.PART, i) for i in range(self.num_spaces))
-            + tuple(Target(TargetKind.FACILITY, i) for i in range(len(FACILITIES)))
-            + tuple(Target(TargetKind.MISSION, i) for i in range(NUM_STACKS))
-        )
-        self.target_slot = {t: i for i, t in enumerate(self.targets)}
-        self.bid_actions = {
-            (tile, slot, crew): Bid(tile, t, crew)
-            for slot, t in enumerate(self.targets)
-            for tile in TILES
-            for crew in (False, True)
-        }
+        """Per-card lookups derived once per card set and seat count, shared by every game."""
+        key = (id(self.cards), self.config.num_players, self.config.grid_size)
+        hit = _TABLES.get(key)
+        if hit is None or hit[0] is not self.cards:  # `is`: an id can be reused after a free
+            hit = (self.cards, _derive_tables(self.cards, *key[1:]))
+            if len(_TABLES) >= _TABLES_KEPT:
+                del _TABLES[next(iter(_TABLES))]
+            _TABLES[key] = hit
+        for name, value in hit[1].items():
+            setattr(self, name, value)
 
     def _setup(self) -> None:
         n = self.num_players
@@ -417,14 +436,24 @@ class FarlightGame:
 
     def _legal_bids(self, p: int) -> list[Action]:
         """R-BID-2/3: a tile in hand on a filled part space, a facility or an available mission."""
+        crew_ok = self.crew[p] >= 1
+        blocks = self._bid_blocks
+        legal: list[Action] = []
+        for tile in self.hands[p]:
+            block = blocks.get((tile, crew_ok))
+            if block is None:
+                block = blocks[(tile, crew_ok)] = self._bid_block(tile, crew_ok)
+            legal += block
+        return legal
+
+    def _bid_block(self, tile: int, crew_ok: bool) -> list[Action]:
+        """One tile's bids on every open target; the targets stay fixed through a bidding phase."""
         slots = [i for i, part in enumerate(self.spaces) if part is not None]
         slots += range(self.num_spaces, self.num_spaces + len(FACILITIES))
         slots += [self.num_spaces + len(FACILITIES) + s for s, st in enumerate(self.stacks) if st]
-        crews = (False, True) if self.crew[p] >= 1 else (False,)
+        crews = (False, True) if crew_ok else (False,)
         table = self.bid_actions
-        return [
-            table[(tile, slot, crew)] for tile in self.hands[p] for slot in slots for crew in crews
-        ]
+        return [table[(tile, slot, crew)] for slot in slots for crew in crews]
 
     def _legal_installs(self, p: int) -> list[Action]:
         parts = self.cards.parts
@@ -435,7 +464,12 @@ class FarlightGame:
         installs: list[Action] = []
         if self.crew[p] >= card.crew_cost:  # R-INST-5
             cells = legal_cells(self.ships[p], self.part_masks, self.part_masks[part], self.half)
-            installs = [Install(card.name, r, c) for r, c in cells]
+            table = self.install_actions
+            for cell in cells:
+                action = table.get((part, *cell))
+                if action is None:
+                    action = table[(part, *cell)] = Install(card.name, *cell)
+                installs.append(action)
         return [*installs, Discard(card.name)]
 
     def _can_complete(self, p: int, mission_id: int) -> bool:
@@ -471,6 +505,7 @@ class FarlightGame:
         """Forget cached legal actions; call after editing state directly (tests, search)."""
         self._legal = None
         self._legal_set = None
+        self._bid_blocks = {}
 
     def is_legal(self, action: object) -> bool:
         """Whether `action` is legal now; cheap for bids, which dominate play."""
@@ -550,6 +585,7 @@ class FarlightGame:
         self._current = self.first_player
         self._legal = None
         self._legal_set = None
+        self._bid_blocks: dict[tuple[int, bool], list[Action]] = {}  # per bidding phase
         self._selected: int | None = None
         self._resume: Resume | None = None
         self._resolve_cursor = 0
