@@ -399,6 +399,8 @@ class FarlightGame:
     # ----------------------------------------------------------- legal moves
     def legal_actions(self) -> list[Action]:
         """Every action the current player may take now; empty when the game is over."""
+        if self._legal is None and self._phase is Phase.BIDDING:  # fresh from cached blocks
+            return self._legal_bids(self._current)
         if self._legal is None:
             self._legal = self._compute_legal()
         return list(self._legal)
@@ -492,11 +494,19 @@ class FarlightGame:
         """Apply the current player's action; an illegal one raises and changes nothing."""
         if self._phase is Phase.OVER:
             raise IllegalActionError(f"the game is over; no action is legal (got {action})")
+        if self._phase is Phase.BIDDING and isinstance(action, Bid):  # the hot path
+            slot = self._legal_bid_slot(action)
+            if slot is None:
+                raise IllegalActionError(self._illegal_message(action))
+            # record the canonical value, whatever equal form came in
+            self.history.append(self.bid_actions[(action.tile, slot, action.crew)])
+            self._legal = None
+            self._legal_set = None
+            self._place_tile(self._current, action.tile, slot, action.crew)
+            self._advance()
+            return
         if not self.is_legal(action):
             raise IllegalActionError(self._illegal_message(action))
-        if isinstance(action, Bid):  # record the canonical value, whatever equal form came in
-            slot = self.target_slot[action.target]
-            action = self.bid_actions[(action.tile, slot, action.crew)]
         self.history.append(action)
         self._apply_unchecked(action)
         self._advance()
@@ -510,23 +520,27 @@ class FarlightGame:
     def is_legal(self, action: object) -> bool:
         """Whether `action` is legal now; cheap for bids, which dominate play."""
         if isinstance(action, Bid) and self._phase is Phase.BIDDING:
-            if type(action.tile) is not int or type(action.crew) is not bool:
-                return False
-            if not isinstance(action.target, Target) or isinstance(action.target.index, bool):
-                return False
-            slot = self.target_slot.get(action.target)
-            if slot is None or action.tile not in self.hands[self._current]:
-                return False
-            if action.crew and self.crew[self._current] < 1:
-                return False
-            if slot < self.num_spaces:
-                return self.spaces[slot] is not None
-            if slot >= self.num_spaces + len(FACILITIES):
-                return bool(self.stacks[slot - self.num_spaces - len(FACILITIES)])
-            return True
+            return self._legal_bid_slot(action) is not None
         if self._legal is None:
             self._legal = self._compute_legal()
         return action in self._legal
+
+    def _legal_bid_slot(self, bid: Bid) -> int | None:
+        """The target slot of a legal bid in the bidding phase, None if the bid is illegal."""
+        if type(bid.tile) is not int or type(bid.crew) is not bool:
+            return None
+        if not isinstance(bid.target, Target) or isinstance(bid.target.index, bool):
+            return None
+        slot = self.target_slot.get(bid.target)
+        if slot is None or bid.tile not in self.hands[self._current]:
+            return None
+        if bid.crew and self.crew[self._current] < 1:
+            return None
+        if slot < self.num_spaces:
+            return slot if self.spaces[slot] is not None else None
+        if slot >= self.num_spaces + len(FACILITIES):
+            return slot if self.stacks[slot - self.num_spaces - len(FACILITIES)] else None
+        return slot
 
     def legal_actions_set(self) -> frozenset[Action]:
         if self._legal_set is None:
@@ -549,7 +563,7 @@ class FarlightGame:
         p = self._current
         assert p is not None
         if isinstance(action, Bid):
-            self._place_tile(p, action)
+            self._place_tile(p, action.tile, self.target_slot[action.target], action.crew)
         elif isinstance(action, SelectPart):
             self._selected = self.part_index[action.part]
         elif isinstance(action, Install):
@@ -598,12 +612,12 @@ class FarlightGame:
         self._climactic_done = False
         self._benefit_left: list[list[int]] = []
 
-    def _place_tile(self, p: int, bid: Bid) -> None:
+    def _place_tile(self, p: int, tile: int, slot: int, crew: bool) -> None:
         """R-BID-1..3: move a tile (and maybe one crew) from the player onto the target."""
-        self.hands[p].remove(bid.tile)
-        if bid.crew:
+        self.hands[p].remove(tile)
+        if crew:
             self.crew[p] -= 1
-        self.bids[self.target_slot[bid.target]].append((p, bid.tile, bid.crew))
+        self.bids[slot].append((p, tile, crew))
         self._tiles_left -= 1
         if self._tiles_left:
             return
