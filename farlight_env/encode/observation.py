@@ -16,7 +16,7 @@ import numpy as np
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, Timing
 from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS
 from farlight_env.game.game import NUM_STACKS, TILES, FarlightGame, Phase
-from farlight_env.game.ship import CORE, STEPS
+from farlight_env.game.ship import CORE, STEPS, connector_mask
 
 MAX_PLAYERS = 5
 MAX_STACK = 4  # 3 regular missions + the climactic one (R-SETUP-3)
@@ -116,6 +116,10 @@ class _Observer:
         # Ship stamp drawn per relative seat: None for an absent seat (zeros), -1 before any.
         self.ships: list[int | None] = [-1] * seats
         self.pending: list[tuple] = [()] * seats  # (parts, selected, dice) drawn per seat
+        self.players: list[tuple | None] = [None] * seats  # raw facts behind each player row
+        self.station: tuple | None = None  # key of the station table drawn
+        self.missions: tuple | None = None  # key of the mission table drawn
+        self.tail: tuple | None = None  # face-up awards and deck composition drawn
 
 
 class ObservationEncoder:
@@ -131,6 +135,7 @@ class ObservationEncoder:
         self.engine_slots = max([len(p.engines) for p in cards.parts] + [1])
         self.part_features = self._part_feature_table()
         self.ship_channels = 6 + len(ICON_CHANNELS) + 1 + self.engine_slots
+        self._cells = self._cell_table()
         self.fields = self._build_layout()
         self.size = sum(f.size for f in self.fields.values())
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
@@ -138,7 +143,10 @@ class ObservationEncoder:
         self._station_cache: dict[tuple, np.ndarray] = {}
         # Fields before the ships are rewritten every time, awards and deck too; ships, their
         # engines and pending parts are kept per observer and redrawn where they changed.
-        self._head_end = self.fields["ships"].start
+        self._rewritten = (
+            *("decision", "bidding_pass", "tiles_left_this_turn", "round", "num_players"),
+            *("first_player", "own_hand", "mission_resolving", "bids"),
+        )
         self._tail_start = self.fields["awards"].start
         self._observers: dict[int, _Observer] = {}
         self._ship_cache: dict[int, ShipSummary] = {}
@@ -246,20 +254,30 @@ class ObservationEncoder:
         view = state.views
         n = game.num_players
         rel = [(seat + i) % n for i in range(n)]  # relative index -> absolute seat
-        state.buffer[: self._head_end].fill(0.0)
+        for name in self._rewritten:
+            view[name].fill(0.0)
         self._encode_header(game, seat, view)
-        self._encode_players(game, rel, view)
-        self._encode_station(game, view)
-        self._encode_missions(game, seat, view)
+        self._update_players(game, rel, state)
+        self._encode_station(game, state)
+        self._encode_missions(game, seat, state)
         self._encode_bids(game, seat, rel, view)
         self._update_ships(game, rel, state)
         self._update_pending(game, rel, state)
+        self._update_tail(game, state)
+        return state.buffer.copy()
+
+    def _update_tail(self, game: FarlightGame, state: _Observer) -> None:
+        """Face-up awards and the deck's composition (never its order), when they changed."""
+        key = (tuple(game.awards_up), tuple(game.deck))
+        if state.tail == key:
+            return
         state.buffer[self._tail_start :].fill(0.0)
+        view = state.views
         view["awards"][[_AWARD_POS[award] for award in game.awards_up]] = 1.0
         deck = view["deck"]
-        deck[game.deck] = 1.0  # composition only: which cards remain, never their order
+        deck[game.deck] = 1.0
         deck[-1] = len(game.deck) / 57.0
-        return state.buffer.copy()
+        state.tail = key
 
     def _encode_header(self, game: FarlightGame, seat: int, view: dict) -> None:
         view["decision"][_DECISION_POS[game.phase]] = 1.0
@@ -273,28 +291,40 @@ class ObservationEncoder:
         if hand:
             view["own_hand"][hand] = 1.0
 
-    def _encode_players(self, game: FarlightGame, rel: list[int], view: dict) -> None:
-        rows = []
-        for p in rel:
-            ship = self._ship(game, p)
-            rows.append(
-                (
-                    1.0,
-                    game.crew[p] / 10.0,
-                    game.science[p] / 10.0,
-                    game.points[p] / 20.0,
-                    len(game.hands[p]) / 5.0,
-                    ship.biotech / 5.0,
-                    game.temp_biotech[p] / 5.0,
-                    ship.num_engines / 5.0,
-                    ship.engine_sum / 30.0,
-                    ship.num_parts / 10.0,
-                    ship.open / 10.0,
-                    ship.blocked / 10.0,
-                    len(game.pending[p]) / 5.0,
+    def _update_players(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
+        """Rewrite a relative seat's row only when the facts behind it changed."""
+        table = state.views["players"]
+        drawn = state.players
+        for i in range(MAX_PLAYERS):
+            key = None
+            if i < len(rel):
+                p = rel[i]
+                key = (
+                    *(game.crew[p], game.science[p], game.points[p], len(game.hands[p])),
+                    *(game.temp_biotech[p], game.ship_stamps[p], len(game.pending[p])),
                 )
-            )
-        view["players"][: len(rows)] = rows
+            if drawn[i] == key:
+                continue
+            table[i] = 0.0 if key is None else self._player_row(game, rel[i])
+            drawn[i] = key
+
+    def _player_row(self, game: FarlightGame, p: int) -> tuple[float, ...]:
+        ship = self._ship(game, p)
+        return (
+            1.0,
+            game.crew[p] / 10.0,
+            game.science[p] / 10.0,
+            game.points[p] / 20.0,
+            len(game.hands[p]) / 5.0,
+            ship.biotech / 5.0,
+            game.temp_biotech[p] / 5.0,
+            ship.num_engines / 5.0,
+            ship.engine_sum / 30.0,
+            ship.num_parts / 10.0,
+            ship.open / 10.0,
+            ship.blocked / 10.0,
+            len(game.pending[p]) / 5.0,
+        )
 
     def _features(self, game: FarlightGame, part: int) -> np.ndarray:
         """Static card features plus the dice currently on its engine icons."""
@@ -311,7 +341,7 @@ class ObservationEncoder:
             self._feature_cache[key] = row
         return row
 
-    def _encode_station(self, game: FarlightGame, view: dict) -> None:
+    def _encode_station(self, game: FarlightGame, state: _Observer) -> None:
         """Station table, cached on the parts, bonus crew and dice it shows."""
         values = game.engine_values
         key = (
@@ -324,6 +354,8 @@ class ObservationEncoder:
                 for rank in self.cards.parts[part].engines
             ),
         )
+        if state.station == key:
+            return
         table = self._station_cache.get(key)
         if table is None:
             if len(self._station_cache) > 4096:
@@ -336,17 +368,21 @@ class ObservationEncoder:
                 table[slot, 1] = game.bonus[slot] / 5.0
                 table[slot, 2:] = self._features(game, part)
             self._station_cache[key] = table
-        view["station"][: len(table)] = table
+        state.views["station"][: len(table)] = table
+        state.station = key
 
-    def _encode_missions(self, game: FarlightGame, seat: int, view: dict) -> None:
+    def _encode_missions(self, game: FarlightGame, seat: int, state: _Observer) -> None:
+        view = state.views
         key = tuple(tuple(stack) for stack in game.stacks)
-        table = self._mission_cache.get(key)
-        if table is None:
-            if len(self._mission_cache) > 4096:
-                self._mission_cache.clear()
-            table = self._mission_table(game)
-            self._mission_cache[key] = table
-        view["missions"][...] = table
+        if state.missions != key:
+            table = self._mission_cache.get(key)
+            if table is None:
+                if len(self._mission_cache) > 4096:
+                    self._mission_cache.clear()
+                table = self._mission_table(game)
+                self._mission_cache[key] = table
+            view["missions"][...] = table
+            state.missions = key
         if game.phase is Phase.MISSION:
             ctx = view["mission_resolving"]
             stack = game.mission_stack
@@ -470,28 +506,33 @@ class ObservationEncoder:
             blocked=blocked,
         )
 
+    def _cell_table(self) -> np.ndarray:
+        """Static ship channels of every part (row per part, the core last: CORE is -1)."""
+        table = np.zeros((self.num_parts + 1, self.ship_channels), dtype=np.float32)
+        for index, part in enumerate(self.cards.parts):
+            row = table[index]
+            row[0] = 1.0
+            mask = connector_mask(part)
+            for j, (bit, _opp, _dr, _dc) in enumerate(STEPS):
+                row[2 + j] = float(bool(mask & bit))
+            for j, (kind, timing) in enumerate(ICON_CHANNELS):
+                row[6 + j] = sum(1 for i in part.icons if i.kind is kind and i.timing is timing)
+            row[6 + len(ICON_CHANNELS)] = part.biotech / 2.0
+        table[CORE, :6] = 1.0  # occupied, core, four connectors
+        return table
+
     def _draw_ship(self, game: FarlightGame, ship: dict) -> np.ndarray:
+        """All cells in one write from the static table, then the dice on engine parts."""
         planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), dtype=np.float32)
         h = self.half
+        pieces = list(ship.values())
+        rows = [row + h for row, _col in ship]
+        cols = [col + h for _row, col in ship]
+        planes[:, rows, cols] = self._cells[pieces].T
+        dice = 7 + len(ICON_CHANNELS)  # first engine channel
         for (row, col), piece in ship.items():
-            r, c = row + h, col + h
-            planes[0, r, c] = 1.0
-            if piece == CORE:
-                planes[1, r, c] = 1.0
-                planes[2:6, r, c] = 1.0
-                continue
-            part = self.cards.parts[piece]
-            mask = game.part_masks[piece]
-            for j, (bit, _opp, _dr, _dc) in enumerate(STEPS):
-                planes[2 + j, r, c] = float(bool(mask & bit))
-            base = 6
-            for j, (kind, timing) in enumerate(ICON_CHANNELS):
-                planes[base + j, r, c] = sum(
-                    1 for i in part.icons if i.kind is kind and i.timing is timing
-                )
-            base += len(ICON_CHANNELS)
-            planes[base, r, c] = part.biotech / 2.0
-            values = sorted((game.engine_values.get(rk, 0) for rk in part.engines), reverse=True)
-            for j, value in enumerate(values):
-                planes[base + 1 + j, r, c] = value / 6.0
+            if piece != CORE and (ranks := self.cards.parts[piece].engines):
+                values = sorted((game.engine_values.get(rk, 0) for rk in ranks), reverse=True)
+                for j, value in enumerate(values):
+                    planes[dice + j, row + h, col + h] = value / 6.0
         return planes

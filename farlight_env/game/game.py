@@ -450,12 +450,21 @@ class FarlightGame:
 
     def _bid_block(self, tile: int, crew_ok: bool) -> list[Action]:
         """One tile's bids on every open target; the targets stay fixed through a bidding phase."""
-        slots = [i for i, part in enumerate(self.spaces) if part is not None]
-        slots += range(self.num_spaces, self.num_spaces + len(FACILITIES))
-        slots += [self.num_spaces + len(FACILITIES) + s for s, st in enumerate(self.stacks) if st]
+        slots = self._open_slots
+        if slots is None:
+            slots = [i for i, part in enumerate(self.spaces) if part is not None]
+            slots += range(self.num_spaces, self.num_spaces + len(FACILITIES))
+            first = self.num_spaces + len(FACILITIES)
+            slots += [first + s for s, stack in enumerate(self.stacks) if stack]
+            self._open_slots = slots
         crews = (False, True) if crew_ok else (False,)
         table = self.bid_actions
         return [table[(tile, slot, crew)] for slot in slots for crew in crews]
+
+    def _reset_bid_cache(self) -> None:
+        """Forget the open targets and bid blocks: a new bidding phase, or an edited state."""
+        self._open_slots: list[int] | None = None
+        self._bid_blocks: dict[tuple[int, bool], list[Action]] = {}
 
     def _legal_installs(self, p: int) -> list[Action]:
         parts = self.cards.parts
@@ -515,7 +524,7 @@ class FarlightGame:
         """Forget cached legal actions; call after editing state directly (tests, search)."""
         self._legal = None
         self._legal_set = None
-        self._bid_blocks = {}
+        self._reset_bid_cache()
 
     def is_legal(self, action: object) -> bool:
         """Whether `action` is legal now; cheap for bids, which dominate play."""
@@ -599,7 +608,7 @@ class FarlightGame:
         self._current = self.first_player
         self._legal = None
         self._legal_set = None
-        self._bid_blocks: dict[tuple[int, bool], list[Action]] = {}  # per bidding phase
+        self._reset_bid_cache()
         self._selected: int | None = None
         self._resume: Resume | None = None
         self._resolve_cursor = 0

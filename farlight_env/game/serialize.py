@@ -121,7 +121,7 @@ def load_state(game: FarlightGame, s: dict[str, Any]) -> None:
     game.history = [action_from_dict(a) for a in s["history"]]
     game._legal = None
     game._legal_set = None
-    game._bid_blocks = {}
+    game._reset_bid_cache()
 
 
 def game_to_json(game: FarlightGame) -> str:
