@@ -91,6 +91,7 @@ def set_first_player(game: FarlightGame, seat: int) -> None:
     _require_round_start(game)
     game.first_player = seat
     game._current = seat  # bidding starts with the first player (R-BID-1)
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
@@ -109,6 +110,7 @@ def give(
         game.science[seat] = science
     if points is not None:
         game.points[seat] = points
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
@@ -164,6 +166,7 @@ def put_part(
     old = game.spaces[space]
     if old == pid:
         _set_dice(game, pid, dice)
+        game.renew_ship_stamps()
         game.invalidate_cache()
         return
     where = _where(game, pid)
@@ -186,6 +189,7 @@ def put_part(
         raise ValueError(f"{name} is on a {where}; cannot move it to the station")
     game.spaces[space] = pid
     _set_dice(game, pid, dice)
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
@@ -197,6 +201,7 @@ def clear_space(game: FarlightGame, space: int) -> None:
         game.deck.insert(0, old)
     game.spaces[space] = None
     game.bonus[space] = 0
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
@@ -241,12 +246,14 @@ def install_directly(
     ship[tuple(cell)] = pid
     game.ship_parts[seat].append(pid)
     _set_dice(game, pid, dice)
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
 def set_engine(game: FarlightGame, name: str, dice: int | Sequence[int]) -> None:
     """Set the die values of a part's engine icons (the part must be on a ship or the station)."""
     _set_dice(game, part_id(game, name), dice)
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 
@@ -258,6 +265,7 @@ def set_stacks(game: FarlightGame, stacks: Sequence[Sequence[str]]) -> None:
     game.stacks = [list(stack) for stack in ids]
     used = {m for stack in ids for m in stack}
     game.missions_out = [m for m in range(len(game.cards.missions)) if m not in used]
+    game.renew_ship_stamps()
     game.invalidate_cache()
 
 

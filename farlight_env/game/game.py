@@ -155,10 +155,12 @@ _SHARED_TABLES = (
     "target_slot",
     "bid_actions",
     "install_actions",
+    "connector_cache",
 )
 
 
 _TABLES_KEPT = 16
+CONNECTOR_CACHE_SIZE = 65536
 _TABLES: dict[tuple[int, int, int], tuple[CardSet, dict[str, Any]]] = {}
 
 
@@ -187,6 +189,7 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
             for crew in (False, True)
         },
         "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
+        "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
     }
 
 
@@ -384,8 +387,19 @@ class FarlightGame:
         return sum(parts[p].biotech for p in self.ship_parts[seat])
 
     def connectors(self, seat: int) -> tuple[int, int, int]:
-        """(open, connected, blocked) connectors of a seat's ship (R-SHIP-1)."""
-        return self.count_connectors(self.ships[seat])
+        """(open, connected, blocked) connectors of a seat's ship (R-SHIP-1), cached per stamp."""
+        key = (self.ship_stamps[seat], self.config.rule_options.edge_connectors)
+        counts = self.connector_cache.get(key)
+        if counts is None:
+            if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
+                self.connector_cache.clear()
+            counts = self.connector_cache[key] = self.count_connectors(self.ships[seat])
+        return counts
+
+    def renew_ship_stamps(self) -> None:
+        """Give every ship a new stamp; call after editing ships or dice directly (tests), so
+        caches keyed on stamps (connectors here, encoders and agents elsewhere) recompute."""
+        self.ship_stamps = [new_stamp() for _ in self.ships]
 
     def count_connectors(self, cells: Mapping[Cell, int]) -> tuple[int, int, int]:
         """(open, connected, blocked) of any ship layout under this game's edge_connectors."""
