@@ -157,6 +157,7 @@ def test_clone_shares_no_mutable_state(num_players) -> None:
         game = random_game(num_players, 8, steps=steps)
         clone = game.clone()
         assert clone.rng is not game.rng
+        assert set(vars(clone)) == set(vars(game)), "clone must copy every attribute"
         for name, value in vars(game).items():
             if name not in SHARED_TABLES:
                 assert_no_shared_containers(value, getattr(clone, name), name)

@@ -193,6 +193,24 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
     }
 
 
+# A game's mutable state by how `clone` copies it: immutable values, flat lists, lists of lists
+# (tuples inside, as in `bids`, are immutable). Ships, dice and the final breakdown are dicts.
+_VALUE_STATE = (
+    *("round", "_phase", "_current", "first_player", "end_reason", "_bid_pass", "_bid_turn"),
+    *("_tiles_left", "_selected", "_resume", "_resolve_cursor", "_mission", "_mission_stack"),
+    *("_mission_cursor", "_completers", "_climactic_done"),
+)
+_LIST_STATE = (
+    *("crew", "science", "points", "temp_biotech", "awards_up", "awards_down", "missions_out"),
+    *("deck", "out_of_game", "spaces", "bonus", "_winners", "_mission_queue", "_mission_order"),
+    *("history", "ship_stamps"),
+)
+_NESTED_STATE = (
+    *("hands", "ship_parts", "pending", "installed_this_round", "stacks", "_benefit_left"),
+    "bids",
+)
+
+
 class FarlightGame:
     """A game of Farlight for 2–5 players, from setup to final scoring.
 
@@ -967,15 +985,30 @@ class FarlightGame:
 
     # ------------------------------------------------------- copy and save
     def clone(self) -> FarlightGame:
-        """An independent copy sharing only immutable card data (for search)."""
+        """An independent copy sharing only immutable card data (for search).
+
+        Copies attributes directly (search clones one game per iteration); the tests check it
+        against `to_json`, so a new state field must be added here as in `serialize`.
+        """
         other = object.__new__(FarlightGame)
         for name in _SHARED_TABLES:
             setattr(other, name, getattr(self, name))
         other.rng = np.random.Generator(np.random.PCG64())
         other.rng.bit_generator.state = self.rng.bit_generator.state
-        serialize.load_state(other, serialize.dump_state(self, with_history=False))
-        other.history = list(self.history)
-        other.ship_stamps = list(self.ship_stamps)
+        for name in _VALUE_STATE:
+            setattr(other, name, getattr(self, name))
+        for name in _LIST_STATE:
+            setattr(other, name, list(getattr(self, name)))
+        for name in _NESTED_STATE:
+            setattr(other, name, [list(inner) for inner in getattr(self, name)])
+        other.ships = [dict(ship) for ship in self.ships]
+        other.engine_values = dict(self.engine_values)
+        other.final_breakdown = (
+            None if self.final_breakdown is None else [dict(b) for b in self.final_breakdown]
+        )
+        other._legal = None
+        other._legal_set = None
+        other._reset_bid_cache()
         return other
 
     def to_json(self) -> str:
