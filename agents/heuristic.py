@@ -466,9 +466,8 @@ class HeuristicAgent(EngineAgent):
 
     @staticmethod
     def _fit(game: FarlightGame, seat: int, action: Install) -> float:
-        ship = dict(game.ships[seat])
-        ship[(action.row, action.col)] = game.part_index[action.part]
-        open_, connected, blocked = game.count_connectors(ship)
+        cell = (action.row, action.col)
+        open_, connected, blocked = game.connectors_after(seat, cell, game.part_index[action.part])
         distance = abs(action.row) + abs(action.col)
         return 1.0 * connected - 1.5 * blocked + 0.4 * open_ - 0.01 * distance
 

@@ -32,6 +32,7 @@ from farlight_env.game import (
     action_from_dict,
     action_to_dict,
 )
+from farlight_env.game.ship import legal_cells
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 CONFIGS = (
@@ -435,3 +436,22 @@ def test_action_from_dict_refuses_malformed_records(data) -> None:
     with pytest.raises(ValueError) as info:
         action_from_dict(data)
     assert not isinstance(info.value, (KeyError, TypeError))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    num_players=st.integers(2, 5),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 400),
+    edge=st.sampled_from(["open", "blocked"]),
+)
+def test_connectors_after_equals_a_recount(num_players, seed, steps, edge) -> None:
+    """R-SHIP-1: counting a placement by its change matches recounting the whole ship."""
+    game = random_game(num_players, seed, steps=steps, rule_options={"edge_connectors": edge})
+    for seat in range(num_players):
+        ship = game.ships[seat]
+        for part in range(0, len(game.cards.parts), 7):
+            mask = game.part_masks[part]
+            for cell in legal_cells(ship, game.part_masks, mask, game.half):
+                placed = {**ship, cell: part}
+                assert game.connectors_after(seat, cell, part) == game.count_connectors(placed)

@@ -64,6 +64,7 @@ from farlight_env.game.ship import (
     CORE,
     Cell,
     connector_counts,
+    connector_delta,
     connector_mask,
     legal_cells,
     new_stamp,
@@ -413,6 +414,15 @@ class FarlightGame:
                 self.connector_cache.clear()
             counts = self.connector_cache[key] = self.count_connectors(self.ships[seat])
         return counts
+
+    def connectors_after(self, seat: int, cell: Cell, part: int) -> tuple[int, int, int]:
+        """`connectors(seat)` as it would be with `part` installed on the empty `cell`."""
+        blocked_edge = self.half if self.config.rule_options.edge_connectors == "blocked" else None
+        delta = connector_delta(
+            self.ships[seat], self.part_masks, cell, self.part_masks[part], blocked_edge
+        )
+        open_, connected, blocked = self.connectors(seat)
+        return open_ + delta[0], connected + delta[1], blocked + delta[2]
 
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
@@ -993,7 +1003,7 @@ class FarlightGame:
         other = object.__new__(FarlightGame)
         for name in _SHARED_TABLES:
             setattr(other, name, getattr(self, name))
-        other.rng = np.random.Generator(np.random.PCG64())
+        other.rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
         other.rng.bit_generator.state = self.rng.bit_generator.state
         for name in _VALUE_STATE:
             setattr(other, name, getattr(self, name))

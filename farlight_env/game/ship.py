@@ -92,6 +92,46 @@ def connector_counts(
     return open_count, connected, blocked
 
 
+
+def connector_delta(
+    cells: Mapping[Cell, int],
+    masks: Sequence[int],
+    cell: Cell,
+    new_mask: int,
+    blocked_edge: int | None = None,
+) -> tuple[int, int, int]:
+    """How `connector_counts` changes when a part with `new_mask` fills the empty `cell`.
+
+    Only the new part's connectors and the neighbours' connectors facing `cell` change, so
+    search can score every placement without recounting the ship.
+    """
+    d_open = d_connected = d_blocked = 0
+    row, col = cell
+    for bit, opposite, dr, dc in STEPS:
+        target = (row + dr, col + dc)
+        neighbour = cells.get(target)
+        if neighbour is not None:
+            facing = (CORE_MASK if neighbour == CORE else masks[neighbour]) & opposite
+            if facing:  # it pointed at an empty cell: open before, now met or blocked
+                d_open -= 1
+                if new_mask & bit:
+                    d_connected += 1
+                else:
+                    d_blocked += 1
+            if new_mask & bit:
+                if facing:
+                    d_connected += 1
+                else:
+                    d_blocked += 1
+        elif new_mask & bit:
+            if blocked_edge is not None and (
+                abs(target[0]) > blocked_edge or abs(target[1]) > blocked_edge
+            ):
+                d_blocked += 1
+            else:
+                d_open += 1
+    return d_open, d_connected, d_blocked
+
 def mask_sides(mask: int) -> Iterable[Side]:
     """The sides present in a mask, in the order up, right, down, left."""
     return (side for side, bit in SIDE_BITS.items() if mask & bit)
