@@ -19,6 +19,7 @@ completes a mission.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -105,28 +106,60 @@ def _p_win(total: np.ndarray, rival: np.ndarray, is_mission: np.ndarray) -> np.n
     return np.where(total < 1, 0.0, chance)
 
 
+@dataclass(frozen=True, eq=False)
+class Placements:
+    """Legal placements as (slot, tile, crew) arrays plus every term that depends on them alone.
+
+    Built once per distinct legal list (cached), so a miss in the gains cache pays only for
+    the terms that read the bids and the valuation.
+    """
+
+    slot: np.ndarray
+    value: np.ndarray  # tile + crew
+    is_mission: np.ndarray
+    crew_cost: tuple[np.ndarray, np.ndarray]  # with plenty of crew, with 2 or fewer
+    refund_free: np.ndarray  # missions and 0 tiles are never refunded
+    waste: np.ndarray  # what a tile on a worthless target throws away
+    ticket: np.ndarray  # a lone 0 without crew on a mission
+
+    @classmethod
+    def of(cls, fields: np.ndarray, first_mission: int) -> Placements:
+        slot, tile, crew = fields[:, 0], fields[:, 1], fields[:, 2]
+        is_mission = slot >= first_mission
+        value = tile + crew
+        base = np.where(is_mission, 0.9, 0.35)
+        return cls(
+            slot=slot,
+            value=value,
+            is_mission=is_mission,
+            crew_cost=tuple(np.where(crew == 1, base + extra, 0.0) for extra in (0.0, 0.5)),  # type: ignore[arg-type]
+            refund_free=is_mission | (tile == 0),
+            waste=0.05 * tile,
+            ticket=is_mission & (value == 0),
+        )
+
+
 def _placement_gains(
-    fields: np.ndarray,
+    rows: Placements,
     worths: np.ndarray,
     mine: list[int],
     rivals: list[float],
-    game: FarlightGame,
-    seat: int,
+    crew_low: bool,
+    lone_zero: bool,
 ) -> np.ndarray:
-    """`HeuristicAgent._placement_score` for every (slot, tile, crew) row of `fields`."""
-    slot, tile, crew = fields[:, 0], fields[:, 1], fields[:, 2]
-    worth = worths[slot]
-    rival = np.asarray(rivals, dtype=np.float64)[slot]
-    before = np.asarray(mine, dtype=np.int64)[slot]
-    after = before + tile + crew
-    is_mission = slot >= game.num_spaces + 4
-    p_after = _p_win(after, rival, is_mission)
-    gain = worth * (p_after - _p_win(before, rival, is_mission))
-    extra = 0.5 if game.crew[seat] <= 2 else 0.0
-    crew_cost = np.where(crew == 1, np.where(is_mission, 0.9, 0.35) + extra, 0.0)
-    refund = np.where(is_mission | (tile == 0), 0.0, 0.25 * (1.0 - p_after))
-    waste = np.where(worth <= 0, 0.05 * tile, 0.0)
-    return gain - crew_cost + refund - waste
+    """`HeuristicAgent._placement_score` for every placement (same float operations)."""
+    worth = worths[rows.slot]
+    rival = np.asarray(rivals, dtype=np.float64)[rows.slot]
+    before = np.asarray(mine, dtype=np.int64)[rows.slot]
+    p_after = _p_win(before + rows.value, rival, rows.is_mission)
+    gain = worth * (p_after - _p_win(before, rival, rows.is_mission))
+    refund = np.where(rows.refund_free, 0.0, 0.25 * (1.0 - p_after))
+    waste = np.where(worth <= 0, rows.waste, 0.0)
+    gains = gain - rows.crew_cost[crew_low] + refund - waste
+    if lone_zero:  # a lone 0 on a mission is a cheap ticket, asked last (R-MIS-2)
+        ticket = rows.ticket & (before == 0)
+        gains = gains + np.where(ticket, LONE_ZERO_SHARE * worth, 0.0)
+    return gains
 
 
 class Planner:
@@ -246,7 +279,7 @@ class HeuristicAgent(EngineAgent):
         self._values_cards: object = None
         self._bid_table: dict | None = None
         self._bid_fields: dict[int, tuple[int, int, int]] = {}
-        self._fields_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._fields_cache: dict[tuple[int, ...], Placements] = {}
         self._gains_cache: dict[tuple, np.ndarray] = {}
         self._planners: dict[tuple, Planner] = {}
         self._quality_cache: dict[tuple, float] = {}
@@ -346,7 +379,7 @@ class HeuristicAgent(EngineAgent):
         operations are the same, in the same order, so the scores are bit-identical. The
         gains are cached on the valuation key, the visible bids and the placements.
         """
-        fields = self._placement_fields(game, legal)
+        rows = self._placements(game, legal)
         mine = [0] * len(game.targets)
         rivals = [0.0] * len(game.targets)
         for s, placed in enumerate(game.bids):
@@ -360,26 +393,19 @@ class HeuristicAgent(EngineAgent):
                     per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + c
             rivals[s] = max(per_seat.values(), default=0.0)
         lone_zero = game.config.rule_options.lone_zero_mission_chance
-        key = (id(fields), valuation_key(game, seat), tuple(mine), tuple(rivals), lone_zero)
+        key = (id(rows), valuation_key(game, seat), tuple(mine), tuple(rivals), lone_zero)
         gains = self._gains_cache.get(key)
         if gains is None:
             if len(self._gains_cache) >= VALUES_CACHE_SIZE:
                 self._gains_cache.clear()
             worths = self.slot_worths(game, seat)
-            gains = _placement_gains(fields, worths, mine, rivals, game, seat)
-            if lone_zero:  # a lone 0 on a mission is a cheap ticket, asked last (R-MIS-2)
-                slots = fields[:, 0]
-                ticket = (
-                    (slots >= game.num_spaces + len(FACILITIES))
-                    & (fields[:, 1] + fields[:, 2] == 0)
-                    & (np.asarray(mine)[slots] == 0)
-                )
-                gains = gains + np.where(ticket, LONE_ZERO_SHARE * worths[slots], 0.0)
+            crew_low = game.crew[seat] <= 2
+            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
             self._gains_cache[key] = gains
         return gains + 1e-3 * self.rng.random(len(legal))
 
-    def _placement_fields(self, game: FarlightGame, legal: list[Action]) -> np.ndarray:
-        """(slot, tile, crew) per placement; cached for lists of the game's canonical Bids."""
+    def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
+        """The placements of `legal`; cached for lists of the game's canonical Bids."""
         table = game.bid_actions
         if table is not self._bid_table:  # the table keeps its Bids alive, so ids are stable
             self._bid_table = table
@@ -389,21 +415,22 @@ class HeuristicAgent(EngineAgent):
             self._fields_cache.clear()
             self._gains_cache.clear()
         key = tuple(map(id, legal))
-        fields = self._fields_cache.get(key)
-        if fields is not None:
-            return fields
+        cached = self._fields_cache.get(key)
+        if cached is not None:
+            return cached
         known = self._bid_fields
         rows = [known.get(i) for i in key]
         canonical = None not in rows
         if not canonical:
             rows = [(game.target_slot[a.target], a.tile, int(a.crew)) for a in legal]  # type: ignore[attr-defined]
         fields = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+        placements = Placements.of(fields, game.num_spaces + len(FACILITIES))
         if canonical:
             if len(self._fields_cache) >= VALUES_CACHE_SIZE:
                 self._fields_cache.clear()
-                self._gains_cache.clear()  # its keys name cached placement arrays by id
-            self._fields_cache[key] = fields
-        return fields
+                self._gains_cache.clear()  # its keys name cached placements by id
+            self._fields_cache[key] = placements
+        return placements
 
     @staticmethod
     def _placement_score(
