@@ -18,6 +18,7 @@ completes a mission.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -65,9 +66,15 @@ def engine_deficit(have: list[int], need: tuple[int, ...]) -> float:
     """Pips (and missing engines) short of matching required dice one-to-one (R-MIS-4)."""
     have = sorted(have, reverse=True)
     deficit = 0.0
-    for i, req in enumerate(sorted(need, reverse=True)):
+    for i, req in enumerate(_descending(need)):
         deficit += max(0, req - have[i]) if i < len(have) else req + 1.0
     return deficit
+
+
+@functools.lru_cache(maxsize=1024)
+def _descending(need: tuple[int, ...]) -> tuple[int, ...]:
+    """A mission's required dice, largest first (few distinct tuples: cached)."""
+    return tuple(sorted(need, reverse=True))
 
 
 def planner_key(game: FarlightGame, seat: int) -> tuple:
@@ -170,6 +177,7 @@ class Planner:
         self.seat = seat
         self.engine_values = [v for _, v in game.engines(seat)]
         self.biotech = game.biotech(seat) + game.temp_biotech[seat]
+        self._gaps: dict[int, float] = {}  # each target's gap as things stand
         self.targets = self._target_missions()
         self._part_values: dict[tuple[int, tuple[int, ...]], float] = {}
 
@@ -198,7 +206,8 @@ class Planner:
             if mission_id is None:
                 continue
             value = self.game.cards.missions[mission_id].value
-            out.append((mission_id, value / (1.0 + self.gap(mission_id))))
+            gap = self._gaps[mission_id] = self.gap(mission_id)
+            out.append((mission_id, value / (1.0 + gap)))
         out.sort(key=lambda t: -t[1])
         return out
 
@@ -207,7 +216,7 @@ class Planner:
         total = 0.0
         for mission_id, _weight in self.targets:
             value = self.game.cards.missions[mission_id].value
-            before = self.gap(mission_id)
+            before = self._gaps[mission_id]
             after = self.gap(mission_id, **gain)  # type: ignore[arg-type]
             total += value * (1.0 / (1.0 + after) - 1.0 / (1.0 + before))
         return total

@@ -994,17 +994,20 @@ class FarlightGame:
         self._winners = winners
 
     # ------------------------------------------------------- copy and save
-    def clone(self) -> FarlightGame:
+    def clone(self, rng: np.random.Generator | None = None) -> FarlightGame:
         """An independent copy sharing only immutable card data (for search).
 
+        The copy's chance comes from `rng` if given, else from a copy of this game's generator.
         Copies attributes directly (search clones one game per iteration); the tests check it
         against `to_json`, so a new state field must be added here as in `serialize`.
         """
         other = object.__new__(FarlightGame)
         for name in _SHARED_TABLES:
             setattr(other, name, getattr(self, name))
-        other.rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
-        other.rng.bit_generator.state = self.rng.bit_generator.state
+        if rng is None:
+            rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
+            rng.bit_generator.state = self.rng.bit_generator.state
+        other.rng = rng
         for name in _VALUE_STATE:
             setattr(other, name, getattr(self, name))
         for name in _LIST_STATE:

@@ -13,16 +13,18 @@ import numpy as np
 from farlight_env.game.game import TILES, FarlightGame, Phase
 
 
-def redact(game: FarlightGame, seat: int) -> FarlightGame:
+def redact(
+    game: FarlightGame, seat: int, rng: np.random.Generator | None = None
+) -> FarlightGame:
     """A copy in which every fact hidden from `seat` is replaced by a canonical stand-in.
 
     Two games that look the same to `seat` give identical redacted copies (same `to_json`).
-    The copy's `history` is empty (the real one would reveal tile values) and its seed is 0.
+    The copy's `history` is empty (the real one would reveal tile values) and its seed is 0;
+    its chance comes from `rng` if given, else from a generator seeded with 0.
     """
-    copy = game.clone()
+    copy = game.clone(rng=np.random.Generator(np.random.PCG64(0)) if rng is None else rng)
     copy.seed = 0
     copy.history = []
-    copy.rng = np.random.Generator(np.random.PCG64(0))
     copy.deck = sorted(copy.deck)
     copy.awards_down = sorted(copy.awards_down)
     if copy.phase is Phase.BIDDING:
@@ -38,8 +40,8 @@ def determinize(game: FarlightGame, seat: int, rng: np.random.Generator) -> Farl
 
     Built from `redact`, so the result depends only on public facts and `rng`.
     """
-    copy = redact(game, seat)
-    copy.rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
+    chance = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
+    copy = redact(game, seat, rng=chance)
     copy.deck = [copy.deck[i] for i in rng.permutation(len(copy.deck))]
     copy.awards_down = [copy.awards_down[i] for i in rng.permutation(len(copy.awards_down))]
     if copy.phase is Phase.BIDDING:
