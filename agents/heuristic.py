@@ -246,11 +246,7 @@ class Planner:
         return max(0.0, value - 0.6 * card.crew_cost)
 
     def installable(self, part_id: int) -> bool:
-        from farlight_env.game.ship import legal_cells
-
-        game = self.game
-        mask = game.part_masks[part_id]
-        return bool(legal_cells(game.ships[self.seat], game.part_masks, mask, game.half))
+        return bool(self.game.legal_cells(self.seat, part_id))
 
     def engineer_value(self) -> float:
         if not any(v < MAX_ENGINE for v in self.engine_values):

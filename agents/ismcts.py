@@ -45,7 +45,8 @@ def evaluate(game: FarlightGame, policy: HeuristicAgent | None = None) -> list[f
     if game.is_over:
         winners = game.winners()
         return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
-    projected = [_projection(game, p, policy) for p in range(n)]
+    holders = [game.award_holders(award) for award in game.awards_up]
+    projected = [_projection(game, p, policy, holders) for p in range(n)]
     values = []
     for p in range(n):
         rival = max(projected[q] for q in range(n) if q != p)
@@ -53,13 +54,23 @@ def evaluate(game: FarlightGame, policy: HeuristicAgent | None = None) -> list[f
     return values
 
 
-def _projection(game: FarlightGame, seat: int, policy: HeuristicAgent | None = None) -> float:
-    """Points now, token points, awards currently held and a share of reachable missions."""
+def _projection(
+    game: FarlightGame,
+    seat: int,
+    policy: HeuristicAgent | None = None,
+    holders: list[list[int]] | None = None,
+) -> float:
+    """Points now, token points, awards currently held and a share of reachable missions.
+
+    `holders`: each face-up award's holders, if the caller already has them (every seat's
+    projection reads the same ones).
+    """
     score = game.points[seat] + game.token_points(seat)
-    for award in game.awards_up:
-        holders = game.award_holders(award)
-        if seat in holders:
-            score += AWARD_POINTS / len(holders)
+    if holders is None:
+        holders = [game.award_holders(award) for award in game.awards_up]
+    for held_by in holders:
+        if seat in held_by:
+            score += AWARD_POINTS / len(held_by)
     plan = Planner(game, seat) if policy is None else policy.planner(game, seat)
     score += 0.6 * sum(weight for _, weight in plan.targets[:2])
     return score

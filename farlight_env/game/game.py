@@ -157,6 +157,7 @@ _SHARED_TABLES = (
     "bid_actions",
     "install_actions",
     "connector_cache",
+    "cells_cache",
 )
 
 
@@ -191,6 +192,7 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         },
         "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
         "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
+        "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
     }
 
 
@@ -424,6 +426,18 @@ class FarlightGame:
         open_, connected, blocked = self.connectors(seat)
         return open_ + delta[0], connected + delta[1], blocked + delta[2]
 
+    def legal_cells(self, seat: int, part: int) -> list[Cell]:
+        """Cells of the seat's ship where `part` may go (R-INST-3), cached per ship stamp."""
+        key = (self.ship_stamps[seat], self.part_masks[part])
+        cells = self.cells_cache.get(key)
+        if cells is None:
+            if len(self.cells_cache) >= CONNECTOR_CACHE_SIZE:
+                self.cells_cache.clear()
+            mask = self.part_masks[part]
+            cells = legal_cells(self.ships[seat], self.part_masks, mask, self.half)
+            self.cells_cache[key] = cells = tuple(cells)
+        return list(cells)
+
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
         caches keyed on stamps (connectors here, encoders and agents elsewhere) recompute."""
@@ -516,7 +530,7 @@ class FarlightGame:
         card = parts[part]
         installs: list[Action] = []
         if self.crew[p] >= card.crew_cost:  # R-INST-5
-            cells = legal_cells(self.ships[p], self.part_masks, self.part_masks[part], self.half)
+            cells = self.legal_cells(p, part)
             table = self.install_actions
             for cell in cells:
                 action = table.get((part, *cell))
