@@ -390,6 +390,13 @@ class HeuristicAgent(EngineAgent):
         for s, placed in enumerate(game.bids):
             if not placed:
                 continue
+            if len(placed) == 1:  # the common case, same sums as below
+                p, t, c = placed[0]
+                if p == seat:
+                    mine[s] = t + c
+                else:
+                    rivals[s] = 0.0 + UNKNOWN_TILE + c
+                continue
             per_seat: dict[int, float] = {}
             for p, t, c in placed:
                 if p == seat:
