@@ -20,16 +20,16 @@ def play_episode(env: raw_env, seats: Sequence[Any], hook: DecisionHook | None =
     import time
 
     for agent_name in env.agent_iter():
-        obs, _reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
+        if env.terminations[agent_name] or env.truncations[agent_name]:
             env.step(None)
             continue
         seat = env.agent_name_mapping[agent_name]
+        player = seats[seat]
+        vector, mask = env.observe_for(agent_name, player)  # scripted agents skip encoding
+        info = env.infos[agent_name]
         start = time.perf_counter()
-        action = seats[seat].act(
-            obs["observation"],
-            obs["action_mask"],
-            {**info, "seat": seat, "view": env.player_view(agent_name)},
+        action = player.act(
+            vector, mask, {**info, "seat": seat, "view": env.player_view(agent_name)}
         )
         if hook is not None:
             hook(seat, action, time.perf_counter() - start)

@@ -17,7 +17,9 @@ class Agent(Protocol):
     """Anything that picks an action index from an observation, its mask and the info dict.
 
     `info["view"]` is the acting seat's `PlayerView` (public facts only) when the caller has a
-    game; agents that plan on game states use it, learned policies ignore it.
+    game; agents that plan on game states use it, learned policies ignore it. An agent may set
+    `needs_observation = False` to say it never reads the observation vector: game loops then
+    skip encoding it and pass a blank vector (the mask and info are always real).
     """
 
     name: str
@@ -33,6 +35,7 @@ class EngineAgent:
     """Base for agents that decide on engine states: act() redacts, decides, encodes."""
 
     name = "engine-agent"
+    needs_observation = False  # decides on the view, never on the vector
 
     def __init__(self) -> None:
         self._codecs: dict[tuple[int, int], ActionCodec] = {}

@@ -12,6 +12,7 @@ class RandomAgent:
     """Picks uniformly among the mask's legal actions with its own seeded Generator."""
 
     name = "random"
+    needs_observation = False  # the mask is enough
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed

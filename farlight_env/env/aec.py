@@ -113,6 +113,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.illegal_reward = float(illegal_reward)
         self.codec = ActionCodec(card_set, grid_size)
         self.encoder = ObservationEncoder(card_set, grid_size)
+        self._blank_observation = np.zeros(self.encoder.size, dtype=np.float32)
+        self._blank_observation.flags.writeable = False
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
@@ -161,6 +163,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if game.current_player == seat:
             self.codec.mask(game, mask)
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+
+    def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(observation vector, action mask) for `player` acting as `agent`.
+
+        A player with `needs_observation = False` (scripted agents) gets a blank read-only
+        vector instead of an encoded one: game loops need not pay for what it ignores.
+        """
+        if getattr(player, "needs_observation", True):
+            obs = self.observe(agent)
+            return obs["observation"], obs["action_mask"]
+        return self._blank_observation, self.action_mask(agent)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The agent's mask alone (cheaper than a full observation)."""

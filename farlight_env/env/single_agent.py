@@ -22,6 +22,8 @@ Policy = Callable[[np.ndarray, np.ndarray], int] | Any
 class RandomPolicy:
     """Uniform over legal actions, with its own seeded Generator."""
 
+    needs_observation = False  # the mask is enough
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
@@ -150,13 +152,13 @@ class FarlightSingleAgentEnv(gym.Env):
         while not self._episode_over() and game.current_player != self.learner_seat:
             seat = game.current_player
             agent = self.aec.possible_agents[seat]
-            obs = self.aec.observe(agent)
             policy = self._policy_for(seat)
+            vector, mask = self.aec.observe_for(agent, policy)
             if hasattr(policy, "act"):  # an Agent: act(observation, mask, info) with its view
                 info = {"seat": seat, "view": self.aec.player_view(agent)}
-                action = policy.act(obs["observation"], obs["action_mask"], info)
+                action = policy.act(vector, mask, info)
             else:
-                action = policy(obs["observation"], obs["action_mask"])
+                action = policy(vector, mask)
             self.aec.step(action)
 
     def _observe(self) -> np.ndarray:
