@@ -158,11 +158,13 @@ _SHARED_TABLES = (
     "install_actions",
     "connector_cache",
     "cells_cache",
+    "bid_blocks",
 )
 
 
 _TABLES_KEPT = 16
 CONNECTOR_CACHE_SIZE = 65536
+BID_BLOCKS_KEPT = 4096
 _TABLES: dict[tuple[int, int, int], tuple[CardSet, dict[str, Any]]] = {}
 
 
@@ -193,6 +195,7 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
         "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
+        "bid_blocks": {},  # (open target slots, tile, crew possible) -> that tile's bids
     }
 
 
@@ -505,21 +508,31 @@ class FarlightGame:
         return legal
 
     def _bid_block(self, tile: int, crew_ok: bool) -> list[Action]:
-        """One tile's bids on every open target; the targets stay fixed through a bidding phase."""
+        """One tile's bids on every open target; the targets stay fixed through a bidding phase.
+
+        Blocks are shared by every game with these tables (rounds often open the same targets).
+        """
         slots = self._open_slots
         if slots is None:
-            slots = [i for i, part in enumerate(self.spaces) if part is not None]
-            slots += range(self.num_spaces, self.num_spaces + len(FACILITIES))
+            found = [i for i, part in enumerate(self.spaces) if part is not None]
+            found += range(self.num_spaces, self.num_spaces + len(FACILITIES))
             first = self.num_spaces + len(FACILITIES)
-            slots += [first + s for s, stack in enumerate(self.stacks) if stack]
-            self._open_slots = slots
-        crews = (False, True) if crew_ok else (False,)
-        table = self.bid_actions
-        return [table[(tile, slot, crew)] for slot in slots for crew in crews]
+            found += [first + s for s, stack in enumerate(self.stacks) if stack]
+            self._open_slots = slots = tuple(found)
+        key = (slots, tile, crew_ok)
+        block = self.bid_blocks.get(key)
+        if block is None:
+            if len(self.bid_blocks) >= BID_BLOCKS_KEPT:
+                self.bid_blocks.clear()
+            crews = (False, True) if crew_ok else (False,)
+            table = self.bid_actions
+            block = [table[(tile, slot, crew)] for slot in slots for crew in crews]
+            self.bid_blocks[key] = block
+        return block
 
     def _reset_bid_cache(self) -> None:
         """Forget the open targets and bid blocks: a new bidding phase, or an edited state."""
-        self._open_slots: list[int] | None = None
+        self._open_slots: tuple[int, ...] | None = None
         self._bid_blocks: dict[tuple[int, bool], list[Action]] = {}
 
     def _legal_installs(self, p: int) -> list[Action]:
