@@ -532,17 +532,18 @@ def _title(result: TournamentResult) -> str:
 
 
 def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
-    """Win rate with its 95% interval and rating (mu ± sigma) per agent, side by side."""
-    import matplotlib
+    """Win rate with its 95% interval and rating (mu ± sigma) per agent, side by side.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on a Figure outside pyplot, so saving a file never changes a notebook's backend.
+    """
+    from matplotlib.figure import Figure
 
     rows = sorted(rows, key=lambda r: -r.rating)
     labels = short_labels([r.agent for r in rows])
     names = [labels[r.agent] for r in rows]
     x = np.arange(len(rows))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    ax1, ax2 = fig.subplots(1, 2)
     rates = np.array([r.win_rate for r in rows])
     err = np.array(
         [[r.win_rate - r.win_low for r in rows], [r.win_high - r.win_rate for r in rows]]
@@ -566,4 +567,3 @@ def plot_summary(rows: Iterable[AgentSummary], path: Path, title: str) -> None:
     tmp = path.with_name(path.name + ".tmp.png")
     fig.savefig(tmp, dpi=100, bbox_inches="tight")
     os.replace(tmp, path)
-    plt.close(fig)
