@@ -197,7 +197,12 @@ def train_figure(args: argparse.Namespace) -> str:
     from training.train_ppo import build_env, build_model
 
     config = PPOConfig(
-        num_players=2, n_envs=1, vec_env="dummy", n_steps=TRAIN_STEPS, seed=args.seed
+        num_players=2,
+        n_envs=1,
+        vec_env="dummy",
+        n_steps=TRAIN_STEPS,
+        batch_size=min(256, TRAIN_STEPS),
+        seed=args.seed,
     )
     env = build_env(config)
     model = build_model(config, env)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -220,10 +221,31 @@ def test_console_script_is_installed_and_runs():
 
 
 def test_runs_as_module():
-    cmd = [sys.executable, "-m", "farlight_cli", "bench", "--players", "2", "--games", "1"]
-    proc = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, timeout=300)
+    cmd = [sys.executable, "-m", "farlight_cli", "bench", "--engine-only", "--players", "2"]
+    proc = subprocess.run(
+        [*cmd, "--games", "1", "--no-progress"], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert "machine: " in proc.stdout and "actions/s" in proc.stdout
+
+
+@pytest.mark.slow
+def test_bench_search_and_training_figures(monkeypatch):
+    """The two figures a full `farlight bench` adds (the training run shortened here)."""
+    from farlight_cli import bench_cmd
+
+    args = argparse.Namespace(seed=0)
+    assert re.fullmatch(
+        r"ismcts: iterations per CPU-second \(12 positions each, 60 per decision\): "
+        r"[\d,]+ at 2 players, [\d,]+ at 4 players",
+        bench_cmd.ismcts_figure(args),
+    )
+    monkeypatch.setattr(bench_cmd, "TRAIN_STEPS", 256)
+    assert re.fullmatch(
+        r"training: MaskablePPO, 256 learner steps \(2 players, 1 env\): "
+        r"[\d,]+ steps/s wall, [\d,]+ per process CPU-second",
+        bench_cmd.train_figure(args),
+    )
 
 
 NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay")

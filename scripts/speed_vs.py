@@ -1,0 +1,140 @@
+"""Speed of this checkout against an earlier commit, measured side by side in one run.
+
+    python scripts/speed_vs.py --baseline 4d665c2 --rounds 3
+
+Checks the baseline out into a temporary directory (`git worktree`), then takes turns: each
+round runs every measurement once in a child process per tree, so load from other jobs falls on
+both alike. Figures are per thread CPU-second; the table gives each tree's best round and the
+ratio. Measured: random legal play in the engine, the wrapped PettingZoo env's standard loop,
+and ismcts iterations on fixed positions (heuristic self-play, every 9th decision), each at 2
+and 4 players, using only APIs both trees have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MEASURE = r"""
+import json, random, sys, time
+import numpy as np
+from farlight_env.game import FarlightGame
+
+def engine(players):
+    rng, actions = random.Random(0), 0
+    start = time.thread_time()
+    for seed in range(60):
+        game = FarlightGame(players, seed=seed)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+            actions += 1
+    return actions / (time.thread_time() - start)
+
+def env(players):
+    from farlight_env import farlight_v0
+    e = farlight_v0.env(num_players=players)
+    steps = 0
+    start = time.thread_time()
+    for seed in range(25):
+        rng = random.Random(seed)
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+            e.step(action)
+            steps += 1
+    return steps / (time.thread_time() - start)
+
+def positions(players, count):
+    from agents.heuristic import HeuristicAgent
+    out, seed = [], 0
+    while len(out) < count:
+        game, policy, step = FarlightGame(players, seed=seed), HeuristicAgent(1), 0
+        while not game.is_over and len(out) < count:
+            if step % 9 == 0 and len(game.legal_actions()) > 1:
+                out.append(game.clone())
+            game.apply(policy.choose(game, game.current_player))
+            step += 1
+        seed += 1
+    return out
+
+def ismcts(players):
+    from agents.ismcts import ISMCTSAgent
+    from farlight_env.game.hidden import PlayerView
+    agent, games = ISMCTSAgent(seed=0), positions(players, 12)
+    start = time.thread_time()
+    for game in games:
+        agent.search(PlayerView(game, game.current_player))
+    return len(games) * agent.iterations / (time.thread_time() - start)
+
+kind, players = sys.argv[1], int(sys.argv[2])
+print(json.dumps({"engine": engine, "env": env, "ismcts": ismcts}[kind](players)))
+"""
+
+FIGURES = [("engine", 2), ("engine", 4), ("env", 2), ("env", 4), ("ismcts", 2), ("ismcts", 4)]
+UNITS = {"engine": "actions/CPU-s", "env": "steps/CPU-s", "ismcts": "iterations/CPU-s"}
+
+
+def measure(tree: Path, kind: str, players: int) -> float:
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, kind, str(players)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", required=True, help="git commit to compare against")
+    parser.add_argument("--rounds", type=int, default=3, help="turns per tree (best kept)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(base), args.baseline],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        try:
+            best: dict[tuple[str, str, int], float] = {}
+            for _ in range(args.rounds):
+                for kind, players in FIGURES:
+                    for label, tree in (("baseline", base), ("current", ROOT)):
+                        rate = measure(tree, kind, players)
+                        key = (label, kind, players)
+                        best[key] = max(best.get(key, 0.0), rate)
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
+            )
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    print(f"best of {args.rounds} turns, thread CPU time, baseline {args.baseline}, current {head}")
+    print(f"{'figure':<34}{'baseline':>10}{'current':>10}{'ratio':>8}")
+    for kind, players in FIGURES:
+        old, new = best[("baseline", kind, players)], best[("current", kind, players)]
+        name = f"{kind} {players}p ({UNITS[kind]})"
+        print(f"{name:<34}{old:>10,.0f}{new:>10,.0f}{new / old:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
