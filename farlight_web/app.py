@@ -240,7 +240,9 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
         Route("/api/leaderboard", leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.state.tables = tables  # the live games (tests reach them to check what is sent)
+    return app
 
 
 def _query_int(request: Request, name: str) -> int | None:
