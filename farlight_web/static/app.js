@@ -120,8 +120,9 @@ function logMove(move, you) {
   const li = document.createElement("li");
   li.textContent = move.label;
   if (move.seat === you) li.className = "you";
-  $("#log").appendChild(li);
-  li.scrollIntoView({ block: "nearest" });
+  const log = $("#log");
+  log.appendChild(li);
+  log.scrollTop = log.scrollHeight; // scroll the log box only, never the page
 }
 
 async function showMoves(state) {
@@ -161,6 +162,7 @@ function drawPlay() {
   box.replaceChildren();
   const svg = $("#play-board svg");
   svg.dataset.state = state.over ? "over" : state.your_turn ? "your-turn" : "waiting";
+  svg.dataset.round = String(state.view.round);
   if (state.over) {
     const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
     status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.`);

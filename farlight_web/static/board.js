@@ -189,7 +189,7 @@ function missions(p, view, box, opts) {
     rect(g, cx, cy, colW, 172, m.climactic ? C.climactic : C.regular, C.hi, 8, 3);
     text(g, cx + 9, cy + 7, `stack ${s}`, 10, C.dim);
     if (m.climactic) text(g, cx + colW - 9, cy + 7, "CLIMACTIC", 10, "#ffb0f0", "end");
-    text(g, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 6.5)), 12, C.text, "middle");
+    text(g, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 7.2)), 12, C.text, "middle");
     el(g, "circle", { cx: cx + colW / 2, cy: cy + 76, r: 18, fill: "#faf0c8", stroke: "#5a4614",
       "stroke-width": 2 });
     text(g, cx + colW / 2, cy + 65, String(m.value), 20, "#322400", "middle");
