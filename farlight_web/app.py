@@ -114,9 +114,7 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
         return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
 
     async def list_games(request: Request) -> Response:
-        return JSONResponse(
-            [r for r in await run_in_threadpool(library.list_records, data / "games")]
-        )
+        return JSONResponse(await run_in_threadpool(library.list_records, data / "games"))
 
     async def get_game(request: Request) -> Response:
         try:
@@ -125,7 +123,12 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
             return error(str(exc), 404)
         except RecordError as exc:
             return error(f"saved game cannot be resumed: {exc}", 409)
-        return JSONResponse(table.state())
+
+        def read() -> dict[str, Any]:
+            with table.lock:  # never half-way through the bots' moves
+                return table.state()
+
+        return JSONResponse(await run_in_threadpool(read))
 
     async def act(request: Request) -> Response:
         try:

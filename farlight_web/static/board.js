@@ -130,29 +130,40 @@ function partCard(p, space, x, y, w, h, opts) {
   target(g, space.slot, x, y, w, h, opts);
 }
 
-function station(p, view, box, opts) {
+function station(p, view, box, opts, narrow) {
   const [x0, y0, x1, y1] = box;
   rect(p, x0, y0, x1 - x0, y1 - y0, C.panel, C.edge, 10, 1);
   text(p, x0 + 12, y0 + 8, "STATION", 14);
   text(p, x0 + 84, y0 + 11, `deck ${view.deck}`, 10, C.dim);
-  text(p, x1 - 12, y0 + 11, "square: every round   circle: once   coin: crew to install", 10,
-    C.dim, "end");
-  const cols = Math.ceil(view.num_spaces / 2), gap = 14;
-  const cardW = (x1 - x0 - 24 - gap * (cols - 1)) / cols, cardH = 132, top = y0 + 32;
+  if (!narrow) {
+    text(p, x1 - 12, y0 + 11, "square: every round   circle: once   coin: crew to install", 10,
+      C.dim, "end");
+  }
+  const gap = 14, cardH = 132, top = y0 + 32;
+  const cols = narrow ? 3 : Math.ceil(view.num_spaces / 2);
+  const rows = Math.ceil(view.num_spaces / cols);
+  const cardW = (x1 - x0 - 24 - gap * (cols - 1)) / cols;
   view.station.forEach((space, slot) => {
     const r = Math.floor(slot / cols), c = slot % cols;
     partCard(p, space, x0 + 12 + c * (cardW + gap), top + r * (cardH + gap), cardW, cardH, opts);
   });
-  const fy = top + 2 * (cardH + gap) - 2, fw = (x1 - x0 - 24 - gap * 3) / 4;
+  const fy = top + rows * (cardH + gap) - 2, perRow = narrow ? 2 : 4;
+  const fw = (x1 - x0 - 24 - gap * (perRow - 1)) / perRow;
+  const fh = narrow ? 56 : y1 - 8 - fy;
   view.facilities.forEach((f, i) => {
-    const fx = x0 + 12 + i * (fw + gap), fh = y1 - 8 - fy;
+    const fx = x0 + 12 + (i % perRow) * (fw + gap), fyy = fy + Math.floor(i / perRow) * (fh + 8);
     const g = el(p, "g", { class: "facility", "data-slot": f.slot });
-    rect(g, fx, fy, fw, fh, "#343a50", "#707a98");
-    text(g, fx + 9, fy + 7, f.name, 13);
-    text(g, fx + fw - 9, fy + 9, f.effect, 11, C.dim, "end");
-    bids(g, f.bids, fx + 9, fy + 27, fx + fw - 9, fy + fh - 7);
-    target(g, f.slot, fx, fy, fw, fh, opts);
+    rect(g, fx, fyy, fw, fh, "#343a50", "#707a98");
+    text(g, fx + 9, fyy + 7, f.name, 13);
+    text(g, fx + fw - 9, fyy + 9, f.effect, 11, C.dim, "end");
+    bids(g, f.bids, fx + 9, fyy + 27, fx + fw - 9, fyy + fh - 7);
+    target(g, f.slot, fx, fyy, fw, fh, opts);
   });
+}
+
+// The narrow station's height: its rows of cards and two rows of facilities.
+function narrowStationHeight(view) {
+  return 32 + Math.ceil(view.num_spaces / 3) * (132 + 14) - 2 + 2 * (56 + 8) + 4;
 }
 
 function requirements(p, x, y, m, size) {
@@ -302,17 +313,17 @@ function player(p, panel, box, opts) {
   ship(p, panel, [x0 + 6, y + 2, x1 - 6, y1 - 6], opts);
 }
 
-function header(p, view, width) {
-  rect(p, 0, 0, width, 28, "#0a0c16", null, 0, 0);
+function header(p, view, width, narrow) {
+  rect(p, 0, 0, width, narrow ? 42 : 28, "#0a0c16", null, 0, 0);
   text(p, 12, 6, "FARLIGHT", 16, C.hi);
   const status = view.current_player === null
     ? `Round ${view.round} | game over: ${view.note}`
     : `Round ${view.round} | ${view.phase} | to act: P${view.current_player} (${view.note})`;
-  text(p, 104, 8, clip(status, 90), 12);
+  text(p, 104, 8, clip(status, narrow ? 62 : 90), 12);
   const who = view.viewer === null ? "spectator" : `view of P${view.viewer}`;
-  text(p, width - 12, 8,
-    `Awards: ${view.awards_up.join(", ")} (+${view.awards_down} face down) | ${who}`, 12,
-    C.text, "end");
+  const awards = `Awards: ${view.awards_up.join(", ")} (+${view.awards_down} face down) | ${who}`;
+  if (narrow) text(p, 12, 26, clip(awards, 80), 11, C.dim);
+  else text(p, width - 12, 8, awards, 12, C.text, "end");
 }
 
 function gameOver(p, view, cx, y0) {
@@ -339,30 +350,39 @@ function gameOver(p, view, cx, y0) {
 
 // Draw `view` into `container` (replacing its content). opts: narrow, bidSlots (Set of slots
 // the human may bid on), chosenSlot, installs ([{index,row,col,label}]), onTarget(slot),
-// onAction(index), names (seat labels), hideFinal.
+// onAction(index), names (seat labels), hideFinal. Wide: render_rgb's 1280x800 layout.
+// Narrow: 520 wide, the same panels stacked (station in 3 columns, one seat per row).
 function drawBoard(container, view, opts = {}) {
   const n = view.num_players;
   const narrow = !!opts.narrow;
-  const width = narrow ? 820 : 1280;
-  const missionH = narrow ? 32 + 172 + 8 + 58 * Math.max(0, ...view.stacks.map((s) => s.missions.length - 1)) + 8 : 0;
-  const perRow = narrow ? 2 : n;
-  const panelRows = Math.ceil(n / perRow);
-  const panelH = narrow ? 330 : 352;
-  const top = 34, split = 432;
+  const width = narrow ? 520 : 1280;
+  const top = narrow ? 48 : 34;
+  const split = narrow ? top + narrowStationHeight(view) : 432;
+  const below = Math.max(0, ...view.stacks.map((s) => s.missions.length - 1));
+  const missionH = narrow ? 32 + 172 + 8 + 58 * below : 0;
+  const panelH = narrow ? 300 : 352;
   const playersTop = narrow ? split + 8 + missionH + 8 : split + 8;
-  const height = narrow ? playersTop + panelRows * (panelH + 8) : 800;
+  const height = narrow ? playersTop + n * (panelH + 8) : 800;
   const svg = el(null, "svg", { viewBox: `0 0 ${width} ${height}`, class: "board",
     role: "img", "aria-label": "Farlight board", "font-family": "DejaVu Sans, sans-serif" });
   rect(svg, 0, 0, width, height, C.bg, null, 0, 0);
-  header(svg, view, width);
-  station(svg, view, [8, top, 812, split], opts);
-  missions(svg, view, narrow ? [8, split + 8, 812, split + 8 + missionH] : [820, top, width - 8, split], opts);
-  const gap = 8, panelW = (width - 16 - gap * (perRow - 1)) / perRow;
-  view.players.forEach((panel, seat) => {
-    const r = Math.floor(seat / perRow), c = seat % perRow;
-    const px = 8 + c * (panelW + gap), py = playersTop + r * (panelH + gap);
-    player(svg, panel, [px, py, px + panelW, narrow ? py + panelH : height - 8], opts);
-  });
+  header(svg, view, width, narrow);
+  station(svg, view, [8, top, width - 8, split], opts, narrow);
+  const missionBox = narrow ? [8, split + 8, width - 8, split + 8 + missionH]
+    : [820, top, width - 8, split];
+  missions(svg, view, missionBox, opts);
+  if (narrow) {
+    view.players.forEach((panel, seat) => {
+      const py = playersTop + seat * (panelH + 8);
+      player(svg, panel, [8, py, width - 8, py + panelH], opts);
+    });
+  } else {
+    const gap = 8, panelW = (width - 16 - gap * (n - 1)) / n;
+    view.players.forEach((panel, seat) => {
+      const px = 8 + seat * (panelW + gap);
+      player(svg, panel, [px, split + 8, px + panelW, height - 8], opts);
+    });
+  }
   if (!opts.hideFinal) gameOver(svg, view, width / 2, 110);
   container.replaceChildren(svg);
   return svg;
