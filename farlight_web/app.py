@@ -111,6 +111,8 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
             return error(str(exc), 400)
         except ValueError as exc:  # a saved policy that does not load
             return error(f"cannot start the game: {exc}", 400)
+        except ImportError as exc:  # ppo and saved policies need torch
+            return error(f"that opponent needs the train extra (torch): {exc}", 400)
         return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
 
     async def list_games(request: Request) -> Response:
