@@ -115,6 +115,16 @@ def test_play_a_game_against_the_heuristic_and_replay_it(browser, live_server: s
     page.locator("#viewer").select_option("0")
     page.locator("#prev").click()
     page.wait_for_selector(f"#replay-board svg[data-step='{steps - 1}']")
+    # render_rgb's layout: the station left of x=812, the missions right of x=820
+    station_right = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('#replay-board .space')]"
+        ".map(g => { const b = g.getBBox(); return b.x + b.width; }))"
+    )
+    missions_left = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('#replay-board .stack')]"
+        ".map(g => g.getBBox().x))"
+    )
+    assert station_right <= 812 + 8 and missions_left >= 820
     box = page.locator("#replay-board svg").bounding_box()
     assert box is not None and box["width"] > 600 and box["height"] > 300
     png = page.screenshot()

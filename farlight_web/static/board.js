@@ -367,7 +367,7 @@ function drawBoard(container, view, opts = {}) {
     role: "img", "aria-label": "Farlight board", "font-family": "DejaVu Sans, sans-serif" });
   rect(svg, 0, 0, width, height, C.bg, null, 0, 0);
   header(svg, view, width, narrow);
-  station(svg, view, [8, top, width - 8, split], opts, narrow);
+  station(svg, view, [8, top, narrow ? width - 8 : 812, split], opts, narrow);
   const missionBox = narrow ? [8, split + 8, width - 8, split + 8 + missionH]
     : [820, top, width - 8, split];
   missions(svg, view, missionBox, opts);
