@@ -18,6 +18,7 @@ from farlight_cli import (
     random_cmd,
     replay_cmd,
     rules_cmd,
+    serve_cmd,
     tournament_cmd,
     train_cmd,
 )
@@ -32,6 +33,7 @@ COMMANDS = (
     play_cmd.add,
     replay_cmd.add,
     train_cmd.add,
+    serve_cmd.add,
 )
 
 

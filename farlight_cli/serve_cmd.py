@@ -1,0 +1,109 @@
+"""`farlight serve`: the web front end (play against agents, replays, leaderboard) on localhost.
+
+The port is bound here, before uvicorn starts, so a busy port or a bad address is one line and
+status 2, not a traceback. Needs the `web` extra (starlette, uvicorn).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import socket
+import sys
+from pathlib import Path
+
+from farlight_cli import argtypes
+from farlight_cli.errors import InputError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve the web front end: play against agents, replays, leaderboard",
+        description="Start a small web server (Starlette + uvicorn, the `web` extra) and open "
+        "the printed address in a browser: play against agents, replay records and tournament "
+        "games, and see tournaments and evaluation scorecards found in --data. Games played in "
+        "the browser are saved as records in DATA/games and resume after a restart.",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to listen on; anything but localhost exposes the server to the network",
+    )
+    p.add_argument(
+        "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
+    )
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=Path("farlight-data"),
+        metavar="DIR",
+        help="folder for games played here and for records, results.json and scorecard.json "
+        "files to list (created if missing)",
+    )
+    p.set_defaults(func=run, parser=p)
+
+
+def check_data(folder: Path) -> Path:
+    """The data folder, created if missing; InputError when it cannot be one."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--data {folder}: exists and is not a folder")
+    try:
+        (folder / "games").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--data {folder}: cannot create it: {exc.strerror or exc}") from None
+    return folder
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on (host, port); InputError naming the problem otherwise."""
+    if port > 65535:
+        raise InputError(f"--port {port}: must be 0..65535")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise InputError(f"--host {host}: unknown address ({exc.strerror})") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"port {port} on {host} is already in use; choose another with --port"
+            ) from None
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from farlight_web.app import make_app
+    except ImportError as exc:
+        raise InputError(
+            f"farlight serve needs the web extra ({exc.name} is missing): pip install -e '.[web]'"
+        ) from None
+    if args.data.exists() and not args.data.is_dir():
+        raise InputError(f"--data {args.data}: exists and is not a folder")
+    sock = bind(args.host, args.port)
+    try:
+        data = check_data(args.data)
+    except InputError:
+        sock.close()
+        raise
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Farlight in the browser: http://{shown}:{port}/  (data: {data}; Ctrl-C stops)")
+    sys.stdout.flush()
+    server = uvicorn.Server(uvicorn.Config(make_app(data), log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0

@@ -1,0 +1,6 @@
+"""Farlight in the browser: play against agents, watch replays, see the leaderboard.
+
+A small Starlette app (`farlight_web.app.make_app`) served by `farlight serve`. It uses the
+engine, the env and the agents; it never re-implements a rule, and every game view it sends
+is `farlight_env.view_model.BoardView` for the human's seat. `farlight_env` never imports it.
+"""

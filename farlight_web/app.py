@@ -1,0 +1,294 @@
+"""The Starlette app: the JSON API (documented in README, "In the browser") and the page.
+
+Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
+error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error.
+Bot thinking and replays run in worker threads, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from farlight_env.game.config import ConfigError, GameConfig
+from farlight_env.game.rules_options import RuleOptionError, option_help
+from farlight_env.record import RecordError, save_record
+from farlight_web import library
+from farlight_web.schemas import (
+    MAX_UPLOAD_BYTES,
+    BodyError,
+    Choice,
+    NewGame,
+    OpenReplay,
+    decode,
+    read_body,
+)
+from farlight_web.sessions import HUMAN, BadAction, GameNotFound, Tables
+
+STATIC = Path(__file__).parent / "static"
+MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
+
+
+def error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class Replays:
+    """Open replays by id, the least recently used dropped first."""
+
+    def __init__(self) -> None:
+        self.open: OrderedDict[str, library.Replay] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add(self, key: str, replay: library.Replay) -> str:
+        rid = hashlib.sha256(key.encode()).hexdigest()[:16]
+        with self.lock:
+            self.open[rid] = replay
+            self.open.move_to_end(rid)
+            while len(self.open) > MAX_REPLAYS:
+                self.open.popitem(last=False)
+        return rid
+
+    def get(self, rid: str) -> library.Replay | None:
+        with self.lock:
+            replay = self.open.get(rid)
+            if replay is not None:
+                self.open.move_to_end(rid)
+            return replay
+
+
+def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
+    """The app serving `data` (created if missing): games, records, tournaments, scorecards."""
+    data = Path(data)
+    data.mkdir(parents=True, exist_ok=True)
+    tables = Tables(data)
+    replays = Replays()
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def options(request: Request) -> Response:
+        from agents.registry import AGENT_NAMES
+
+        rules = [
+            {"name": n, "values": v.split("|"), "rule": r, "doc": d} for n, v, r, d in option_help()
+        ]
+        defaults = GameConfig()
+        return JSONResponse(
+            {
+                "agents": list(AGENT_NAMES),
+                "players": [2, 5],
+                "rule_options": rules,
+                "grid_size": defaults.grid_size,
+                "max_rounds": defaults.max_rounds,
+            }
+        )
+
+    async def create_game(request: Request) -> Response:
+        try:
+            spec = decode(await read_body(request), NewGame)
+            lineup, seed, config = _lineup(spec)
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+        try:
+            table = await run_in_threadpool(tables.create, lineup, spec.seat, seed, config)
+        except (ConfigError, RuleOptionError, FileNotFoundError) as exc:
+            return error(str(exc), 400)
+        except ValueError as exc:  # a saved policy that does not load
+            return error(f"cannot start the game: {exc}", 400)
+        except ImportError as exc:  # ppo and saved policies need torch
+            return error(f"that opponent needs the train extra (torch): {exc}", 400)
+        return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
+
+    async def list_games(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(library.list_records, data / "games"))
+
+    async def get_game(request: Request) -> Response:
+        try:
+            table = await run_in_threadpool(tables.get, request.path_params["id"])
+        except GameNotFound as exc:
+            return error(str(exc), 404)
+        except RecordError as exc:
+            return error(f"saved game cannot be resumed: {exc}", 409)
+
+        def read() -> dict[str, Any]:
+            with table.lock:  # never half-way through the bots' moves
+                return table.state()
+
+        return JSONResponse(await run_in_threadpool(read))
+
+    async def act(request: Request) -> Response:
+        try:
+            table = await run_in_threadpool(tables.get, request.path_params["id"])
+        except GameNotFound as exc:
+            return error(str(exc), 404)
+        except RecordError as exc:
+            return error(f"saved game cannot be resumed: {exc}", 409)
+        try:
+            choice = decode(await read_body(request), Choice)
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+
+        def play() -> dict[str, Any]:
+            with table.lock:
+                table.play(choice.index)
+                return table.state(with_moves=True)
+
+        try:
+            return JSONResponse(await run_in_threadpool(play))
+        except BadAction as exc:
+            return error(str(exc), 409 if "turn" in str(exc) or "over" in str(exc) else 422)
+
+    async def records(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(library.list_records, data))
+
+    async def open_replay(request: Request) -> Response:
+        try:
+            spec = decode(await read_body(request), OpenReplay)
+            replay = await run_in_threadpool(library.open_replay, data, spec.file, spec.game)
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+        except (RecordError, ValueError, OSError) as exc:
+            return error(str(exc), 400)
+        rid = replays.add(f"{spec.file}#{spec.game}", replay)
+        return JSONResponse({"id": rid, **replay.summary()})
+
+    async def upload(request: Request) -> Response:
+        """A record or results.json sent as the body; kept under --data/uploads, then opened."""
+        try:
+            body = await read_body(request, MAX_UPLOAD_BYTES)
+            game = _query_int(request, "game")
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+        name = f"uploads/{hashlib.sha256(body).hexdigest()[:20]}.json"
+        path = data / name
+
+        def store_and_open() -> library.Replay:
+            import json
+
+            try:
+                parsed = json.loads(body)
+            except ValueError as exc:
+                raise RecordError(f"upload: not valid JSON ({exc})") from exc
+            if not isinstance(parsed, dict):
+                raise RecordError("upload: expected a JSON object (a record or results.json)")
+            save_record(parsed, path)
+            try:
+                return library.open_replay(data, name, game)
+            except RecordError:
+                path.unlink(missing_ok=True)
+                raise
+
+        try:
+            replay = await run_in_threadpool(store_and_open)
+        except (RecordError, ValueError) as exc:
+            return error(str(exc).replace(str(path), "upload"), 400)
+        rid = replays.add(f"{name}#{game}", replay)
+        return JSONResponse({"id": rid, "file": name, **replay.summary()})
+
+    async def replay_step(request: Request) -> Response:
+        replay = replays.get(request.path_params["id"])
+        if replay is None:
+            return error(f"unknown replay {request.path_params['id']!r}: open it again", 404)
+        try:
+            step = _query_int(request, "step") or 0
+            viewer = _query_int(request, "viewer")
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+        steps = len(replay.states) - 1
+        if not 0 <= step <= steps:
+            return error(f"step must be 0..{steps}, got {step}", 400)
+        seats = len(replay.record["players"])
+        if viewer is not None and not 0 <= viewer < seats:
+            return error(f"viewer must be a seat 0..{seats - 1} (or absent), got {viewer}", 400)
+        return JSONResponse(await run_in_threadpool(replay.at, step, viewer))
+
+    async def leaderboard(request: Request) -> Response:
+        def read() -> dict[str, Any]:
+            return {
+                "tournaments": library.tournaments(data),
+                "scorecards": library.scorecards(data),
+            }
+
+        return JSONResponse(await run_in_threadpool(read))
+
+    async def not_found(request: Request, exc: HTTPException) -> Response:
+        return error(exc.detail or "not found", exc.status_code)
+
+    routes = [
+        Route("/", index),
+        Route("/api/health", health),
+        Route("/api/options", options),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games", list_games, methods=["GET"]),
+        Route("/api/games/{id}", get_game),
+        Route("/api/games/{id}/actions", act, methods=["POST"]),
+        Route("/api/records", records),
+        Route("/api/replays", open_replay, methods=["POST"]),
+        Route("/api/replays/upload", upload, methods=["POST"]),
+        Route("/api/replays/{id}", replay_step),
+        Route("/api/leaderboard", leaderboard),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.state.tables = tables  # the live games (tests reach them to check what is sent)
+    return app
+
+
+def _query_int(request: Request, name: str) -> int | None:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or len(text) > 12:
+        raise BodyError(f"query parameter {name} must be a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _lineup(spec: NewGame) -> tuple[list[str], int, dict[str, Any]]:
+    """The seat lineup (the human at spec.seat), the seed and the game options, checked."""
+    from agents.registry import agent_names_help, unknown_agents
+
+    opponents = list(spec.opponents)
+    if len(opponents) == 1:
+        opponents = opponents * (spec.players - 1)
+    if len(opponents) != spec.players - 1:
+        raise BodyError(
+            f"opponents: {len(opponents)} agents for {spec.players - 1} opponent seats; give "
+            f"{spec.players - 1} names, or one name to fill every seat"
+        )
+    if spec.seat >= spec.players:
+        raise BodyError(f"seat must be 0..{spec.players - 1}, got {spec.seat}")
+    unknown = unknown_agents(opponents)
+    if unknown or HUMAN in opponents:
+        bad = ", ".join(unknown or [HUMAN])
+        raise BodyError(f"unknown opponent(s) {bad}; choose from {agent_names_help()}")
+    config: dict[str, Any] = {}
+    if spec.rule_options:
+        config["rule_options"] = dict(spec.rule_options)
+    if spec.grid_size is not None:
+        config["grid_size"] = spec.grid_size
+    if spec.max_rounds is not None:
+        config["max_rounds"] = spec.max_rounds
+    try:
+        GameConfig.from_options(num_players=spec.players, **config)
+    except ConfigError as exc:
+        raise BodyError(str(exc)) from None
+    seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)
+    lineup = list(opponents)
+    lineup.insert(spec.seat, HUMAN)
+    return lineup, seed, config

@@ -1,0 +1,80 @@
+"""The request bodies the API accepts, validated with msgspec before anything acts on them.
+
+Each failure becomes one message naming the field (`$.seat`: "Expected `int`, got `str`"), sent
+back as a 400. Bodies are read with a size bound first (`read_body`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from starlette.requests import Request
+
+MAX_BODY_BYTES = 64 << 10  # every JSON request the page sends is a few hundred bytes
+MAX_UPLOAD_BYTES = 32 << 20  # an uploaded record or results.json
+
+Seat = Annotated[int, msgspec.Meta(ge=0, le=4)]
+AgentName = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+
+class BodyError(ValueError):
+    """A request body that is too large, not JSON, or not the expected shape (HTTP status)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class NewGame(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /api/games: who plays, where the human sits, the seed and the game options."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=5)] = 2
+    seat: Seat = 0
+    opponents: Annotated[list[AgentName], msgspec.Meta(min_length=1, max_length=4)] = msgspec.field(
+        default_factory=lambda: ["heuristic"]
+    )
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    rule_options: dict[str, bool | str] = {}
+    grid_size: int | None = None
+    max_rounds: int | None = None
+
+
+class Choice(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /api/games/{id}/actions: the legal action's index."""
+
+    index: Annotated[int, msgspec.Meta(ge=0)]
+
+
+class OpenReplay(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /api/replays: a file under --data, and which game of a results.json."""
+
+    file: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    game: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, refused (413) as soon as it passes `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyError(f"request body too large: {declared} bytes (limit {limit})", 413)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyError(f"request body too large (limit {limit} bytes)", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def decode(body: bytes, kind: type[Any]) -> Any:
+    """`body` as a `kind` struct; BodyError naming the bad field otherwise."""
+    if not body.strip():
+        raise BodyError(f"empty request body: expected a JSON object ({kind.__name__})")
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        raise BodyError(f"invalid {kind.__name__}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise BodyError(f"malformed JSON: {exc}") from None

@@ -1,0 +1,361 @@
+// The page: Play (a game against agents), Replay (any record, any seat), Leaderboard.
+// Everything comes from the JSON API; the board is drawn by board.js from the API's view.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const params = new URLSearchParams(location.search);
+const SPEED = params.has("speed") ? Number(params.get("speed")) : 350; // ms per opponent move
+const narrow = () => window.innerWidth < 900;
+
+async function api(method, path, body, raw) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.body = raw ? body : JSON.stringify(body);
+    if (!raw) init.headers["content-type"] = "application/json";
+  }
+  const res = await fetch(path, init);
+  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+  return data;
+}
+function status(id, message, isError) {
+  const node = $(id);
+  node.textContent = message;
+  node.classList.toggle("error", !!isError);
+}
+function button(parent, label, onClick, cls) {
+  const b = document.createElement("button");
+  b.textContent = label;
+  if (cls) b.className = cls;
+  b.addEventListener("click", onClick);
+  parent.appendChild(b);
+  return b;
+}
+
+// ------------------------------------------------------------------------------ tabs
+function showTab(name) {
+  for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.dataset.tab === name);
+  for (const p of document.querySelectorAll(".pane")) p.classList.toggle("hidden", p.id !== name);
+  if (name === "replay") loadRecords();
+  if (name === "leaderboard") loadLeaderboard();
+}
+for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showTab(t.dataset.tab));
+
+// ------------------------------------------------------------------------------ play
+const play = { game: null, busy: false, chosenSlot: null };
+
+async function loadOptions() {
+  const opts = await api("GET", "/api/options");
+  const holder = $("#rules");
+  for (const rule of opts.rule_options) {
+    const label = document.createElement("label");
+    label.title = `${rule.rule}: ${rule.doc}`;
+    label.textContent = rule.name.replaceAll("_", " ") + " ";
+    const sel = document.createElement("select");
+    sel.name = "rule:" + rule.name;
+    for (const v of rule.values) { const o = document.createElement("option"); o.textContent = v; sel.appendChild(o); }
+    label.appendChild(sel);
+    holder.appendChild(label);
+  }
+}
+function syncSeats() {
+  const n = Number($("#players").value);
+  const seat = $("#seat");
+  const keep = Math.min(Number(seat.value) || 0, n - 1);
+  seat.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(String(i), String(i))));
+  seat.value = String(keep);
+}
+$("#players").addEventListener("change", syncSeats);
+
+function ruleValue(text) { return text === "true" ? true : text === "false" ? false : text; }
+
+$("#new-game").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const form = new FormData(ev.target);
+  const body = {
+    players: Number(form.get("players")),
+    seat: Number(form.get("seat")),
+    opponents: String(form.get("opponents")).split(",").map((s) => s.trim()).filter(Boolean),
+    rule_options: {},
+  };
+  if (form.get("seed") !== "") body.seed = Number(form.get("seed"));
+  for (const [k, v] of form.entries()) if (k.startsWith("rule:")) body.rule_options[k.slice(5)] = ruleValue(v);
+  try {
+    status("#play-status", "Starting…");
+    const state = await api("POST", "/api/games", body);
+    $("#log").replaceChildren();
+    history.replaceState(null, "", `#game=${state.id}`);
+    await showMoves(state);
+  } catch (err) { status("#play-status", err.message, true); }
+});
+
+async function resumeGame(id) {
+  try {
+    const state = await api("GET", `/api/games/${id}`);
+    $("#log").replaceChildren();
+    history.replaceState(null, "", `#game=${id}`);
+    showTab("play");
+    renderPlay(state);
+  } catch (err) { status("#play-status", err.message, true); }
+}
+
+async function loadSavedGames() {
+  const holder = $("#saved-games");
+  try {
+    const games = await api("GET", "/api/games");
+    holder.replaceChildren();
+    const open = games.filter((g) => g.kind === "record" && g.finished === false);
+    if (!open.length) return;
+    holder.append("Unfinished games: ");
+    for (const g of open.slice(-8)) {
+      const id = g.file.replace(/\.json$/, "");
+      button(holder, `${id} (${(g.players || []).join(" v ")})`, () => resumeGame(id), "resume");
+    }
+  } catch (err) { holder.textContent = err.message; }
+}
+
+function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+function logMove(move, you) {
+  const li = document.createElement("li");
+  li.textContent = move.label;
+  if (move.seat === you) li.className = "you";
+  const log = $("#log");
+  log.appendChild(li);
+  log.scrollTop = log.scrollHeight; // scroll the log box only, never the page
+}
+
+async function showMoves(state) {
+  // Opponents' moves one by one (each with the human's view after it), then the decision.
+  play.busy = true;
+  $("#choices").replaceChildren();
+  for (const move of state.moves || []) {
+    logMove(move, state.seat);
+    if (move.seat !== state.seat && SPEED > 0) {
+      status("#play-status", move.label);
+      drawBoard($("#play-board"), move.view, { narrow: narrow(), names: state.players });
+      await sleep(SPEED);
+    }
+  }
+  play.busy = false;
+  renderPlay(state);
+}
+
+function renderPlay(state) {
+  play.game = state;
+  play.chosenSlot = null;
+  drawPlay();
+}
+
+function drawPlay() {
+  const state = play.game;
+  if (!state) return;
+  const actions = state.your_turn ? state.actions : [];
+  const bidSlots = new Set(actions.filter((a) => a.kind === "bid").map((a) => a.slot));
+  const installs = actions.filter((a) => a.kind === "install");
+  drawBoard($("#play-board"), state.view, {
+    narrow: narrow(), names: state.players, bidSlots, chosenSlot: play.chosenSlot, installs,
+    onTarget: (slot) => { if (!play.busy) { play.chosenSlot = slot; drawPlay(); } },
+    onAction: (index) => choose(index),
+  });
+  const box = $("#choices");
+  box.replaceChildren();
+  const svg = $("#play-board svg");
+  svg.dataset.state = state.over ? "over" : state.your_turn ? "your-turn" : "waiting";
+  svg.dataset.round = String(state.view.round);
+  if (state.over) {
+    const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
+    status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.`);
+    button(box, "Replay this game", () => openReplay(state.record, null), "open-replay");
+    loadSavedGames();
+    return;
+  }
+  if (!state.your_turn) { status("#play-status", `Waiting for P${state.turn}…`); return; }
+  if (bidSlots.size) {
+    status("#play-status", play.chosenSlot === null
+      ? "Your bid: click a highlighted target on the station or a mission."
+      : "Choose the tile to place:");
+    if (play.chosenSlot !== null) {
+      for (const a of actions.filter((x) => x.slot === play.chosenSlot)) {
+        button(box, `tile ${a.tile}${a.crew ? " + crew" : ""}`, () => choose(a.index), "bid-choice");
+      }
+    }
+  } else if (installs.length) {
+    status("#play-status", `${state.view.note}: click a highlighted cell on your ship, or choose below.`);
+  } else {
+    status("#play-status", `Your decision: ${state.view.note}.`);
+  }
+  for (const a of actions.filter((x) => x.kind !== "bid" && x.kind !== "install")) {
+    button(box, a.label, () => choose(a.index), "action-btn");
+  }
+  const all = document.createElement("details");
+  all.innerHTML = `<summary>All ${actions.length} legal actions</summary>`;
+  for (const a of actions) button(all, a.label, () => choose(a.index), "any-action");
+  box.appendChild(all);
+}
+
+async function choose(index) {
+  if (play.busy || !play.game) return;
+  play.busy = true;
+  const svg = $("#play-board svg");
+  if (svg) svg.dataset.state = "waiting";
+  $("#choices").replaceChildren();
+  try {
+    const state = await api("POST", `/api/games/${play.game.id}/actions`, { index });
+    await showMoves(state);
+  } catch (err) {
+    play.busy = false;
+    status("#play-status", err.message, true);
+  }
+}
+
+// ------------------------------------------------------------------------------ replay
+const replay = { id: null, info: null, step: 0, viewer: null };
+
+async function loadRecords() {
+  const sel = $("#record-file");
+  try {
+    const records = await api("GET", "/api/records");
+    const current = sel.value;
+    sel.replaceChildren(...records.map((r) => {
+      const label = r.kind === "tournament"
+        ? `${r.file} (tournament, ${r.games.length} games)` : `${r.file} (${(r.players || []).join(" v ")})`;
+      return new Option(label, r.file);
+    }));
+    if (current) sel.value = current;
+  } catch (err) { status("#replay-status", err.message, true); }
+}
+$("#open-record").addEventListener("click", () => {
+  const game = $("#record-game").value;
+  openReplay($("#record-file").value, game === "" ? null : Number(game));
+});
+$("#upload").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  if (!file) return;
+  const game = $("#record-game").value;
+  try {
+    const info = await api("POST", `/api/replays/upload${game === "" ? "" : "?game=" + game}`,
+      await file.text(), true);
+    startReplay(info);
+  } catch (err) { status("#replay-status", err.message, true); }
+});
+
+async function openReplay(file, game) {
+  showTab("replay");
+  try {
+    status("#replay-status", "Opening…");
+    startReplay(await api("POST", "/api/replays", { file, game }));
+  } catch (err) { status("#replay-status", err.message, true); }
+}
+
+function startReplay(info) {
+  replay.id = info.id;
+  replay.info = info;
+  replay.step = 0;
+  replay.viewer = null;
+  $("#step").max = String(info.steps);
+  $("#round").replaceChildren(...info.rounds.map((r) => new Option(`round ${r.round}`, String(r.step))));
+  $("#viewer").replaceChildren(new Option("spectator", ""),
+    ...info.players.map((p, s) => new Option(`P${s} ${p}`, String(s))));
+  const who = info.players.map((p, s) => `P${s} ${p}`).join(", ");
+  status("#replay-status", `${info.source}: ${who}; ${info.steps} decisions; scores ${info.scores.join(" / ")}`);
+  showStep(0);
+}
+async function showStep(step) {
+  if (!replay.id) return;
+  replay.step = Math.max(0, Math.min(replay.info.steps, step));
+  const viewer = replay.viewer === null ? "" : `&viewer=${replay.viewer}`;
+  try {
+    const data = await api("GET", `/api/replays/${replay.id}?step=${replay.step}${viewer}`);
+    $("#step").value = String(data.step);
+    $("#step-label").textContent = `${data.step}/${replay.info.steps}` + (data.move ? ` · ${data.move}` : " · start");
+    const svg = drawBoard($("#replay-board"), data.view, { narrow: narrow(), names: replay.info.players });
+    svg.dataset.step = String(data.step);
+  } catch (err) { status("#replay-status", err.message, true); }
+}
+$("#first").addEventListener("click", () => showStep(0));
+$("#prev").addEventListener("click", () => showStep(replay.step - 1));
+$("#next").addEventListener("click", () => showStep(replay.step + 1));
+$("#last").addEventListener("click", () => showStep(replay.info ? replay.info.steps : 0));
+$("#step").addEventListener("input", (ev) => showStep(Number(ev.target.value)));
+$("#round").addEventListener("change", (ev) => showStep(Number(ev.target.value)));
+$("#viewer").addEventListener("change", (ev) => {
+  replay.viewer = ev.target.value === "" ? null : Number(ev.target.value);
+  showStep(replay.step);
+});
+document.addEventListener("keydown", (ev) => {
+  if ($("#replay").classList.contains("hidden") || ev.target.tagName === "INPUT") return;
+  if (ev.key === "ArrowRight") showStep(replay.step + 1);
+  if (ev.key === "ArrowLeft") showStep(replay.step - 1);
+});
+
+// ------------------------------------------------------------------------------ leaderboard
+function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
+function num(x, d = 2) { return typeof x === "number" ? x.toFixed(d) : "–"; }
+function table(parent, heads, rows) {
+  const t = document.createElement("table");
+  const head = t.createTHead().insertRow();
+  for (const h of heads) { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); }
+  const body = t.createTBody();
+  for (const row of rows) {
+    const tr = body.insertRow();
+    for (const cell of row) {
+      const td = tr.insertCell();
+      if (cell instanceof Node) td.appendChild(cell); else td.textContent = cell;
+    }
+  }
+  parent.appendChild(t);
+  return t;
+}
+function heading(parent, text, level = "h3") {
+  const h = document.createElement(level); h.textContent = text; parent.appendChild(h);
+}
+async function loadLeaderboard() {
+  const box = $("#boards");
+  box.textContent = "Loading…";
+  let data;
+  try { data = await api("GET", "/api/leaderboard"); } catch (err) { box.textContent = err.message; return; }
+  box.replaceChildren();
+  heading(box, "Tournaments", "h2");
+  if (!data.tournaments.length) box.append("No results.json or tournament journal in the data folder.");
+  for (const t of data.tournaments) {
+    heading(box, `${t.file}${t.kind === "journal" ? " (in progress)" : ""}`);
+    if (t.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${t.error}`; box.appendChild(p); continue; }
+    const rows = [...t.summary].sort((a, b) => (b.rating ?? -1e9) - (a.rating ?? -1e9));
+    table(box, ["agent", "seats", "wins", "win rate", "95% interval", "rating μ ± σ", "ordinal"],
+      rows.map((r) => [r.agent, r.seats_played, num(r.wins, 1), pct(r.win_rate),
+        `${pct(r.win_low)} – ${pct(r.win_high)}`, `${num(r.mu)} ± ${num(r.sigma)}`, num(r.rating)]));
+    const details = document.createElement("details");
+    details.innerHTML = `<summary>${t.total_games} games</summary>`;
+    table(details, ["game", "players", "scores", "winners", ""], t.games.map((g) => {
+      const a = document.createElement("a");
+      a.href = "#"; a.textContent = "replay"; a.className = "replay-link";
+      a.addEventListener("click", (ev) => { ev.preventDefault(); openReplay(t.file, g.index); });
+      return [g.index, (g.players || []).join(", "), (g.scores || []).join(" / "),
+        (g.winners || []).map((s) => "P" + s).join(", "), a];
+    }));
+    box.appendChild(details);
+  }
+  heading(box, "Evaluation scorecards", "h2");
+  if (!data.scorecards.length) box.append("No scorecard.json (farlight evaluate) in the data folder.");
+  for (const s of data.scorecards) {
+    heading(box, s.file);
+    if (s.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${s.error}`; box.appendChild(p); continue; }
+    const p = document.createElement("p");
+    p.textContent = `${s.agent} · protocol ${s.protocol} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
+    box.appendChild(p);
+    table(box, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
+      s.cells.map((c) => [c.players, c.opponent, c.games, num(c.wins, 1), pct(c.win_rate),
+        `${pct(c.ci_low)} – ${pct(c.ci_high)}`, pct(c.fair_share), num(c.mean_margin, 1)]));
+  }
+}
+
+// ------------------------------------------------------------------------------ start
+window.addEventListener("resize", () => {
+  if (play.game && !play.busy) drawPlay();
+});
+syncSeats();
+loadOptions().catch((err) => status("#play-status", err.message, true));
+loadSavedGames();
+const fromHash = location.hash.match(/^#game=([0-9a-f]{12})$/);
+if (fromHash) resumeGame(fromHash[1]);

@@ -1,0 +1,93 @@
+"""`farlight serve`: serves the page and the API on localhost; a busy port or a bad --data is
+one line on stderr and status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
+pytest.importorskip("starlette", reason="the web extra is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _farlight(*args: str, **kw) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "farlight_cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **kw,
+    )
+
+
+def test_serve_answers_health_and_serves_the_page(tmp_path: Path) -> None:
+    proc = _farlight("serve", "--port", "0", "--data", str(tmp_path / "d"))
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("Farlight in the browser: http://127.0.0.1:"), line
+        url = line.split()[4]
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(url + "api/health", timeout=2) as response:
+                    assert json.load(response) == {"status": "ok"}
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.1)
+        with urllib.request.urlopen(url, timeout=5) as response:
+            assert b"board.js" in response.read()
+        assert (tmp_path / "d" / "games").is_dir()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_busy_port_is_one_line_and_status_2(tmp_path: Path) -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1)
+    port = sock.getsockname()[1]
+    try:
+        proc = _farlight("serve", "--port", str(port), "--data", str(tmp_path / "d"))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        sock.close()
+    assert proc.returncode == 2
+    assert err.strip() == (
+        f"farlight serve: error: port {port} on 127.0.0.1 is already in use; "
+        "choose another with --port"
+    )
+    assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--data", "FILE"], "exists and is not a folder"),
+        (["--port", "70000"], "--port 70000: must be 0..65535"),
+        (["--port", "x"], "argument --port: must be an integer >= 0"),
+        (["--host", "no.such.host.invalid"], "--host no.such.host.invalid: unknown address"),
+    ],
+)
+def test_bad_options_are_one_or_two_lines(tmp_path: Path, args: list[str], needle: str) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    args = [str(afile) if a == "FILE" else a for a in args]
+    proc = _farlight("serve", "--port", "0", *args)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert needle in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2

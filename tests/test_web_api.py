@@ -1,0 +1,385 @@
+"""The web API through Starlette's test client: games, errors, hidden information, resuming,
+replays and the leaderboard (issue 15). No browser needed; these always run with the web extra."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+from starlette.testclient import TestClient  # noqa: E402
+from test_render import _permute_tiles  # noqa: E402
+
+from farlight_env.game import Phase  # noqa: E402
+from farlight_env.record import load_record, verify_record  # noqa: E402
+from farlight_web.app import make_app  # noqa: E402
+from farlight_web.schemas import MAX_BODY_BYTES  # noqa: E402
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def client(data: Path) -> TestClient:
+    return TestClient(make_app(data))
+
+
+def _new(client: TestClient, **body: Any) -> dict[str, Any]:
+    body = {"players": 2, "seat": 0, "opponents": ["heuristic"], "seed": 11, **body}
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _play_first_legal(client: TestClient, game_id: str, limit: int = 10_000) -> dict[str, Any]:
+    """Play the first legal action until the end (or `limit` decisions); the last state."""
+    state = client.get(f"/api/games/{game_id}").json()
+    for _ in range(limit):
+        if state["over"]:
+            break
+        response = client.post(
+            f"/api/games/{game_id}/actions", json={"index": state["actions"][0]["index"]}
+        )
+        assert response.status_code == 200, response.text
+        state = response.json()
+    return state
+
+
+def test_health(client: TestClient) -> None:
+    assert client.get("/api/health").json() == {"status": "ok"}
+
+
+def test_a_game_plays_to_the_end_and_is_saved_as_a_record(client: TestClient, data: Path) -> None:
+    state = _new(client, players=3, seat=1, opponents=["heuristic", "random"])
+    assert state["your_turn"] and state["seat"] == 1
+    assert state["players"] == ["heuristic", "human", "random"]
+    assert state["view"]["viewer"] == 1
+    assert all(set(a) >= {"index", "label"} for a in state["actions"])
+    assert all(a["label"] for a in state["actions"])
+    final = _play_first_legal(client, state["id"])
+    assert final["over"] and final["actions"] == []
+    assert len(final["scores"]) == 3 and final["winners"]
+    assert final["view"]["final"]["winners"] == final["winners"]
+    record = load_record(data / "games" / f"{state['id']}.json")
+    assert record["finished"] is True and record["human_seat"] == 1
+    assert verify_record(record).scores() == final["scores"]
+
+
+def test_opponent_moves_come_one_by_one_without_hidden_tile_values(client: TestClient) -> None:
+    state = _new(client, players=3, seat=0)
+    for _ in range(5):  # a turn may hold several decisions (two tiles in the first pass)
+        state = client.post(
+            f"/api/games/{state['id']}/actions", json={"index": state["actions"][0]["index"]}
+        ).json()
+        moves = state["moves"]
+        assert moves[0]["seat"] == 0  # the human's own move first, then the bots'
+        if len(moves) > 1:
+            break
+    bot_bids = [m for m in moves if m["seat"] != 0 and "placed" in m["label"]]
+    assert bot_bids and all("face-down tile" in m["label"] for m in bot_bids)
+    assert all(m["view"]["viewer"] == 0 for m in moves)
+
+
+def _state_without_moves(client: TestClient, game_id: str) -> dict[str, Any]:
+    return client.get(f"/api/games/{game_id}").json()
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "needle"),
+    [
+        ({"index": 999_999}, 422, "not legal"),
+        ({"index": "3"}, 400, "Expected `int`, got `str`"),
+        ({"index": True}, 400, "Expected `int`, got `bool`"),
+        ({"index": -1}, 400, "$.index"),
+        ({"idx": 3}, 400, "idx"),
+        ({}, 400, "index"),
+        ([3], 400, "Expected `object`"),
+    ],
+)
+def test_a_bad_action_is_refused_and_the_game_is_unchanged(
+    client: TestClient, body: Any, status: int, needle: str
+) -> None:
+    state = _new(client)
+    before = _state_without_moves(client, state["id"])
+    response = client.post(f"/api/games/{state['id']}/actions", json=body)
+    assert response.status_code == status
+    assert needle in response.json()["error"]
+    assert _state_without_moves(client, state["id"]) == before
+
+
+def test_malformed_oversized_and_empty_bodies_are_refused(client: TestClient) -> None:
+    state = _new(client)
+    url = f"/api/games/{state['id']}/actions"
+    before = _state_without_moves(client, state["id"])
+    bad = client.post(url, content=b'{"index": 1', headers={"content-type": "application/json"})
+    assert bad.status_code == 400 and "malformed JSON" in bad.json()["error"]
+    empty = client.post(url, content=b"")
+    assert empty.status_code == 400 and "empty request body" in empty.json()["error"]
+    huge = client.post(url, content=b" " * (MAX_BODY_BYTES + 1) + b'{"index": 0}')
+    assert huge.status_code == 413 and "too large" in huge.json()["error"]
+    assert _state_without_moves(client, state["id"]) == before
+
+
+def test_unknown_games_and_routes_are_404_json(client: TestClient) -> None:
+    for url in ("/api/games/0123456789ab", "/api/games/../../etc"):
+        response = client.get(url)
+        assert response.status_code == 404 and "error" in response.json()
+    response = client.post("/api/games/0123456789ab/actions", json={"index": 0})
+    assert response.status_code == 404 and "unknown game" in response.json()["error"]
+
+
+def test_acting_after_the_end_is_refused(client: TestClient) -> None:
+    state = _new(client)
+    final = _play_first_legal(client, state["id"])
+    response = client.post(f"/api/games/{state['id']}/actions", json={"index": 0})
+    assert response.status_code == 409 and "over" in response.json()["error"]
+    assert _state_without_moves(client, state["id"])["scores"] == final["scores"]
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"players": 6}, "$.players"),
+        ({"players": 2, "seat": 2}, "seat must be 0..1"),
+        ({"players": 3, "opponents": ["heuristic", "random", "random"]}, "3 agents for 2"),
+        ({"opponents": ["nobody"]}, "unknown opponent(s) nobody"),
+        ({"opponents": ["human"]}, "unknown opponent(s) human"),
+        ({"opponents": ["missing.pt"]}, "missing.pt"),
+        ({"rule_options": {"token_rounding": "sideways"}}, "token_rounding"),
+        ({"rule_options": {"no_such_rule": True}}, "no_such_rule"),
+        ({"max_rounds": 0}, "max_rounds"),
+        ({"seed": -1}, "$.seed"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_new_game_is_refused_naming_the_problem(
+    client: TestClient, data: Path, body: dict[str, Any], needle: str
+) -> None:
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400, response.text
+    assert needle in response.json()["error"]
+    assert not list((data / "games").glob("*.json"))
+
+
+def test_rule_options_reach_the_game(client: TestClient, data: Path) -> None:
+    state = _new(client, rule_options={"token_rounding": "down", "edge_connectors": "blocked"})
+    record = load_record(data / "games" / f"{state['id']}.json")
+    assert record["config"]["rule_options"]["token_rounding"] == "down"
+    assert record["config"]["rule_options"]["edge_connectors"] == "blocked"
+
+
+def _without_id(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "id"}
+
+
+def test_same_seed_and_same_choices_give_the_same_record(client: TestClient, data: Path) -> None:
+    records = []
+    for _ in range(2):
+        state = _new(client, players=3, opponents=["heuristic", "random"], seed=5)
+        _play_first_legal(client, state["id"])
+        records.append(json.loads((data / "games" / f"{state['id']}.json").read_text()))
+    assert records[0] == records[1]
+
+
+def test_a_game_resumes_after_a_server_restart_as_if_never_stopped(data: Path) -> None:
+    first = TestClient(make_app(data))
+    whole = _new(first, players=3, opponents=["heuristic", "random"], seed=9)
+    _play_first_legal(first, whole["id"])
+    cut = _new(first, players=3, opponents=["heuristic", "random"], seed=9)
+    half = _play_first_legal(first, cut["id"], limit=12)
+    assert not half["over"]
+    second = TestClient(make_app(data))  # a new server: nothing in memory
+    resumed = second.get(f"/api/games/{cut['id']}").json()
+    assert {k: v for k, v in resumed.items()} == {
+        k: v for k, v in _state_without_moves(first, cut["id"]).items()
+    }
+    _play_first_legal(second, cut["id"])
+    games = data / "games"
+    a = json.loads((games / f"{whole['id']}.json").read_text())
+    b = json.loads((games / f"{cut['id']}.json").read_text())
+    assert a == b
+
+
+def _scramble(game: Any, seat: int, seed: int) -> None:
+    """Change what `seat` may not know in the live game: other seats' tile values (between
+    hand and board, while bidding), the deck order, the face-down awards' order."""
+    rng = np.random.default_rng(seed)
+    if game.phase is Phase.BIDDING:
+        for other in range(game.num_players):
+            if other != seat:
+                _permute_tiles(game, other, rng)
+    rng.shuffle(game.deck)
+    game.awards_down = [game.awards_down[i] for i in rng.permutation(len(game.awards_down))]
+    game.invalidate_cache()
+
+
+def test_r_bid_5_the_api_never_shows_hidden_facts(data: Path) -> None:
+    """Opponents' face-down tiles, the deck order and the face-down awards never change what
+    GET /api/games/{id} sends: the same JSON before and after they are changed."""
+    app = make_app(data)
+    client = TestClient(app)
+    state = _new(client, players=4, seat=2, opponents=["random"], seed=21)
+    checked = hidden_bids = 0
+    for k in range(40):
+        before = client.get(f"/api/games/{state['id']}").json()
+        if before["over"]:
+            break
+        game = app.state.tables.get(state["id"]).game
+        truth = (list(game.deck), list(game.awards_down), [list(b) for b in game.bids])
+        hands = [list(h) for h in game.hands]
+        _scramble(game, seat=2, seed=k)
+        hidden_bids += [list(b) for b in game.bids] != truth[2]
+        assert game.deck != truth[0] or len(truth[0]) < 2
+        assert client.get(f"/api/games/{state['id']}").json() == before
+        checked += 1
+        game.deck, game.awards_down, game.bids = truth  # the truth back: the record must replay
+        game.hands = hands
+        game.invalidate_cache()
+        response = client.post(
+            f"/api/games/{state['id']}/actions", json={"index": before["actions"][-1]["index"]}
+        )
+        assert response.status_code == 200
+    assert checked >= 5 and hidden_bids > 0
+
+
+# ---------------------------------------------------------------------------------- replays
+def test_replay_steps_any_seat_and_hides_other_seats_tiles(client: TestClient) -> None:
+    state = _new(client, players=3, opponents=["heuristic", "random"], seed=4)
+    _play_first_legal(client, state["id"])
+    opened = client.post("/api/replays", json={"file": state["record"]})
+    assert opened.status_code == 200, opened.text
+    info = opened.json()
+    assert info["players"] == ["human", "heuristic", "random"]
+    assert info["rounds"][0] == {"round": 1, "step": 0}
+    last = client.get(f"/api/replays/{info['id']}?step={info['steps']}").json()
+    assert last["view"]["final"] is not None and last["view"]["viewer"] is None
+    # early in round 1, P1's tiles on the board: face down for P0 and spectators, not for P1
+    for step in range(1, 30):
+        seen = {
+            v: client.get(f"/api/replays/{info['id']}?step={step}&viewer={v}").json()
+            for v in ("0", "1")
+        }
+        spectator = client.get(f"/api/replays/{info['id']}?step={step}").json()
+        tiles = {
+            v: [
+                t["value"]
+                for space in s["view"]["station"]
+                for g in space["bids"]
+                if g["seat"] == 1
+                for t in g["tiles"]
+            ]
+            for v, s in {**seen, "spectator": spectator}.items()
+        }
+        if tiles["1"]:
+            assert None not in tiles["1"]
+            assert set(tiles["0"]) == {None} and set(tiles["spectator"]) == {None}
+            assert "face-down" in (seen["0"]["move"] or "") or step > 1
+            break
+    else:
+        pytest.fail("P1 never bid on a part space early in the game")
+    for query, needle in (
+        (f"step={info['steps'] + 1}", "step must be"),
+        ("viewer=7", "viewer must be"),
+        ("step=x", "non-negative integer"),
+    ):
+        response = client.get(f"/api/replays/{info['id']}?{query}")
+        assert response.status_code == 400 and needle in response.json()["error"]
+    assert client.get("/api/replays/nope").status_code == 404
+
+
+def test_replay_refuses_files_outside_data_and_bad_uploads(client: TestClient) -> None:
+    outside = client.post("/api/replays", json={"file": "../../../etc/passwd"})
+    assert outside.status_code == 400 and "outside the data folder" in outside.json()["error"]
+    missing = client.post("/api/replays", json={"file": "nope.json"})
+    assert missing.status_code == 400 and "no such file" in missing.json()["error"]
+    junk = client.post("/api/replays/upload", content=b"not json")
+    assert junk.status_code == 400 and "not valid JSON" in junk.json()["error"]
+    foreign = client.post("/api/replays/upload", content=b'{"format": "chess"}')
+    assert foreign.status_code == 400 and "not a Farlight record" in foreign.json()["error"]
+
+
+def test_an_uploaded_record_replays(client: TestClient, data: Path) -> None:
+    state = _new(client, seed=2)
+    _play_first_legal(client, state["id"])
+    body = (data / "games" / f"{state['id']}.json").read_bytes()
+    response = client.post("/api/replays/upload", content=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["steps"] > 10 and response.json()["file"].startswith("uploads/")
+
+
+# ---------------------------------------------------------------------------------- leaderboard
+SCORECARD = {
+    "protocol": "farlight-eval-v1",
+    "agent": "heuristic",
+    "cells": [
+        {
+            "players": 2,
+            "opponent": "random",
+            "games": 40,
+            "wins": 38,
+            "win_rate": 0.95,
+            "ci_low": 0.83,
+            "ci_high": 0.99,
+            "fair_share": 0.5,
+            "mean_margin": 31.5,
+        }
+    ],
+    "rating": {"mu": 30.1, "sigma": 1.2},
+    "extra_field_from_a_newer_version": [1, 2, 3],
+}
+
+
+def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
+    client: TestClient, data: Path
+) -> None:
+    from agents.tournament import run_tournament, write_results
+
+    result = run_tournament(["random", "heuristic"], num_players=2, games=4, seed=1, progress=False)
+    write_results(result, data / "tour")
+    (data / "eval").mkdir(parents=True)
+    (data / "eval" / "scorecard.json").write_text(json.dumps(SCORECARD))
+    (data / "broken").mkdir()
+    (data / "broken" / "scorecard.json").write_text(json.dumps({"protocol": "x", "agent": 3}))
+    board = client.get("/api/leaderboard").json()
+    [tour] = board["tournaments"]
+    assert tour["file"] == "tour/results.json" and tour["total_games"] == 4
+    assert {row["agent"] for row in tour["summary"]} == {"random", "heuristic"}
+    assert all(0 <= r["win_low"] <= r["win_rate"] <= r["win_high"] <= 1 for r in tour["summary"])
+    assert all(isinstance(r["mu"], float) for r in tour["summary"])
+    cards = {c["file"]: c for c in board["scorecards"]}
+    assert cards["eval/scorecard.json"]["cells"][0]["win_rate"] == 0.95
+    assert cards["eval/scorecard.json"]["rating"] == {"mu": 30.1, "sigma": 1.2}
+    assert "error" in cards["broken/scorecard.json"]
+    game = tour["games"][2]
+    opened = client.post("/api/replays", json={"file": tour["file"], "game": game["index"]})
+    assert opened.status_code == 200 and opened.json()["players"] == game["players"]
+    no_game = client.post("/api/replays", json={"file": tour["file"]})
+    assert no_game.status_code == 400 and "--game" in no_game.json()["error"]
+
+
+def test_a_tournament_journal_in_progress_is_rated_and_replayable(
+    client: TestClient, data: Path
+) -> None:
+    from agents.tournament import run_tournament
+
+    run_tournament(["random", "heuristic"], 2, games=4, seed=2, progress=False, out_dir=data / "j")
+    (data / "j" / "results.json").unlink(missing_ok=True)
+    [tour] = client.get("/api/leaderboard").json()["tournaments"]
+    assert tour["kind"] == "journal" and tour["total_games"] == 4
+    opened = client.post("/api/replays", json={"file": tour["file"], "game": 1})
+    assert opened.status_code == 200, opened.text
+
+
+def test_the_page_and_its_scripts_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "board.js" in page.text
+    for name in ("board.js", "app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    options = client.get("/api/options").json()
+    assert "heuristic" in options["agents"] and options["players"] == [2, 5]

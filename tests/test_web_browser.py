@@ -1,0 +1,159 @@
+"""End to end in a real browser: Debian's Chromium driven by Playwright against a live server.
+
+Opens the page, starts a game against the heuristic, plays it to the end by clicking the board
+and the choice buttons, opens its replay and checks the screenshot shows a drawn board. Skips
+with the reason when Chromium or Playwright is missing (REQUIRE_BROWSER=1 makes that a failure).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+
+from farlight_web.app import make_app  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOT = os.environ.get("FARLIGHT_WEB_SCREENSHOT")  # also save the replay picture here
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("REQUIRE_BROWSER"):
+        pytest.fail(f"{reason}, and REQUIRE_BROWSER is set")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM:
+        _missing("chromium is not installed (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed (pip install -e '.[web]')")
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+        except Exception as exc:  # noqa: BLE001 - any launch failure means: no usable browser
+            _missing(f"chromium could not be launched: {str(exc).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[str]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(tmp_path / "data"), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(5)
+    sock.close()
+
+
+def _play_to_the_end(page, limit: int = 400) -> dict[str, int]:
+    """Click until the game is over: a highlighted target then a tile while bidding, a
+    highlighted ship cell when installing, otherwise the first choice button. Returns how
+    many decisions were made each way."""
+    board = page.locator("#play-board svg")
+    clicks = {"bid": 0, "install": 0, "button": 0}
+    for _ in range(limit):
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#play-board svg');"
+            " return s && (s.dataset.state === 'your-turn' || s.dataset.state === 'over'); }"
+        )
+        if board.get_attribute("data-state") == "over":
+            return clicks
+        targets = page.locator("#play-board .target")
+        cells = page.locator("#play-board .install-cell")
+        if targets.count():
+            targets.first.click()
+            page.locator("#choices .bid-choice").first.click()
+            clicks["bid"] += 1
+        elif cells.count():
+            cells.first.click()
+            clicks["install"] += 1
+        else:
+            page.locator("#choices .action-btn").first.click()
+            clicks["button"] += 1
+    raise AssertionError(f"the game did not end within {limit} decisions")
+
+
+def test_play_a_game_against_the_heuristic_and_replay_it(browser, live_server: str) -> None:
+    from PIL import Image
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#opponents").fill("heuristic")
+    page.locator("#seed").fill("3")
+    page.locator("#start").click()
+    clicks = _play_to_the_end(page)
+    assert clicks["bid"] > 5 and clicks["install"] > 0  # bids on the station, installs on the ship
+    decisions = sum(clicks.values())
+    assert "Game over" in page.locator("#play-status").inner_text()
+    page.locator("#choices .open-replay").click()
+    page.wait_for_selector("#replay-board svg")
+    steps = int(page.locator("#step").get_attribute("max"))
+    assert steps > decisions  # the heuristic's decisions are in the record too
+    page.locator("#last").click()
+    page.wait_for_selector(f"#replay-board svg[data-step='{steps}']")
+    page.locator("#viewer").select_option("0")
+    page.locator("#prev").click()
+    page.wait_for_selector(f"#replay-board svg[data-step='{steps - 1}']")
+    # render_rgb's layout: the station left of x=812, the missions right of x=820
+    station_right = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('#replay-board .space')]"
+        ".map(g => { const b = g.getBBox(); return b.x + b.width; }))"
+    )
+    missions_left = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('#replay-board .stack')]"
+        ".map(g => g.getBBox().x))"
+    )
+    assert station_right <= 812 + 8 and missions_left >= 820
+    box = page.locator("#replay-board svg").bounding_box()
+    assert box is not None and box["width"] > 600 and box["height"] > 300
+    png = page.screenshot()
+    if SCREENSHOT:
+        Path(SCREENSHOT).write_bytes(png)
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50, "the screenshot looks blank"
+    assert errors == []
+    context.close()
+
+
+def test_board_fits_a_narrow_window(browser, live_server: str) -> None:
+    context = browser.new_context(viewport={"width": 420, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#start").click()
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    box = page.locator("#play-board svg").bounding_box()
+    assert box is not None and box["width"] <= 420
+    viewbox = page.locator("#play-board svg").get_attribute("viewBox")
+    assert viewbox.split()[2] == "520"  # the stacked layout, not the 1280-wide one
+    assert box["width"] >= 380  # the board uses the window's width
+    page.locator("#play-board .target").first.click()
+    assert page.locator("#choices .bid-choice").count() > 0
+    context.close()
