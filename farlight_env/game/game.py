@@ -159,6 +159,7 @@ _SHARED_TABLES = (
     "connector_cache",
     "cells_cache",
     "bid_blocks",
+    "engines_cache",
 )
 
 
@@ -196,6 +197,7 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
         "bid_blocks": {},  # (open target slots, tile, crew possible) -> that tile's bids
+        "engines_cache": {},  # ship stamp -> (rank, value) of its engines
     }
 
 
@@ -397,13 +399,22 @@ class FarlightGame:
         return self._completers if self._phase is Phase.MISSION else 0
 
     def engines(self, seat: int) -> list[tuple[int, int]]:
-        """(rank, value) of every engine installed on a seat's ship (R-SHIP-2)."""
-        parts = self.cards.parts
-        return [
-            (rank, self.engine_values[rank])
-            for p in self.ship_parts[seat]
-            for rank in parts[p].engines
-        ]
+        """(rank, value) of every engine installed on a seat's ship (R-SHIP-2).
+
+        Cached per ship stamp: installing, removing or re-rolling a ship's engine renews it.
+        """
+        stamp = self.ship_stamps[seat]
+        found = self.engines_cache.get(stamp)
+        if found is None:
+            if len(self.engines_cache) >= CONNECTOR_CACHE_SIZE:
+                self.engines_cache.clear()
+            parts = self.cards.parts
+            found = self.engines_cache[stamp] = tuple(
+                (rank, self.engine_values[rank])
+                for p in self.ship_parts[seat]
+                for rank in parts[p].engines
+            )
+        return list(found)
 
     def biotech(self, seat: int) -> int:
         """Bio-tech icons on installed parts (R-BEN-4)."""
