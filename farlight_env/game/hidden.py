@@ -42,12 +42,13 @@ def determinize(game: FarlightGame, seat: int, rng: np.random.Generator) -> Farl
     """
     chance = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
     copy = redact(game, seat, rng=chance)
-    copy.deck = [copy.deck[i] for i in rng.permutation(len(copy.deck))]
-    copy.awards_down = [copy.awards_down[i] for i in rng.permutation(len(copy.awards_down))]
+    deck, awards = copy.deck, copy.awards_down  # tolist(): plain ints index lists faster
+    copy.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
+    copy.awards_down = [awards[i] for i in rng.permutation(len(awards)).tolist()]
     if copy.phase is Phase.BIDDING:
         for q in range(copy.num_players):
             if q != seat:
-                values = [TILES[i] for i in rng.permutation(len(TILES))]
+                values = [TILES[i] for i in rng.permutation(len(TILES)).tolist()]
                 _assign_tiles(copy, q, values)
     copy.invalidate_cache()
     return copy
