@@ -87,6 +87,7 @@ class ActionCodec:
         self.blocks = blocks
         self.size = start
         self._bid_cache: dict[tuple, np.ndarray] = {}
+        self._decoded_bids: dict[int, Bid] = {}  # bid-block offset -> its action
 
     # ------------------------------------------------------------- targets
     @staticmethod
@@ -163,10 +164,13 @@ class ActionCodec:
         raise AssertionError("blocks cover the whole range")  # pragma: no cover
 
     def _decode_in(self, name: str, offset: int, game: FarlightGame) -> Action:
-        if name == "bid":
-            tile, rest = divmod(offset, NUM_TARGETS * 2)
-            pos, crew = divmod(rest, 2)
-            return Bid(tile, self.target_at(pos), bool(crew))
+        if name == "bid":  # the common case: one immutable Bid per index, made once
+            bid = self._decoded_bids.get(offset)
+            if bid is None:
+                tile, rest = divmod(offset, NUM_TARGETS * 2)
+                pos, crew = divmod(rest, 2)
+                bid = self._decoded_bids[offset] = Bid(tile, self.target_at(pos), bool(crew))
+            return bid
         if name == "select":
             return SelectPart(self.part_names[offset])
         if name == "refit":
