@@ -105,9 +105,16 @@ def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("rllib")
     run = root / "run"
     proc = farlight(
-        "train", "rllib", "--run-dir", str(run), "--iterations", "1000", *TINY,
-        cwd=root, start_new_session=True,
-    )  # fmt: skip
+        "train",
+        "rllib",
+        "--run-dir",
+        str(run),
+        "--iterations",
+        "1000",
+        *TINY,
+        cwd=root,
+        start_new_session=True,
+    )
     started: dict[int, str] = {}
     try:
         deadline = time.monotonic() + 180
@@ -131,10 +138,27 @@ def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     killed_at = checkpointed(run)
-    resumed = finish(farlight("train", "rllib", "--run-dir", str(run), "--resume",
-                              "--iterations", str(killed_at + 1), "--no-progress", cwd=root))  # fmt: skip
-    return {"run": run, "leftover": leftover, "started": started, "killed_at": killed_at,
-            "resumed": resumed, "root": root}  # fmt: skip
+    resumed = finish(
+        farlight(
+            "train",
+            "rllib",
+            "--run-dir",
+            str(run),
+            "--resume",
+            "--iterations",
+            str(killed_at + 1),
+            "--no-progress",
+            cwd=root,
+        )
+    )
+    return {
+        "run": run,
+        "leftover": leftover,
+        "started": started,
+        "killed_at": killed_at,
+        "resumed": resumed,
+        "root": root,
+    }
 
 
 @pytest.mark.slow
@@ -176,7 +200,7 @@ def test_resuming_restores_the_saved_weights(killed_and_resumed):
             "--resume",
             "--no-progress",
             cwd=killed_and_resumed["root"],
-        )  # fmt: skip
+        )
     )
     assert code == 0, err
     after = torch.load(run / "policy.pt", weights_only=True)
