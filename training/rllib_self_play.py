@@ -46,6 +46,8 @@ CSV_COLUMNS = (
     STEP,
     "time/iterations",
     "time/env_steps_per_s",
+    "time/sample_s",
+    "time/learn_s",
     "rollout/ep_rew_mean",
     "rollout/ep_len_mean",
     "train/entropy",
@@ -392,7 +394,10 @@ def metrics(result: dict[str, Any]) -> dict[str, float]:
     runners = result.get("env_runners", {})
     learner = result.get("learners", {}).get(MODULE, {})
     returns = runners.get("agent_episode_returns_mean", {})
+    timers = result.get("timers", {})
     out = {
+        "time/sample_s": timers.get("env_runner_sampling_timer"),
+        "time/learn_s": timers.get("learner_update_timer"),
         "rollout/ep_rew_mean": (sum(returns.values()) / len(returns)) if returns else None,
         "rollout/ep_len_mean": runners.get("episode_len_mean"),
         "train/entropy": learner.get("entropy"),
