@@ -293,3 +293,53 @@ def test_an_existing_run_is_not_overwritten(tmp_path):
     (run / "run_config.json").write_text("{}")
     one_clear_error(["--run-dir", str(run)], "already holds a run", cwd=tmp_path)
     assert (run / "run_config.json").read_text() == "{}"
+
+
+# ----------------------------------------------------------------------------- the env adapter
+def play_league_game(env, seed: int) -> list[tuple[str, bytes]]:
+    """Random legal moves for the learner seats; checks each observation against the AEC
+    env's own for that seat, and returns the trajectory (seat, observation bytes)."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    trajectory = []
+    while True:
+        ((agent, o),) = obs.items()
+        assert agent in env.learners and agent == env.aec.agent_selection
+        reference = env.aec.observe(agent)
+        assert np.array_equal(o["observation"], reference["observation"])
+        assert np.array_equal(o["action_mask"], reference["action_mask"])
+        trajectory.append((agent, o["observation"].tobytes()))
+        obs, rewards, terminated, truncated, _ = env.step(
+            {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))}
+        )
+        if terminated["__all__"] or truncated["__all__"]:
+            assert set(obs) == set(rewards) == env.moved <= env.learners
+            assert rewards == {a: float(env.aec.rewards[a]) for a in obs}
+            return trajectory
+        assert set(obs) <= env.learners
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_the_league_env_shows_learner_seats_only_what_the_aec_env_shows(fraction):
+    """Its observations are the PettingZoo env's (whose hidden-information tests cover them),
+    league opponents move in between, and the same seed replays the same game."""
+    from training.rllib_env import LeagueEnv
+
+    config = {"num_players": 3, "baselines": ["random", "heuristic"], "seed": 5}
+    env = LeagueEnv({**config, "self_play_fraction": fraction})
+    first = play_league_game(env, seed=11)
+    assert len(env.learners) == (3 if fraction == 1.0 else 1)
+    again = LeagueEnv({**config, "self_play_fraction": fraction})
+    assert play_league_game(again, seed=11) == first
+
+
+def test_league_snapshots_play_from_their_bytes():
+    """A snapshot shipped as policy-file bytes is loaded and plays its seat."""
+    from agents.policy import SHIPPED_POLICY
+    from training.rllib_env import LeagueEnv
+
+    env = LeagueEnv({"num_players": 2, "baselines": [], "self_play_fraction": 0.0, "seed": 1})
+    env.set_league([("snapshot_000001.pt", SHIPPED_POLICY.read_bytes())])
+    play_league_game(env, seed=3)
+    (opponent,) = env.scripted.values()
+    assert opponent.path.read_bytes() == SHIPPED_POLICY.read_bytes()
