@@ -34,12 +34,36 @@ def add(sub: argparse._SubParsersAction) -> None:
         )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.set_defaults(func=runner)
+    rllib = kinds.add_parser(
+        "rllib",
+        help="league self-play with PPO on Ray RLlib (needs the rllib extra)",
+        description="League self-play on Ray RLlib, local or on a cluster "
+        "(training/rllib_self_play.py).",
+    )
+    _add_rllib(rllib)
 
 
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
     return train_ppo.run(args)
+
+
+def _add_rllib(parser: argparse.ArgumentParser) -> None:
+    from training.rllib_config import RLlibConfig
+
+    add_config_arguments(parser, RLlibConfig)
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the run in --run-dir from its checkpoint"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=_run_rllib)
+
+
+def _run_rllib(args: argparse.Namespace) -> int:
+    from training import rllib_self_play
+
+    return rllib_self_play.run(args)
 
 
 def _run_self_play(args: argparse.Namespace) -> int:

@@ -307,13 +307,18 @@ def config_from_args(args: argparse.Namespace, cls: type = PPOConfig) -> Any:
     return cls(**{name: getattr(args, name) for name in given_options(args, cls)})
 
 
-def resume_config(stored: Any, requested: Any, given: Collection[str]) -> Any:
-    """The stored config with the resumable options of `requested` that were `given`; any
+def resume_config(
+    stored: Any,
+    requested: Any,
+    given: Collection[str],
+    resumable: Collection[str] = RESUMABLE_OVERRIDES,
+) -> Any:
+    """The stored config with the `resumable` options of `requested` that were `given`; any
     other given option that differs from the stored value is refused by name."""
     refused = sorted(
         name
         for name in given
-        if name not in RESUMABLE_OVERRIDES and getattr(requested, name) != getattr(stored, name)
+        if name not in resumable and getattr(requested, name) != getattr(stored, name)
     )
     if refused:
         flags = ", ".join(f"--{_flag(n)} (stored: {_show(getattr(stored, n))})" for n in refused)
@@ -322,7 +327,7 @@ def resume_config(stored: Any, requested: Any, given: Collection[str]) -> Any:
             "run in another --run-dir"
         )
     merged = dataclasses.replace(
-        stored, **{n: getattr(requested, n) for n in given if n in RESUMABLE_OVERRIDES}
+        stored, **{n: getattr(requested, n) for n in given if n in resumable}
     )
     merged.run_dir = requested.run_dir
     return merged
