@@ -17,10 +17,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agents.base import Agent
 from agents.files import atomic_write
-from agents.tournament import GameSpec, play_games, rate, schedule, wilson_interval
+
+if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
+    from agents.tournament import GameSpec  # stays light
 
 PROTOCOL = "farlight-eval-v1"
 #: Cell seeds are BASE_SEED + 10 * players + the opponent's position in OPPONENTS.
@@ -60,7 +63,7 @@ def cells(quick: bool = False) -> list[Cell]:
 
 def cell_specs(
     cell: Cell,
-    policy: str,
+    policy: str | Agent,
     first_index: int,
     config: dict[str, Any],
     policy_kwargs: dict[str, Any],
@@ -68,6 +71,8 @@ def cell_specs(
 ) -> list[GameSpec]:
     """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
     block of N rotations the policy sits once in every seat and every game shares the deal."""
+    from agents.tournament import schedule
+
     lineup = [POLICY_LABEL] + [cell.opponent] * (cell.players - 1)
     kwargs = {POLICY_LABEL: policy_kwargs, **opponent_kwargs}
     specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs)
@@ -101,6 +106,8 @@ def margin(record: dict[str, Any]) -> int:
 
 def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> CellResult:
     """Wins count as the tournament counts them: a shared victory of k seats is 1/k a win."""
+    from agents.tournament import wilson_interval
+
     wins = 0.0
     for record in records:
         winners = record["winners"]
@@ -140,7 +147,7 @@ def _file_hash(name: str) -> str | None:
 
 # --------------------------------------------------------------------------- running
 def evaluate(
-    agent: str,
+    agent: str | Agent,
     quick: bool = False,
     workers: int = 1,
     progress: bool = False,
@@ -148,18 +155,20 @@ def evaluate(
     config: dict[str, Any] | None = None,
     card_file: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the protocol for `agent` (an agents.make name or a saved policy path) and return
-    its scorecard (a JSON-able dict; see docs/evaluation.md for every field).
+    """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
+    object, copied fresh for every game; with workers > 1 it must pickle) and return its
+    scorecard (a JSON-able dict; see docs/evaluation.md for every field).
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
     card file for the hash): the scorecard records it and is then marked non-standard.
     """
     from agents.registry import agent_names_help, unknown_agents
+    from agents.tournament import play_games, rate
     from farlight_env import __version__
     from farlight_env.game.game import GameConfig
     from farlight_env.game.rules_options import RuleOptions
 
-    if unknown_agents([agent]):
+    if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
     config = dict(config or {})
     policy_kwargs = dict(policy_kwargs or {})
@@ -200,8 +209,8 @@ def evaluate(
         "protocol": PROTOCOL,
         "quick": quick,
         "standard_game": standard,
-        "agent": agent,
-        "agent_file_hash": _file_hash(agent),
+        "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
+        "agent_file_hash": _file_hash(agent) if isinstance(agent, str) else None,
         "package_version": __version__,
         "card_set_hash": card_set_hash(card_file),
         "rule_options": rules.to_dict(),

@@ -7,6 +7,7 @@ the results file is identical for the same seed whatever the number of workers.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -47,9 +48,10 @@ class GameSpec:
     lineup: tuple[str, ...]
     config: dict[str, Any] = field(default_factory=dict)
     agent_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: Lineup label -> agent name for `make`, so one agent can sit under two labels (e.g. an
-    #: evaluated ismcts and its ismcts opponents at another budget); labels key agent_kwargs.
-    aliases: dict[str, str] = field(default_factory=dict)
+    #: Lineup label -> agent name for `make` (or an Agent object, copied fresh for the game),
+    #: so one agent can sit under two labels (an evaluated ismcts and its ismcts opponents at
+    #: another budget); labels key agent_kwargs.
+    aliases: dict[str, Any] = field(default_factory=dict)
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
@@ -125,13 +127,12 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     try:
         seats = []
         for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
-            seats.append(
-                make(
-                    spec.aliases.get(name, name),
-                    seed=agent_seed(spec, building),
-                    **spec.agent_kwargs.get(name, {}),
-                )
-            )
+            target = spec.aliases.get(name, name)
+            if isinstance(target, str):
+                kwargs = spec.agent_kwargs.get(name, {})
+                seats.append(make(target, seed=agent_seed(spec, building), **kwargs))
+            else:
+                seats.append(copy.deepcopy(target))
             seats[-1].reset()
         building = None
         play_episode(env, seats, count)
