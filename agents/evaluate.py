@@ -290,13 +290,15 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
         err = np.array([below, [c["ci_high"] - c["win_rate"] for c in row]])
         ax.bar(x, rates, width * 0.95, yerr=err, capsize=4, color=colours[opponent],
                label=f"vs {opponent}")  # fmt: skip
+        for xi, c in zip(x, row, strict=True):
+            ax.text(xi, c["ci_high"] + 0.015, f"{c['win_rate']:.0%}", ha="center", fontsize=7)
     for i, n in enumerate(counts):
         ax.hlines(1 / n, i - 0.45, i + 0.45, colors="black", linestyles="--", linewidth=1.2,
                   label="fair share 1/N" if i == 0 else None)  # fmt: skip
     ax.set_xticks(range(len(counts)), [f"{n} players" for n in counts])
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.08)
     ax.set_ylabel("policy win rate (95% Wilson CI)")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     title = f"{card['agent']} — {card['protocol']}"
     if card["quick"]:
         title += " (QUICK subset, not the full protocol)"
