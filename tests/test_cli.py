@@ -226,7 +226,7 @@ def test_runs_as_module():
     assert "machine: " in proc.stdout and "actions/s" in proc.stdout
 
 
-NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay")
+NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay", "evaluate")
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
