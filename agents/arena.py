@@ -7,8 +7,8 @@ from typing import Any
 
 from farlight_env.env.aec import raw_env
 
-#: Called after each decision: (seat, action index, seconds the agent took).
-DecisionHook = Callable[[int, int, float], None]
+#: Called after each decision: (seat, action index, wall seconds, CPU seconds the agent took).
+DecisionHook = Callable[[int, int, float, float], None]
 
 
 def play_episode(env: raw_env, seats: Sequence[Any], hook: DecisionHook | None = None) -> None:
@@ -27,10 +27,10 @@ def play_episode(env: raw_env, seats: Sequence[Any], hook: DecisionHook | None =
         player = seats[seat]
         vector, mask = env.observe_for(agent_name, player)  # scripted agents skip encoding
         info = env.infos[agent_name]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = player.act(
             vector, mask, {**info, "seat": seat, "view": env.player_view(agent_name)}
         )
         if hook is not None:
-            hook(seat, action, time.perf_counter() - start)
+            hook(seat, action, time.perf_counter() - start, time.process_time() - cpu)
         env.step(action)

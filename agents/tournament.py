@@ -7,6 +7,7 @@ the results file is identical for the same seed whatever the number of workers.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -47,6 +48,10 @@ class GameSpec:
     lineup: tuple[str, ...]
     config: dict[str, Any] = field(default_factory=dict)
     agent_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Lineup label -> agent name for `make` (or an Agent object, copied fresh for the game),
+    #: so one agent can sit under two labels (an evaluated ismcts and its ismcts opponents at
+    #: another budget); labels key agent_kwargs.
+    aliases: dict[str, Any] = field(default_factory=dict)
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
@@ -111,18 +116,23 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     env = raw_env(**spec.config)
     env.reset(seed=spec.seed)
     think = [0.0] * len(spec.lineup)
+    cpu = [0.0] * len(spec.lineup)
     decisions = [0] * len(spec.lineup)
 
-    def count(seat: int, _action: int, seconds: float) -> None:
+    def count(seat: int, _action: int, seconds: float, cpu_seconds: float) -> None:
         think[seat] += seconds
+        cpu[seat] += cpu_seconds
         decisions[seat] += 1
 
     try:
         seats = []
         for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
-            seats.append(
-                make(name, seed=agent_seed(spec, building), **spec.agent_kwargs.get(name, {}))
-            )
+            target = spec.aliases.get(name, name)
+            if isinstance(target, str):
+                kwargs = spec.agent_kwargs.get(name, {})
+                seats.append(make(target, seed=agent_seed(spec, building), **kwargs))
+            else:
+                seats.append(copy.deepcopy(target))
             seats[-1].reset()
         building = None
         play_episode(env, seats, count)
@@ -138,7 +148,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         spec.seed,
         spec.config,
         index=spec.index,
-        timing={"seconds": think, "decisions": decisions},
+        timing={"seconds": think, "cpu_seconds": cpu, "decisions": decisions},
     )
 
 
@@ -335,6 +345,22 @@ def _run_local(specs: Sequence[GameSpec], workers: int, done: Callable[[Record],
             process.terminate()
         raise
     pool.shutdown()
+
+
+def play_games(specs: Sequence[GameSpec], workers: int, progress: bool) -> list[Record]:
+    """Play `specs` on a local process pool (die-with-parent workers) with a progress bar;
+    the records come back in index order whatever the number of workers."""
+    from tqdm.auto import tqdm
+
+    records: list[Record] = []
+    with tqdm(total=len(specs), desc="games", unit="game", disable=not progress) as bar:
+
+        def done(record: Record) -> None:
+            records.append(record)
+            bar.update(1)
+
+        _run_local(specs, workers, done)
+    return sorted(records, key=lambda r: r["index"])
 
 
 def _run_ray(

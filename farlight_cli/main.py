@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from farlight_cli import (
     bench_cmd,
+    evaluate_cmd,
     play_cmd,
     random_cmd,
     replay_cmd,
@@ -33,6 +34,7 @@ COMMANDS = (
     play_cmd.add,
     replay_cmd.add,
     train_cmd.add,
+    evaluate_cmd.add,
     serve_cmd.add,
 )
 

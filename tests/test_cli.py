@@ -248,7 +248,7 @@ def test_bench_search_and_training_figures(monkeypatch):
     )
 
 
-NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay")
+NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay", "evaluate")
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

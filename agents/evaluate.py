@@ -1,0 +1,322 @@
+"""`farlight-eval-v1`: a fixed benchmark of one policy seat against fixed opponent pools.
+
+The policy plays one seat against N-1 copies of `random`, of `heuristic` and of `ismcts` (at
+a fixed number of iterations per decision, so the protocol does not depend on the machine) at
+2, 3, 4 and 5 players, on fixed seeds, in duplicate blocks: each deal is played N times with
+the policy moved one seat on each time. Games are played by the tournament's `play_game` (the
+one game loop, agents.arena), so every number can be rerun and compared. See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.base import Agent
+from agents.files import atomic_write
+
+if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
+    from agents.tournament import GameSpec  # stays light
+
+PROTOCOL = "farlight-eval-v1"
+#: Cell seeds are BASE_SEED + 10 * players + the opponent's position in OPPONENTS.
+BASE_SEED = 13_000
+OPPONENTS: tuple[str, ...] = ("random", "heuristic", "ismcts")
+PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5)
+#: Search iterations per decision of every ismcts opponent (machine-independent).
+ISMCTS_ITERATIONS = 20
+#: Games per cell of the full protocol, by opponent (rounded up to whole duplicate blocks).
+FULL_GAMES: dict[str, int] = {"random": 40, "heuristic": 60, "ismcts": 20}
+#: --quick: one duplicate block (N games) per cell, at these player counts only.
+QUICK_PLAYER_COUNTS: tuple[int, ...] = (2, 3)
+#: The label of the evaluated policy's seat in game records and ratings.
+POLICY_LABEL = "policy"
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One (player count, opponent) cell of the protocol and its fixed seed."""
+
+    players: int
+    opponent: str
+    games: int
+    seed: int
+
+
+def cells(quick: bool = False) -> list[Cell]:
+    """The protocol's cells in their fixed order (the order games are rated in)."""
+    counts = QUICK_PLAYER_COUNTS if quick else PLAYER_COUNTS
+    out = []
+    for n in counts:
+        for k, opponent in enumerate(OPPONENTS):
+            games = n if quick else n * math.ceil(FULL_GAMES[opponent] / n)
+            out.append(Cell(n, opponent, games, BASE_SEED + 10 * n + k))
+    return out
+
+
+def cell_specs(
+    cell: Cell,
+    policy: str | Agent,
+    first_index: int,
+    config: dict[str, Any],
+    policy_kwargs: dict[str, Any],
+    opponent_kwargs: dict[str, dict[str, Any]],
+) -> list[GameSpec]:
+    """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
+    block of N rotations the policy sits once in every seat and every game shares the deal."""
+    from agents.tournament import schedule
+
+    lineup = [POLICY_LABEL] + [cell.opponent] * (cell.players - 1)
+    kwargs = {POLICY_LABEL: policy_kwargs, **opponent_kwargs}
+    specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs)
+    return [replace(s, index=first_index + s.index, aliases={POLICY_LABEL: policy}) for s in specs]
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    players: int
+    opponent: str
+    games: int
+    wins: float
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    fair_share: float
+    mean_margin: float
+    seed: int
+
+
+def policy_seat(record: dict[str, Any]) -> int:
+    return record["players"].index(POLICY_LABEL)
+
+
+def margin(record: dict[str, Any]) -> int:
+    """The policy's final score minus the best opponent's final score (negative: behind)."""
+    seat = policy_seat(record)
+    scores = record["scores"]
+    return scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+
+
+def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> CellResult:
+    """Wins count as the tournament counts them: a shared victory of k seats is 1/k a win."""
+    from agents.tournament import wilson_interval
+
+    wins = 0.0
+    for record in records:
+        winners = record["winners"]
+        if policy_seat(record) in winners:
+            wins += 1.0 / len(winners)
+    n = len(records)
+    low, high = wilson_interval(wins, n)
+    return CellResult(
+        players=cell.players,
+        opponent=cell.opponent,
+        games=n,
+        wins=round(wins, 4),
+        win_rate=wins / n if n else 0.0,
+        ci_low=low,
+        ci_high=high,
+        fair_share=1.0 / cell.players,
+        mean_margin=sum(margin(r) for r in records) / n if n else 0.0,
+        seed=cell.seed,
+    )
+
+
+# --------------------------------------------------------------------------- provenance
+def card_set_hash(card_file: Path | None) -> str:
+    """sha256 of the card file's bytes (the shipped standard.toml when none is given)."""
+    if card_file is None:
+        data = resources.files("farlight_env.cards").joinpath("data", "standard.toml").read_bytes()
+    else:
+        data = Path(card_file).read_bytes()
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _file_hash(name: str) -> str | None:
+    if name.endswith(".pt") and Path(name).is_file():
+        return "sha256:" + hashlib.sha256(Path(name).read_bytes()).hexdigest()
+    return None
+
+
+# --------------------------------------------------------------------------- running
+def evaluate(
+    agent: str | Agent,
+    quick: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    policy_kwargs: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    card_file: Path | None = None,
+) -> dict[str, Any]:
+    """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
+    object, copied fresh for every game; with workers > 1 it must pickle) and return its
+    scorecard (a JSON-able dict; see docs/evaluation.md for every field).
+
+    `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
+    card file for the hash): the scorecard records it and is then marked non-standard.
+    """
+    from agents.registry import agent_names_help, unknown_agents
+    from agents.tournament import play_games, rate
+    from farlight_env import __version__
+    from farlight_env.game.game import GameConfig
+    from farlight_env.game.rules_options import RuleOptions
+
+    if isinstance(agent, str) and unknown_agents([agent]):
+        raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
+    config = dict(config or {})
+    policy_kwargs = dict(policy_kwargs or {})
+    if agent == "ismcts":
+        policy_kwargs.setdefault("iterations", ISMCTS_ITERATIONS)
+    opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
+    plan = cells(quick)
+    specs: list[GameSpec] = []
+    for cell in plan:
+        specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs)
+    started = time.perf_counter()
+    records = play_games(specs, workers, progress)
+    wall = time.perf_counter() - started
+    results, first = [], 0
+    for cell in plan:
+        results.append(cell_result(cell, records[first : first + cell.games]))
+        first += cell.games
+    ratings = rate(records, [POLICY_LABEL, *OPPONENTS])
+    cpu = decisions = 0
+    for record in records:
+        seat = policy_seat(record)
+        cpu += record["timing"]["cpu_seconds"][seat]
+        decisions += record["timing"]["decisions"][seat]
+    defaults = GameConfig()
+    rules = RuleOptions.from_mapping(config.get("rule_options", {}))
+    game = {
+        "grid_size": config.get("grid_size", defaults.grid_size),
+        "max_rounds": config.get("max_rounds", defaults.max_rounds),
+    }
+    standard = (
+        not rules.changed()
+        and card_file is None
+        and "card_set" not in config
+        and game == {"grid_size": defaults.grid_size, "max_rounds": defaults.max_rounds}
+    )
+    policy_budget = {k: v for k, v in policy_kwargs.items() if k in ("iterations", "seconds")}
+    return {
+        "protocol": PROTOCOL,
+        "quick": quick,
+        "standard_game": standard,
+        "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
+        "agent_file_hash": _file_hash(agent) if isinstance(agent, str) else None,
+        "package_version": __version__,
+        "card_set_hash": card_set_hash(card_file),
+        "rule_options": rules.to_dict(),
+        "game": game,
+        "seeds": {"base": BASE_SEED, "cells": [c.seed for c in plan]},
+        "budgets": {
+            "ismcts_opponent_iterations": ISMCTS_ITERATIONS,
+            "policy": policy_budget,
+        },
+        "counting": "ties: a victory shared by k seats counts 1/k of a win; margin: policy "
+        "score minus best opponent score",
+        "cells": [asdict(r) for r in results],
+        "rating": {
+            "mu": ratings[POLICY_LABEL].mu,
+            "sigma": ratings[POLICY_LABEL].sigma,
+            "ordinal": ratings[POLICY_LABEL].ordinal(),
+        },
+        "reference_ratings": {
+            name: {"mu": ratings[name].mu, "sigma": ratings[name].sigma} for name in OPPONENTS
+        },
+        "games": len(records),
+        "decisions": decisions,
+        "seconds_per_decision": cpu / decisions if decisions else 0.0,
+        "wall_seconds": round(wall, 3),
+    }
+
+
+#: Fields that measure the machine, not the policy: they differ between identical runs.
+TIMING_FIELDS = ("seconds_per_decision", "wall_seconds")
+
+
+# --------------------------------------------------------------------------- output
+def format_scorecard(card: dict[str, Any]) -> str:
+    """The printed table: one row per cell, then the rating and time per decision."""
+    kind = "QUICK subset (not the full protocol)" if card["quick"] else "full protocol"
+    lines = [f"{card['protocol']} scorecard of {card['agent']}: {kind}"]
+    if not card["standard_game"]:
+        lines.append("NON-STANDARD game options: not comparable with standard scorecards")
+    header = (
+        f"{'players':>7} {'opponent':<10} {'games':>5} {'wins':>6} {'win rate':>8} "
+        f"{'95% CI':>15} {'fair':>5} {'margin':>7}"
+    )
+    lines += [header, "-" * len(header)]
+    for c in card["cells"]:
+        interval = f"[{c['ci_low']:.1%}, {c['ci_high']:.1%}]"
+        lines.append(
+            f"{c['players']:>7} {c['opponent']:<10} {c['games']:>5} {c['wins']:>6.1f} "
+            f"{c['win_rate']:>8.1%} {interval:>15} "
+            f"{c['fair_share']:>5.0%} {c['mean_margin']:>+7.2f}"
+        )
+    r = card["rating"]
+    lines.append(
+        f"rating (OpenSkill vs {', '.join(card['reference_ratings'])}): "
+        f"mu {r['mu']:.2f} sigma {r['sigma']:.2f}; CPU s/decision "
+        f"{card['seconds_per_decision']:.4f}; {card['games']} games in {card['wall_seconds']:.0f} s"
+    )
+    return "\n".join(lines)
+
+
+def plot_scorecard(card: dict[str, Any], path: Path) -> None:
+    """Win rate with its 95% interval per player count and opponent; fair share marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    counts = sorted({c["players"] for c in card["cells"]})
+    colours = {"random": "#8C8C8C", "heuristic": "#4C72B0", "ismcts": "#C44E52"}
+    width = 0.8 / len(OPPONENTS)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for k, opponent in enumerate(OPPONENTS):
+        row = [c for c in card["cells"] if c["opponent"] == opponent]
+        x = np.array([counts.index(c["players"]) for c in row]) + (k - 1) * width
+        rates = np.array([c["win_rate"] for c in row])
+        below = [c["win_rate"] - c["ci_low"] for c in row]
+        err = np.array([below, [c["ci_high"] - c["win_rate"] for c in row]])
+        ax.bar(x, rates, width * 0.95, yerr=err, capsize=4, color=colours[opponent],
+               label=f"vs {opponent}")  # fmt: skip
+        for xi, c in zip(x, row, strict=True):
+            ax.text(xi, c["ci_high"] + 0.015, f"{c['win_rate']:.0%}", ha="center", fontsize=7)
+    for i, n in enumerate(counts):
+        ax.hlines(1 / n, i - 0.45, i + 0.45, colors="black", linestyles="--", linewidth=1.2,
+                  label="fair share 1/N" if i == 0 else None)  # fmt: skip
+    ax.set_xticks(range(len(counts)), [f"{n} players" for n in counts])
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("policy win rate (95% Wilson CI)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    title = f"{card['agent']} — {card['protocol']}"
+    if card["quick"]:
+        title += " (QUICK subset, not the full protocol)"
+    if not card["standard_game"]:
+        title += " (non-standard game)"
+    r = card["rating"]
+    ax.set_title(f"{title}\nrating mu {r['mu']:.1f} ± {r['sigma']:.1f}", fontsize=10)
+    fig.tight_layout()
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:
+    """scorecard.png then scorecard.json, each written whole (temp file + rename)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / "scorecard.json", "plot": out_dir / "scorecard.png"}
+    plot_scorecard(card, paths["plot"])
+    atomic_write(paths["json"], json.dumps(card, indent=1, sort_keys=True) + "\n")
+    return paths

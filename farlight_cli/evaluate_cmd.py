@@ -1,0 +1,138 @@
+"""`farlight evaluate POLICY`: the farlight-eval-v1 benchmark, printed and saved as a scorecard."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from farlight_cli import argtypes
+from farlight_cli.errors import InputError
+
+DESCRIPTION = """\
+Benchmark one policy with the fixed protocol farlight-eval-v1 (docs/evaluation.md), so that
+numbers from different people are comparable. The policy plays one seat against N-1 copies of
+random, of heuristic and of ismcts (20 search iterations per decision) at 2, 3, 4 and 5
+players. Games come in duplicate blocks: each deal is played N times with the policy moved one
+seat on each time. Cell seeds are 13000 + 10*players + k, with k = 0, 1, 2 for random,
+heuristic, ismcts. Games per cell: 40 vs random, 60 vs heuristic, 20 vs ismcts, rounded up to
+whole blocks (483 games in all). --quick plays one block per cell at 2 and 3 players only
+(15 games): a smoke check, marked "quick" in the scorecard. It is never the full protocol.
+A victory shared by k seats counts as 1/k of a win. The margin is the policy's score minus the
+best opponent's score. Per cell the output gives games, wins, win rate, Wilson 95% interval,
+fair share 1/N and mean margin. Also printed: an OpenSkill rating of the policy against the
+three reference agents, rated over all the games, and CPU seconds per policy decision. With
+--out DIR it writes DIR/scorecard.json and DIR/scorecard.png. Game options (--rule,
+--card-set, ...) are allowed and recorded, but such a scorecard is marked non-standard.
+"""
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="benchmark a policy with the fixed protocol farlight-eval-v1 (scorecard)",
+        description=DESCRIPTION,
+        formatter_class=lambda prog: _Formatter(prog),
+    )
+    p.add_argument(
+        "policy",
+        metavar="POLICY",
+        help="random, heuristic, ismcts, ppo, or the path of a saved policy (*.pt)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="one duplicate block per cell at 2 and 3 players (15 games): a smoke check",
+    )
+    p.add_argument(
+        "--ismcts-iterations",
+        type=argtypes.positive_int,
+        default=None,
+        metavar="N",
+        help="search iterations per decision of the evaluated ismcts (POLICY ismcts only; "
+        "default: the protocol's 20; opponents always use 20)",
+    )
+    p.add_argument(
+        "--workers",
+        type=argtypes.positive_int,
+        default=1,
+        metavar="N",
+        help="parallel worker processes (results do not depend on it)",
+    )
+    argtypes.add_game_config_arguments(p)
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="directory for scorecard.json and scorecard.png (default: print the table only)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run, parser=p)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keep the protocol description's lines; options' help ends with its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        from farlight_cli.main import HelpFormatter
+
+        return HelpFormatter._get_help_string(self, action)  # type: ignore[arg-type]
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse, before any game, an --out that is a file or lies where nothing can be written."""
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"--out {out}: exists and is not a directory")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise InputError(f"--out {out}: directory is not writable")
+        return
+    parent = out.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out {out}: cannot create it ({parent} is not a writable directory)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from agents.registry import agent_names_help, unknown_agents
+
+    policy = args.policy
+    if policy.endswith(".pt") and not Path(policy).is_file():
+        raise InputError(f"no such policy file: {policy}")
+    if unknown_agents([policy]):
+        raise InputError(f"unknown policy {policy!r}: expected {agent_names_help()}")
+    if args.ismcts_iterations is not None and policy != "ismcts":
+        raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
+    if args.out is not None:
+        check_out_dir(args.out)
+    argtypes.check_agents([policy])  # a corrupt or hostile .pt: one line, before any game
+
+    from agents.evaluate import evaluate, format_scorecard, write_scorecard
+    from agents.tournament import GameFailure
+
+    policy_kwargs = {}
+    if args.ismcts_iterations is not None:
+        policy_kwargs["iterations"] = args.ismcts_iterations
+    try:
+        card = evaluate(
+            policy,
+            quick=args.quick,
+            workers=args.workers,
+            progress=not args.no_progress,
+            policy_kwargs=policy_kwargs,
+            config=argtypes.game_config(args),
+            card_file=None if args.card_set is None else args.card_set.path,
+        )
+    except GameFailure as exc:
+        print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
+        return 1
+    print(format_scorecard(card))
+    print(f"game: {argtypes.describe_game_config(args)}")
+    if args.out is not None:
+        paths = write_scorecard(card, args.out)
+        print("wrote " + ", ".join(str(path) for path in paths.values()))
+    return 0
