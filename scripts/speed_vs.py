@@ -105,14 +105,18 @@ def main() -> None:
     parser.add_argument("--baseline", required=True, help="git commit to compare against")
     parser.add_argument("--rounds", type=int, default=3, help="turns per tree (best kept)")
     args = parser.parse_args()
+    if args.rounds < 1:
+        sys.exit("speed_vs: --rounds must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(
+        added = subprocess.run(
             ["git", "worktree", "add", "--detach", str(base), args.baseline],
             cwd=ROOT,
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if added.returncode != 0:
+            sys.exit(f"speed_vs: cannot check out {args.baseline!r}: {added.stderr.strip()}")
         try:
             best: dict[tuple[str, str, int], float] = {}
             for _ in range(args.rounds):
@@ -121,6 +125,9 @@ def main() -> None:
                         rate = measure(tree, kind, players)
                         key = (label, kind, players)
                         best[key] = max(best.get(key, 0.0), rate)
+        except subprocess.CalledProcessError as exc:
+            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            sys.exit(f"speed_vs: a measurement failed: {last[0]}")
         finally:
             subprocess.run(
                 ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False

@@ -445,7 +445,7 @@ def test_action_from_dict_refuses_malformed_records(data) -> None:
     steps=st.integers(0, 400),
     edge=st.sampled_from(["open", "blocked"]),
 )
-def test_connectors_after_equals_a_recount(num_players, seed, steps, edge) -> None:
+def test_r_ship_1_connectors_after_equals_a_recount(num_players, seed, steps, edge) -> None:
     """R-SHIP-1: counting a placement by its change matches recounting the whole ship."""
     game = random_game(num_players, seed, steps=steps, rule_options={"edge_connectors": edge})
     for seat in range(num_players):
