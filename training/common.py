@@ -30,7 +30,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.checkpoints import restore_checkpoint
-from training.config import PPOConfig
+from training.config import PPOConfig, env_player_counts
 
 RUN_CONFIG = "run_config.json"
 MAX_RUN_CONFIG_BYTES = 1 << 20
@@ -226,9 +226,9 @@ def check_agents(names: Sequence[str], option: str) -> None:
             raise ValueError(f"{option}: {exc}") from exc
 
 
-def seat_opponents(config: PPOConfig) -> list[str]:
+def seat_opponents(config: PPOConfig, num_players: int | None = None) -> list[str]:
     """One opponent per other seat: the list given, or its one agent repeated."""
-    others = config.num_players - 1
+    others = (num_players or config.num_players) - 1
     return (
         list(config.opponents)
         if len(config.opponents) == others
@@ -244,9 +244,12 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
     def build() -> gym.Env:
         if os.getpid() != parent:
             die_with_parent(parent)
+        seats = env_player_counts(config)[rank]
         env = FarlightSingleAgentEnv(
-            num_players=config.num_players,
-            opponents=opponent_policies(seat_opponents(config), config.seed * 1000 + rank * 10),
+            num_players=seats,
+            opponents=opponent_policies(
+                seat_opponents(config, seats), config.seed * 1000 + rank * 10
+            ),
             reward_mode=config.reward_mode,
             **env_options(config),
         )

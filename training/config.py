@@ -45,6 +45,11 @@ class PPOConfig:
     seed: int = opt(0, "seed of the networks, the environments and the opponents")
     # ---- the game
     num_players: int = opt(2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
+    player_counts: list[int] = opt(
+        [],
+        "seats per game of each environment, cycled over --n-envs (e.g. 2,3,4,5 trains one "
+        "policy for every count); empty: --num-players everywhere",
+    )
     opponents: list[str] = opt(
         ["heuristic"],
         "opponent agents: one for every seat, or one per other seat (names or *.pt paths)",
@@ -80,7 +85,11 @@ class PPOConfig:
     # ---- warm starts
     bc_games: int = opt(0, "behaviour-cloning warm start from this many heuristic games (0: off)")
     bc_epochs: int = opt(2, "epochs of behaviour cloning")
-    init_from: str = opt("", "start from another run's checkpoint.zip (weights only)")
+    init_from: str = opt(
+        "",
+        "start from another run's checkpoint.zip (weights only) or a saved policy *.pt "
+        "(its actor; the value head starts fresh)",
+    )
     torch_threads: int = opt(1, "torch threads of the learner")
     rule_options: dict[str, Any] = opt(
         {}, "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
@@ -231,8 +240,11 @@ def _list_problems(config: PPOConfig) -> list[str]:
         return problems
     if not config.vf:
         problems.append("--vf needs at least one width")
+    problems += _player_count_problems(config)
     others = config.num_players - 1
-    if len(config.opponents) not in (1, others) and not hasattr(config, "baselines"):
+    if config.player_counts and len(config.opponents) != 1 and not hasattr(config, "baselines"):
+        problems.append("--opponents: give one agent when --player-counts varies the seats")
+    elif len(config.opponents) not in (1, others) and not hasattr(config, "baselines"):
         problems.append(
             f"--opponents: give one agent or {others} (one per other seat), "
             f"got {len(config.opponents)}"
@@ -240,6 +252,31 @@ def _list_problems(config: PPOConfig) -> list[str]:
     if hasattr(config, "baselines") and not config.baselines:
         problems.append("--baselines needs at least one agent")
     return problems
+
+
+def _player_count_problems(config: PPOConfig) -> list[str]:
+    counts = config.player_counts
+    if not isinstance(counts, list) or not all(
+        not _bad_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts
+    ):
+        return [f"--player-counts must be seat counts {MIN_PLAYERS}..{MAX_PLAYERS}, e.g. 2,3,4,5"]
+    if len(counts) > config.n_envs:
+        return [
+            f"--n-envs {config.n_envs} is fewer than the {len(counts)} --player-counts: "
+            "some counts would never be played"
+        ]
+    return []
+
+
+def env_player_counts(config: PPOConfig) -> list[int]:
+    """Seats per game of each environment rank: --player-counts cycled, else --num-players."""
+    counts = config.player_counts or [config.num_players]
+    return [counts[rank % len(counts)] for rank in range(config.n_envs)]
+
+
+def eval_player_counts(config: PPOConfig) -> list[int]:
+    """The seat counts a run is evaluated at: every count it trains on."""
+    return sorted(set(config.player_counts)) or [config.num_players]
 
 
 # ----------------------------------------------------------------------------- the CLI

@@ -46,9 +46,23 @@ from training.common import (
     run_logger,
     write_run_config,
 )
-from training.config import SelfPlayConfig, add_config_arguments, config_from_args, given_options
+from training.config import (
+    SelfPlayConfig,
+    add_config_arguments,
+    config_from_args,
+    env_player_counts,
+    eval_player_counts,
+    given_options,
+)
 from training.curves import plot_league_curve
-from training.train_ppo import RunError, as_run_error, crossed_multiple, prepare, report
+from training.train_ppo import (
+    RunError,
+    as_run_error,
+    crossed_multiple,
+    prepare,
+    report,
+    warm_start,
+)
 from training.train_ppo import actor_config as ppo_actor_config
 
 LEAGUE_STATE = "league.json"
@@ -156,18 +170,33 @@ class League(BaseCallback):
         entry = str(path.relative_to(self.run_dir))  # the run dir may move between resumes
         self.state["entries"].append(entry)
         rating = rate_snapshot(entry, self.state, self.config, seed=steps, base_dir=self.run_dir)
-        win_rate = evaluate_against(
-            LivePolicy(self.model),
-            "heuristic",
-            self.config.eval_games,
-            self.config.num_players,
-            seed=20_000 + steps,
-            options=env_options(self.config),
+        rates = {
+            seats: evaluate_against(
+                LivePolicy(self.model),
+                "heuristic",
+                self.config.eval_games,
+                seats,
+                seed=20_000 + steps,
+                options=env_options(self.config),
+            )
+            for seats in eval_player_counts(self.config)
+        }
+        win_rate = float(np.mean(list(rates.values())))
+        per_count = (
+            {f"win_rate_vs_heuristic_{n}p": r for n, r in rates.items()} if len(rates) > 1 else {}
         )
         self.state["history"].append(
-            {"steps": steps, "snapshot": entry, "win_rate_vs_heuristic": win_rate, **rating}
+            {
+                "steps": steps,
+                "snapshot": entry,
+                "win_rate_vs_heuristic": win_rate,
+                **per_count,
+                **rating,
+            }
         )
         self.logger.record("league/win_rate_vs_heuristic", win_rate)
+        for key, rate in per_count.items():
+            self.logger.record(f"league/{key}", rate)
         self.logger.record("league/snapshot_rating", rating["rating"])
         self.logger.record("league/pool_size", len(self.state["entries"]))
         self.logger.record("time/total_timesteps", steps)
@@ -196,8 +225,9 @@ def rate_snapshot(
         ratings.setdefault(name, model.rating(name=name))
     rng = np.random.default_rng(seed)
     others = [e for e in state["entries"] if e != entry]
-    n = config.num_players
+    counts = eval_player_counts(config)
     for g in range(config.rating_games):
+        n = counts[g % len(counts)]
         lineup = [entry] + [others[i] for i in rng.choice(len(others), n - 1)]
         lineup = lineup[g % n :] + lineup[: g % n]  # rotate seats
         record = _play(lineup, n, seed + g, base_dir, env_options(config))
@@ -269,7 +299,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
             if os.getpid() != parent:
                 die_with_parent(parent)
             env = LeagueEnv(
-                config.num_players,
+                env_player_counts(config)[rank],
                 entries,
                 seed=config.seed * 1000 + rank,
                 base_dir=str(Path(config.run_dir).resolve()),
@@ -312,7 +342,12 @@ def train(
     try:
         checkpoint = run_dir / CHECKPOINT
         try:
-            model = load_checkpoint(checkpoint, env, config) if resume else build_model(config, env)
+            if resume:
+                model = load_checkpoint(checkpoint, env, config)
+            else:
+                model = build_model(config, env)
+                if config.init_from:
+                    warm_start(model, Path(config.init_from))
         except (ValueError, OSError) as exc:
             raise as_run_error(exc) from exc
         if resume:

@@ -22,7 +22,14 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-from training.checkpoints import CHECKPOINT, read_checkpoint, restore_weights, save_checkpoint
+from agents.policy import load_policy
+from training.checkpoints import (
+    CHECKPOINT,
+    CheckpointError,
+    read_checkpoint,
+    restore_weights,
+    save_checkpoint,
+)
 from training.common import (
     RUN_CONFIG,
     LivePolicy,
@@ -44,11 +51,15 @@ from training.config import (
     PPOConfig,
     add_config_arguments,
     config_from_args,
+    eval_player_counts,
     given_options,
     resume_config,
 )
 from training.curves import plot_ppo_curve
 from training.imitation import behaviour_clone
+
+#: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
+VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
 
 
 class RunError(ValueError):
@@ -93,17 +104,20 @@ class CheckpointAndEval(BaseCallback):
     def evaluate(self) -> dict[str, float]:
         results = {}
         live = LivePolicy(self.model)
+        counts = eval_player_counts(self.config)
         for opponent in self.config.eval_opponents:
-            rate = evaluate_against(
-                live,
-                opponent,
-                self.config.eval_games,
-                self.config.num_players,
-                seed=10_000 + self.model.num_timesteps,
-                options=env_options(self.config),
-            )
-            self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
-            results[opponent] = rate
+            for seats in counts:
+                rate = evaluate_against(
+                    live,
+                    opponent,
+                    self.config.eval_games,
+                    seats,
+                    seed=10_000 + self.model.num_timesteps,
+                    options=env_options(self.config),
+                )
+                key = opponent if len(counts) == 1 else f"{opponent}_{seats}p"
+                self.logger.record(f"eval/win_rate_vs_{key}", rate)
+                results[key] = rate
         self.logger.record("time/total_timesteps", self.model.num_timesteps)
         self.logger.dump(self.model.num_timesteps)
         plot_ppo_curve(self.run_dir)
@@ -118,6 +132,7 @@ def actor_config(model: Any, config: PPOConfig, name: str = "ppo") -> dict[str, 
         name=name,
         extra={
             "num_players": config.num_players,
+            **({"player_counts": list(config.player_counts)} if config.player_counts else {}),
             "trained_steps": int(model.num_timesteps),
             "opponents": list(getattr(config, "baselines", config.opponents)),
             "seed": config.seed,
@@ -162,7 +177,7 @@ def prepare(
                     "pick another --run-dir"
                 )
         if config.init_from:
-            read_checkpoint(Path(config.init_from))
+            check_warm_start(Path(config.init_from))
     card_set_of(config)
     check_agents(config.opponents, "--opponents")
     check_agents(config.eval_opponents, "--eval-opponents")
@@ -201,10 +216,41 @@ def start_model(config: PPOConfig, env: Any, resume: bool, progress: bool) -> Ma
     return model
 
 
-def warm_start(model: MaskablePPO, checkpoint: Path) -> None:
-    """Copy another run's network weights (not its optimiser or step count) into `model`."""
-    _meta, weights = read_checkpoint(checkpoint)
-    restore_weights(model, weights, checkpoint)
+def is_policy_file(path: Path) -> bool:
+    return path.suffix == ".pt"
+
+
+def check_warm_start(source: Path) -> None:
+    """Refuse a missing or corrupt --init-from before anything is written (ValueError/OSError)."""
+    if is_policy_file(source):
+        load_policy(source)
+    else:
+        read_checkpoint(source)
+
+
+def warm_start(model: MaskablePPO, source: Path) -> None:
+    """Copy another run's network weights (not its optimiser or step count) into `model`: all
+    of a checkpoint's, or a saved policy's actor (the value head then starts fresh)."""
+    if is_policy_file(source):
+        restore_actor(model, source)
+        return
+    _meta, weights = read_checkpoint(source)
+    restore_weights(model, weights, source)
+
+
+def restore_actor(model: MaskablePPO, path: Path) -> None:
+    """Load a policy file's actor into the model; everything else must be the value head."""
+    net, _config = load_policy(path)
+    try:
+        missing, unexpected = model.policy.load_state_dict(net.state_dict(), strict=False)
+    except RuntimeError as exc:
+        missing, unexpected = [str(exc).splitlines()[0]], []
+    stray = [k for k in missing if not k.startswith(VALUE_PREFIXES)] + list(unexpected)
+    if stray:
+        raise CheckpointError(
+            f"{path}: its network does not match this run's (--arch, --embed, --ship-features, "
+            f"--hidden, --pi, --vf, the card set and grid size must be the same): {stray[0]}"
+        )
 
 
 def train(
