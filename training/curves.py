@@ -107,11 +107,19 @@ def plot_league_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
         color="#DD8452",
         label="win rate vs heuristic",
     )
+    for seats, color in zip(
+        (2, 3, 4, 5), ("#55A868", "#C44E52", "#8172B3", "#937860"), strict=True
+    ):
+        key = f"win_rate_vs_heuristic_{seats}p"  # runs over several player counts
+        points = [(h["steps"], h[key]) for h in history if key in h]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax2.plot(xs, ys, ":", color=color, label=f"vs heuristic, {seats} players")
     ax2.set_ylim(0, 1)
     ax2.set_ylabel("win rate vs heuristic")
     handles = ax1.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     labels = ax1.get_legend_handles_labels()[1] + ax2.get_legend_handles_labels()[1]
     # Below the axes: a legend inside would sit on the curves sooner or later.
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3)
     fig.tight_layout()
     _save(fig, path)
