@@ -417,8 +417,9 @@ def run_tournament(
     progress: bool = True,
     out_dir: Path | None = None,
 ) -> TournamentResult:
-    """Schedule, play (locally or on Ray) and summarise a tournament. With `out_dir`, each
-    game's record is appended to its journal as it ends (see agents.journal)."""
+    """Schedule, play (locally or on Ray) and summarise a tournament. `games` is rounded up to
+    whole duplicate blocks of len(agents) games (3 games with 2 agents play 4). With
+    `out_dir`, each game's record is appended to its journal as it ends."""
     spec = new_spec(list(agents), num_players, games, seed, config or {}, agent_kwargs or {})
     return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=False)
 
