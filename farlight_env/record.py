@@ -31,6 +31,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
+from farlight_env.jsontext import loads
 
 __all__ = [
     "RECORD_FORMAT",
@@ -174,7 +175,7 @@ def load_record(path: str | os.PathLike, game: int | None = None) -> dict[str, A
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot read: {exc}") from exc
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON ({exc})") from exc
     if not isinstance(data, dict):
