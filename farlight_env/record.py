@@ -54,6 +54,9 @@ RECORD_FORMAT = "farlight-record"
 RECORD_VERSION = 1
 TOURNAMENT_FORMAT = "farlight-tournament"
 TOURNAMENT_VERSION = 1
+#: Largest record or results file read: a results.json of 50,000 games (about 18 KB each as
+#: written) fits; anything larger is not a file this project wrote.
+MAX_RECORD_BYTES = 1 << 30
 
 #: GameConfig fields a record's config may hold (a card set is stored beside it, "card_set").
 CONFIG_KEYS = GAME_OPTIONS
@@ -162,12 +165,16 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
 def load_record(path: str | os.PathLike, game: int | None = None) -> dict[str, Any]:
     """One game record from `path`: a record file, or game `game` of a tournament results.json.
 
-    Raises RecordError with a message naming the problem (missing file, bad JSON, foreign
-    format, wrong version, missing or unknown game index).
+    Raises RecordError with a message naming the problem (missing or oversized file, bad JSON,
+    foreign format, wrong version, missing or unknown game index).
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; not a record file")
+        text = raw.decode("utf-8")
     except FileNotFoundError as exc:
         raise RecordError(f"{path}: no such file") from exc
     except IsADirectoryError as exc:

@@ -381,6 +381,17 @@ def test_replay_corrupt_record_gives_a_clear_error(kind, message, play_record, t
         verify_record(load_record(bad))
 
 
+def test_a_record_larger_than_the_bound_is_refused_unparsed(play_record, monkeypatch):
+    from farlight_env import record as record_module
+
+    size = play_record.stat().st_size
+    monkeypatch.setattr(record_module, "MAX_RECORD_BYTES", size - 1)
+    with pytest.raises(RecordError, match=f"larger than {size - 1} bytes; not a record file"):
+        load_record(play_record)
+    monkeypatch.setattr(record_module, "MAX_RECORD_BYTES", size)
+    assert load_record(play_record)["format"] == "farlight-record"
+
+
 def test_replay_missing_file(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "nope.json")]) == 2
     assert "nope.json: no such file" in capsys.readouterr().err
