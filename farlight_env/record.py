@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import reprlib
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -136,6 +137,14 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise RecordError(
             f"{source}: field 'game_seed' must be a non-negative integer, got {seed!r}"
+        )
+    winners = record.get("winners")
+    if winners is not None and not (
+        isinstance(winners, list)
+        and all(isinstance(w, int) and not isinstance(w, bool) for w in winners)
+    ):
+        raise RecordError(
+            f"{source}: field 'winners' must be a list of seats, got {reprlib.repr(winners)}"
         )
     if "card_set" in record and not isinstance(record["card_set"], dict):
         raise RecordError(
