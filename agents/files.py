@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from pathlib import Path
 
 #: Bounds on the JSON files the project reads back (run configs, league states, tournament
@@ -29,3 +31,25 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def check_torch_archive(source: Path | bytes, limit: int) -> None:
+    """Refuse (ValueError) a file torch.load could inflate past `limit` bytes, before it is read.
+
+    torch.load allocates each tensor's storage at the size the zip's directory declares, so a
+    compressed member (a 200 KB file asking for 200 MB, or for terabytes) or members adding up
+    to more than the file holds would be allocated in full. torch.save writes a zip of stored,
+    uncompressed members; anything else (including torch's legacy pickle format, whose storage
+    sizes are whatever the pickle says) is not a file this project wrote.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as zf:
+            members = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+        raise ValueError(f"not a zip written by torch.save ({exc})") from None
+    for member in members:
+        if member.compress_type != zipfile.ZIP_STORED or member.file_size != member.compress_size:
+            raise ValueError(f"{member.filename} is compressed; torch.save never compresses")
+    total = sum(member.file_size for member in members)
+    if total > limit:
+        raise ValueError(f"its members hold {total:,} bytes, more than {limit:,}")

@@ -19,6 +19,7 @@ import msgspec
 from agents.files import atomic_write, read_bounded
 from farlight_env.cards.loader import CardFileError, card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
+from farlight_env.jsontext import decode, loads
 
 SPEC = "tournament.json"
 GAMES = "games.jsonl"
@@ -138,7 +139,7 @@ def read_spec(out_dir: Path) -> TournamentSpec:
     if not path.is_file():
         raise JournalError(f"{out_dir}: no {SPEC}; not a tournament started with --out")
     try:
-        return msgspec.json.decode(read_bounded(path), type=TournamentSpec)
+        return decode(read_bounded(path), TournamentSpec)
     except (msgspec.DecodeError, ValueError) as exc:
         raise JournalError(f"{path}: not a tournament spec ({exc})") from exc
 
@@ -160,7 +161,7 @@ def read_games(out_dir: Path, expected: dict[int, tuple[int, tuple[str, ...]]]) 
         if len(line) > MAX_LINE_BYTES:
             raise JournalError(f"{where}: a line of more than {MAX_LINE_BYTES} bytes")
         try:
-            record = json.loads(line)
+            record = loads(line)
             checked = msgspec.convert(record, GameRecord)
         except (json.JSONDecodeError, UnicodeDecodeError, msgspec.ValidationError) as exc:
             raise JournalError(f"{where}: not a game record ({exc})") from exc

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.files import check_torch_archive
+
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1
 #: State-dict prefixes of SB3's actor that a saved policy keeps. The flat architecture's critic
@@ -353,6 +355,7 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     if path.stat().st_size > MAX_POLICY_BYTES:
         raise ValueError(f"{path}: larger than {MAX_POLICY_BYTES} bytes; not a policy file")
     try:
+        check_torch_archive(path, MAX_POLICY_BYTES)
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
         first = str(exc).splitlines()[0] if str(exc) else ""

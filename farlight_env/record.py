@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import reprlib
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
+from farlight_env.jsontext import loads
 
 __all__ = [
     "RECORD_FORMAT",
@@ -53,6 +55,9 @@ RECORD_FORMAT = "farlight-record"
 RECORD_VERSION = 1
 TOURNAMENT_FORMAT = "farlight-tournament"
 TOURNAMENT_VERSION = 1
+#: Largest record or results file read: a results.json of 50,000 games (about 18 KB each as
+#: written) fits; anything larger is not a file this project wrote.
+MAX_RECORD_BYTES = 1 << 30
 
 #: GameConfig fields a record's config may hold (a card set is stored beside it, "card_set").
 CONFIG_KEYS = GAME_OPTIONS
@@ -133,6 +138,14 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
         raise RecordError(
             f"{source}: field 'game_seed' must be a non-negative integer, got {seed!r}"
         )
+    winners = record.get("winners")
+    if winners is not None and not (
+        isinstance(winners, list)
+        and all(isinstance(w, int) and not isinstance(w, bool) for w in winners)
+    ):
+        raise RecordError(
+            f"{source}: field 'winners' must be a list of seats, got {reprlib.repr(winners)}"
+        )
     if "card_set" in record and not isinstance(record["card_set"], dict):
         raise RecordError(
             f"{source}: field 'card_set' must be a JSON object (a card set), "
@@ -161,12 +174,16 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
 def load_record(path: str | os.PathLike, game: int | None = None) -> dict[str, Any]:
     """One game record from `path`: a record file, or game `game` of a tournament results.json.
 
-    Raises RecordError with a message naming the problem (missing file, bad JSON, foreign
-    format, wrong version, missing or unknown game index).
+    Raises RecordError with a message naming the problem (missing or oversized file, bad JSON,
+    foreign format, wrong version, missing or unknown game index).
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; not a record file")
+        text = raw.decode("utf-8")
     except FileNotFoundError as exc:
         raise RecordError(f"{path}: no such file") from exc
     except IsADirectoryError as exc:
@@ -174,7 +191,7 @@ def load_record(path: str | os.PathLike, game: int | None = None) -> dict[str, A
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot read: {exc}") from exc
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON ({exc})") from exc
     if not isinstance(data, dict):

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
+from farlight_env.jsontext import loads
 from farlight_env.record import RecordError, save_record
 from farlight_web import library
 from farlight_web.schemas import (
@@ -179,10 +180,8 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
         path = data / name
 
         def store_and_open() -> library.Replay:
-            import json
-
             try:
-                parsed = json.loads(body)
+                parsed = loads(body)
             except ValueError as exc:
                 raise RecordError(f"upload: not valid JSON ({exc})") from exc
             if not isinstance(parsed, dict):

@@ -9,7 +9,6 @@ Every file is size-bounded and the folder walk is bounded in depth and count.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,6 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from agents.files import read_bounded
+from farlight_env.jsontext import decode, loads
 from farlight_env.record import (
     RecordError,
     load_record,
@@ -65,7 +65,7 @@ def inside(data: Path, relative: str) -> Path:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(read_bounded(path, MAX_FILE_BYTES))
+        return loads(read_bounded(path, MAX_FILE_BYTES))
     except (OSError, ValueError) as exc:
         raise RecordError(f"{path.name}: cannot read: {exc}") from exc
 
@@ -195,7 +195,7 @@ def scorecards(data: Path) -> list[dict[str, Any]]:
     for path in walk(data, ("scorecard.json",)):
         rel = path.relative_to(data).as_posix()
         try:
-            card = msgspec.json.decode(read_bounded(path, MAX_FILE_BYTES), type=Scorecard)
+            card = decode(read_bounded(path, MAX_FILE_BYTES), Scorecard)
         except (OSError, ValueError, msgspec.DecodeError) as exc:
             out.append({"file": rel, "error": str(exc)})
             continue
@@ -251,7 +251,7 @@ def _journal_records(path: Path) -> list[dict[str, Any]]:
     for n, line in enumerate(lines):
         if line.strip():
             try:
-                data = json.loads(line)
+                data = loads(line)
             except ValueError as exc:
                 raise RecordError(f"{path.name} line {n + 1}: not valid JSON ({exc})") from exc
             records.append(validate_record(data, f"{path.name} line {n + 1}"))

@@ -145,6 +145,21 @@ def malicious_sb3_zip(path: Path, marker: Path) -> Path:
     return path
 
 
+def test_the_crafted_checkpoint_is_a_real_attack(tmp_path: Path) -> None:
+    """Sanity check of the tests below: loading the crafted zip as SB3 did (MaskablePPO.load
+    unpickles 'data' and torch.load's policy.pth without weights_only) creates the file."""
+    marker = tmp_path / "pwned"
+    path = malicious_sb3_zip(tmp_path / CHECKPOINT, marker)
+    with zipfile.ZipFile(path) as archive:
+        torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=False)
+    assert marker.exists()
+    marker.unlink()
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    pickle.loads(base64.b64decode(data["policy_class"][":serialized:"]))
+    assert marker.exists()
+
+
 def test_a_pickled_checkpoint_is_refused_and_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     path = malicious_sb3_zip(tmp_path / CHECKPOINT, marker)
@@ -165,6 +180,23 @@ def test_a_new_format_zip_with_a_pickled_weights_member_runs_nothing(tmp_path: P
     with pytest.raises(CheckpointError, match="corrupt checkpoint.*weights.pt"):
         read_checkpoint(path)
     assert not marker.exists()
+
+
+def test_a_compressed_weights_member_is_refused_before_torch_inflates_it(tmp_path: Path) -> None:
+    """torch.load would allocate what the inner zip declares (here 40 MB from 40 KB)."""
+    buffer = io.BytesIO()
+    torch.save({"policy": {"w": torch.zeros(10_000_000)}, "optimizer": {}}, buffer)
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(buffer) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    path = tmp_path / CHECKPOINT
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("checkpoint.json", '{"format": "farlight-checkpoint", "version": 1}')
+        archive.writestr("weights.pt", bomb.getvalue())
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(CheckpointError, match="corrupt checkpoint.*weights.pt.*is compressed"):
+        read_checkpoint(path)
 
 
 def cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:

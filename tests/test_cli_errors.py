@@ -62,12 +62,15 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     broken = folder / "broken.json"
     broken.write_text('{"format": "farlight-record", "version": 1,')
+    deep = folder / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
     return {
         "malformed": malformed,
         "nameless": nameless,
         "corrupt": corrupt,
         "record": record,
         "broken": broken,
+        "deep": deep,
         "missing_pt": folder / "missing.pt",
     }
 
@@ -97,6 +100,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("missing policy in play", ["play", "--opponents", "{missing_pt}"], ["no such policy"]),
         ("missing record", ["replay", "{missing_pt}.json"], ["no such file"]),
         ("truncated record", ["replay", "{broken}"], ["not valid JSON"]),
+        ("record nested 100,000 deep", ["replay", "{deep}"], ["nested too deeply"]),
         ("replay a bad viewer", ["replay", "{record}", "--viewer", "7"], ["--viewer"]),
         ("unknown command", ["fly"], ["invalid choice"]),
     ],

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -11,7 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
+from test_engine_saved_state import BAD_VALUES, _leaves
 
 from agents import registry
 from agents.base import EngineAgent
@@ -20,9 +25,11 @@ from farlight_env.env.render import RGB_SIZE
 from farlight_env.game import Bid, FarlightGame, Phase, RuleOptions, Target, TargetKind
 from farlight_env.record import (
     RecordError,
+    build_record,
     load_record,
     replay_record,
     save_record,
+    validate_record,
     verify_record,
 )
 
@@ -355,6 +362,8 @@ def _corrupt(record: dict, kind: str) -> str:
         return json.dumps({**record, "actions": record["actions"][1:]})
     if kind == "list":
         return "[1, 2]"
+    if kind == "winners":
+        return json.dumps({**record, "winners": 7})
     raise AssertionError(kind)
 
 
@@ -368,6 +377,7 @@ def _corrupt(record: dict, kind: str) -> str:
         ("action", "record does not replay: action 0"),
         ("illegal", "record does not replay:"),
         ("list", "expected a JSON object, got a list"),
+        ("winners", "field 'winners' must be a list of seats, got 7"),
     ],
 )
 def test_replay_corrupt_record_gives_a_clear_error(kind, message, play_record, tmp_path, capsys):
@@ -379,6 +389,40 @@ def test_replay_corrupt_record_gives_a_clear_error(kind, message, play_record, t
     assert "Traceback" not in captured.err
     with pytest.raises(RecordError):
         verify_record(load_record(bad))
+
+
+def test_a_record_larger_than_the_bound_is_refused_unparsed(play_record, monkeypatch):
+    from farlight_env import record as record_module
+
+    size = play_record.stat().st_size
+    monkeypatch.setattr(record_module, "MAX_RECORD_BYTES", size - 1)
+    with pytest.raises(RecordError, match=f"larger than {size - 1} bytes; not a record file"):
+        load_record(play_record)
+    monkeypatch.setattr(record_module, "MAX_RECORD_BYTES", size)
+    assert load_record(play_record)["format"] == "farlight-record"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), players=st.integers(2, 5), pick=st.integers(0, 2**32))
+def test_a_corrupt_record_field_is_refused_or_replays(seed: int, players: int, pick: int) -> None:
+    """Records come from others (uploads, shared results): one field of a real record
+    corrupted at random is a RecordError or still replays, never another exception."""
+    rng = random.Random(pick)  # every field equally likely (hypothesis favours first choices)
+    game = FarlightGame(players, seed=seed, max_rounds=3)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    names = [f"p{s}" for s in range(players)]
+    config = {"num_players": players, "max_rounds": 3}
+    record = json.loads(json.dumps(build_record(game, names, seed, config)))
+    verify_record(validate_record(record))  # intact, it replays
+    key = rng.choice(sorted(record))
+    path = rng.choice(_leaves(record[key], (key,)))
+    parent = record
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = rng.choice([*BAD_VALUES, -(10**6), "x" * 20])
+    with contextlib.suppress(RecordError):  # refused, or it replays: nothing else
+        verify_record(validate_record(record))
 
 
 def test_replay_missing_file(tmp_path, capsys):

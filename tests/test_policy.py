@@ -8,6 +8,7 @@ DESIGN: trained policy agents load with `torch.load(..., weights_only=True)` onl
 from __future__ import annotations
 
 import pickle
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -561,6 +562,56 @@ def test_an_oversized_file_is_refused_unread(tmp_path: Path, monkeypatch) -> Non
     path.write_bytes(b"\0" * 2048)
     monkeypatch.setattr(policy_module, "MAX_POLICY_BYTES", 1024)
     with pytest.raises(ValueError, match="larger than 1024 bytes"):
+        load_policy(path)
+
+
+def deflated_copy(source: Path, target: Path) -> Path:
+    """`source` with every zip member deflated: what torch.load would inflate in memory."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    return target
+
+
+def test_a_compressed_file_is_refused_before_torch_inflates_it(tmp_path: Path) -> None:
+    """torch.load allocates a storage at the size the zip declares: 40 MB of zeros deflate to
+    40 KB, so a 256 MB file could ask for terabytes. torch.save never compresses."""
+    raw = write_payload(
+        tmp_path / "raw.pt",
+        format=POLICY_FORMAT,
+        version=POLICY_VERSION,
+        state_dict={"w": torch.zeros(10_000_000)},
+    )
+    bomb = deflated_copy(raw, tmp_path / "bomb.pt")
+    assert bomb.stat().st_size < raw.stat().st_size // 100
+    with pytest.raises(ValueError, match=r"bomb\.pt: not a loadable policy file .*is compressed"):
+        load_policy(bomb)
+
+
+def test_members_declaring_more_than_the_bound_are_refused_unread(saved) -> None:
+    """Stored members may overlap in a crafted zip, so their declared sizes are summed."""
+    from agents.files import check_torch_archive
+
+    path, _net, _config = saved
+    check_torch_archive(path, path.stat().st_size)
+    with pytest.raises(ValueError, match="more than 1,000"):
+        check_torch_archive(path, 1000)
+    with pytest.raises(ValueError, match="more than 1,000"):
+        check_torch_archive(path.read_bytes(), 1000)
+
+
+def test_torchs_legacy_format_is_refused(saved, tmp_path: Path) -> None:
+    """The pre-zip format sizes storages from its pickle alone: not a file this project writes."""
+    _path, net, config = saved
+    path = tmp_path / "legacy.pt"
+    payload = {
+        "format": POLICY_FORMAT,
+        "version": POLICY_VERSION,
+        "config": config,
+        "state_dict": net.state_dict(),
+    }
+    torch.save(payload, path, _use_new_zipfile_serialization=False)
+    with pytest.raises(ValueError, match="not a zip written by torch.save"):
         load_policy(path)
 
 

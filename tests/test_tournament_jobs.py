@@ -290,7 +290,8 @@ def describe(pids: set[int]) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_local_ray_instance_dies_with_a_killed_tournament(tmp_path: Path) -> None:
-    """All of it, Ray's own agents included (alone, they linger for a minute)."""
+    """All of it, Ray's own agents included (alone, they linger for a minute), within the
+    issue's 10 s (measured here: under 1 s)."""
     pytest.importorskip("ray")
     out = tmp_path / "t"
     argv = ["--backend", "ray", "--games", "4000", "--workers", "1", "--out", str(out)]
@@ -305,7 +306,7 @@ def test_a_local_ray_instance_dies_with_a_killed_tournament(tmp_path: Path) -> N
         proc.wait(timeout=30)
         left = lambda: {p for p, t in started.items() if alive(p) and start_time(p) == t}  # noqa: E731
         gone = lambda: not left() and not session_members(proc.pid)  # noqa: E731
-        wait_for(gone, 30, describe=lambda: describe(left() | session_members(proc.pid)))
+        wait_for(gone, 10, describe=lambda: describe(left() | session_members(proc.pid)))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -313,6 +313,32 @@ def test_an_uploaded_record_replays(client: TestClient, data: Path) -> None:
     assert response.json()["steps"] > 10 and response.json()["file"].startswith("uploads/")
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_deeply_nested_files_and_uploads_are_refused_not_a_server_error(data: Path) -> None:
+    """JSON nested 100,000 levels (a RecursionError in any parser) is a 400 for an upload or
+    an opened file, and a file in --data never breaks the record list or the leaderboard."""
+    (data / "j").mkdir(parents=True)
+    (data / "deep.json").write_text(DEEP)
+    (data / "j" / "games.jsonl").write_text(DEEP + "\n")
+    (data / "e").mkdir()
+    (data / "e" / "scorecard.json").write_text(f'{{"extra": {DEEP}}}')
+    (data / "good.json").write_text(json.dumps({"format": "farlight-record", "players": ["a"]}))
+    client = TestClient(make_app(data), raise_server_exceptions=False)
+    upload = client.post("/api/replays/upload", content=DEEP.encode())
+    assert upload.status_code == 400 and "nested too deeply" in upload.json()["error"]
+    for file, game in (("deep.json", None), ("j/games.jsonl", 0)):
+        opened = client.post("/api/replays", json={"file": file, "game": game})
+        assert opened.status_code == 400 and "nested too deeply" in opened.json()["error"], file
+    records = client.get("/api/records")
+    assert records.status_code == 200 and [r["file"] for r in records.json()] == ["good.json"]
+    board = client.get("/api/leaderboard")
+    assert board.status_code == 200, board.text
+    errors = [row["error"] for kind in ("tournaments", "scorecards") for row in board.json()[kind]]
+    assert len(errors) == 2 and all("nested too deeply" in e for e in errors), errors
+
+
 # ---------------------------------------------------------------------------------- leaderboard
 SCORECARD = {
     "protocol": "farlight-eval-v1",

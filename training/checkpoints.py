@@ -26,6 +26,8 @@ from typing import Any, Literal
 import msgspec
 import torch
 
+from agents.files import check_torch_archive
+
 CHECKPOINT = "checkpoint.zip"
 CHECKPOINT_FORMAT = "farlight-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -168,6 +170,7 @@ def _decode_meta(data: bytes, path: Path) -> CheckpointMeta:
 
 def _decode_weights(data: bytes, path: Path) -> dict[str, Any]:
     try:
+        check_torch_archive(data, MAX_WEIGHTS_BYTES)
         payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad bytes
         first = str(exc).splitlines()[0] if str(exc) else ""
