@@ -590,6 +590,21 @@ def test_resume_with_a_corrupt_run_config_names_the_file(ppo_run, tmp_path: Path
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("n_envs", 100_000), ("n_steps", 10**9), ("n_epochs", 10**6)]
+)
+def test_resume_of_a_run_config_asking_for_too_much_is_refused(
+    ppo_run, tmp_path: Path, field: str, value: int
+) -> None:
+    """A run folder from someone else cannot start 100,000 processes or a huge rollout."""
+    run_dir = copy_run(ppo_run[0], tmp_path / "run")
+    stored = json.loads((run_dir / RUN_CONFIG).read_text())
+    stored[field] = value
+    (run_dir / RUN_CONFIG).write_text(json.dumps(stored))
+    with pytest.raises(ValueError, match=f"--{field.replace('_', '-')} must be at most"):
+        train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
+
+
 def test_ppo_resume_of_a_self_play_run_is_refused_clearly(league_run) -> None:
     """`farlight train ppo --resume` pointed at a league directory: a ValueError naming the
     run config, not PPOConfig's TypeError about an unexpected keyword 'baselines'."""

@@ -129,6 +129,11 @@ class SelfPlayConfig(PPOConfig):
 
 
 # ----------------------------------------------------------------------------- validation
+#: Upper bounds, so a run_config.json from someone else cannot start hundreds of processes or
+#: allocate a rollout buffer larger than this machine's memory.
+MAXIMUM = {"n_envs": 64, "n_steps": 65_536, "batch_size": 1 << 20, "n_epochs": 1_000}
+
+
 def _bad_int(value: Any) -> bool:
     return isinstance(value, bool) or not isinstance(value, int)
 
@@ -164,6 +169,11 @@ def config_problems(config: PPOConfig) -> list[str]:
             problems.append(f"--{_flag(name)} must be an integer >= {low}, got {value!r}")
     if problems:
         return problems
+    for name, high in MAXIMUM.items():
+        if hasattr(config, name) and getattr(config, name) > high:
+            problems.append(
+                f"--{_flag(name)} must be at most {high:,}, got {getattr(config, name)}"
+            )
     for name in ("embed", "ship_features", "hidden"):
         if getattr(config, name) > MAX_WIDTH:
             problems.append(f"--{_flag(name)} must be at most {MAX_WIDTH}")
