@@ -113,6 +113,18 @@ def test_a_non_policy_torch_file_is_refused_in_a_line(tmp_path):
     assert_one_clear_error(farlight("tournament", "--agents", f"random,{path}"), "weights.pt")
 
 
+def test_a_corrupt_policy_is_never_advised_to_be_loaded_unsafely(files, tmp_path):
+    """torch's own message suggests weights_only=False; the user is told what the file is not:
+    a text file is not a PyTorch file, a PyTorch zip holding a class is refused unread."""
+    torch = pytest.importorskip("torch")
+    pickled_class = tmp_path / "pickled_class.pt"
+    torch.save({"format": "farlight-policy", "config": Path("x")}, pickled_class)
+    for path, says in ((files["corrupt"], "not a PyTorch file"), (pickled_class, "tensors")):
+        proc = farlight("tournament", "--agents", f"random,{path}")
+        assert_one_clear_error(proc, f"{path.name}: not a loadable policy file", says)
+        assert "weights_only" not in proc.stderr and "trusted source" not in proc.stderr
+
+
 def test_workers_are_not_started_for_a_corrupt_policy(files):
     start = time.perf_counter()
     proc = farlight("tournament", "--agents", f"random,{files['corrupt']}", "--workers", "2")
