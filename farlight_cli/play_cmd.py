@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
     argtypes.check_agents(opponents)
+    argtypes.check_record_path("--record", path)
     session = Session(lineup, args.seat, seed, argtypes.game_config(args), kwargs)
     return session.play(path)
 

@@ -123,6 +123,8 @@ def _play(args: argparse.Namespace):
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
     argtypes.check_agents(args.agents)
+    if args.out is not None:
+        argtypes.check_out_dir("--out", args.out)
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
         raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
     return run_tournament(

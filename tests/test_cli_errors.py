@@ -69,6 +69,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "record": record,
         "broken": broken,
         "missing_pt": folder / "missing.pt",
+        "folder": folder,
     }
 
 
@@ -99,6 +100,22 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("truncated record", ["replay", "{broken}"], ["not valid JSON"]),
         ("replay a bad viewer", ["replay", "{record}", "--viewer", "7"], ["--viewer"]),
         ("unknown command", ["fly"], ["invalid choice"]),
+        (
+            "tournament output under a file",
+            ["tournament", "--out", "{record}/results"],
+            ["--out", "cannot write there"],
+        ),
+        (
+            "evaluate output under a file (refused before 15 games are played)",
+            ["evaluate", "random", "--quick", "--out", "{record}/card"],
+            ["--out", "cannot write there"],
+        ),
+        (
+            "play record in a missing folder (refused before the game, not after it)",
+            ["play", "--seed", "1", "--record", "{folder}/nowhere/game.json"],
+            ["--record", "no such directory"],
+        ),
+        ("play record is a folder", ["play", "--seed", "1", "--record", "{folder}"], ["--record"]),
     ],
 )
 def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, fragments):
