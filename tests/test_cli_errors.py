@@ -123,6 +123,29 @@ def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, frag
     assert_one_clear_error(proc, *fragments)
 
 
+@pytest.mark.parametrize(
+    ("address", "fragments"),
+    [
+        ("127.0.0.1:1", ["--ray-address 127.0.0.1:1", "no Ray cluster reachable"]),
+        ("nonsense", ["--ray-address must be auto, HOST:PORT"]),
+        ("auto", ["cannot join the Ray cluster at auto"]),  # no cluster runs here
+    ],
+)
+def test_an_unreachable_ray_cluster_is_one_line_in_seconds(address, fragments):
+    """Ray itself retries an unreachable address for minutes, and `auto` without a cluster
+    ended in a traceback."""
+    pytest.importorskip("ray")
+    start = time.perf_counter()
+    argv = ["tournament", "--backend", "ray", "--ray-address", address, "--games", "2"]
+    assert_one_clear_error(farlight(*argv, "--no-progress"), *fragments)
+    assert time.perf_counter() - start < 60
+
+
+def test_a_ray_address_without_the_ray_backend_is_refused():
+    proc = farlight("tournament", "--ray-address", "127.0.0.1:1", "--games", "2")
+    assert_one_clear_error(proc, "--ray-address needs --backend ray")
+
+
 def test_a_non_policy_torch_file_is_refused_in_a_line(tmp_path):
     torch = pytest.importorskip("torch")
     path = tmp_path / "weights.pt"

@@ -20,7 +20,6 @@ import json
 import math
 import os
 import shutil
-import socket
 import sys
 import time
 from collections.abc import Collection, Sequence
@@ -31,6 +30,7 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.registry import make
+from agents.workers import check_ray_address
 from training.config import add_config_arguments, config_from_args, given_options, resume_config
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
 
@@ -41,7 +41,6 @@ POLICY = "policy.pt"
 ENV_NAME = "farlight_league"
 MODULE = "shared"
 STEP = "time/total_timesteps"
-ADDRESS_TIMEOUT = 5.0
 CSV_COLUMNS = (
     STEP,
     "time/iterations",
@@ -166,16 +165,10 @@ def prepare(
 def check_address(address: str) -> None:
     """Refuse a malformed or unreachable cluster address in seconds (Ray itself retries for
     a minute or more)."""
-    if address in ("", "auto"):
-        return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise RunError(f"--address must be auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=ADDRESS_TIMEOUT).close()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise RunError(f"--address {address}: no Ray cluster reachable there ({reason})") from exc
+        check_ray_address(address, "--address")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- Ray
