@@ -207,6 +207,40 @@ def test_a_run_draws_its_learning_curve(cli_run: Path) -> None:
         assert image.size[0] > 400
 
 
+def test_learning_curve_legend_is_short_and_off_the_curves(tmp_path: Path, monkeypatch) -> None:
+    """An evaluation opponent given as a policy path once took the legend to 90 characters
+    and squeezed the win-rate axes to a sliver; labels are short, the legend below the axes."""
+    from training import curves
+
+    long_path = "runs/a_long_experiment_name/checkpoints_of_the_best/policy_step_000128000.pt"
+    (tmp_path / "logs").mkdir()
+    write_csv(
+        tmp_path / "logs" / "progress.csv",
+        [
+            [curves.STEP, "eval/win_rate_vs_heuristic", f"eval/win_rate_vs_{long_path}"],
+            ["1000", "0.1", "0.5"],
+            ["2000", "0.2", "0.4"],
+        ],
+    )
+    drawn = []
+    monkeypatch.setattr(curves, "_save", lambda fig, path: drawn.append(fig))
+    curves.plot_ppo_curve(tmp_path)
+    fig = drawn[0]
+    fig.canvas.draw()
+    rates, returns = fig.axes
+    legend = rates.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["vs heuristic", "vs policy_step_0001280…"]
+    box = legend.get_window_extent()
+    for axes in (rates, returns):
+        assert not box.overlaps(axes.get_window_extent()), "the legend covers a plot"
+    assert rates.get_window_extent().width > 0.35 * fig.bbox.width
+    assert curves.opponent_labels(["heuristic_3p", f"{long_path}_4p"]) == {
+        "heuristic_3p": "heuristic, 3p",
+        f"{long_path}_4p": "policy_step_0001280…, 4p",
+    }
+
+
 def test_help_documents_every_option_with_choices_and_defaults() -> None:
     from farlight_cli.main import build_parser
 
