@@ -1,5 +1,7 @@
 """Every expected failure of a non-training `farlight` command: one or two lines, no traceback.
 
+(Training runs: tests/test_training_jobs.py and tests/test_rllib.py; serve: test_cli_serve.py.)
+
 Each case runs the real command in a subprocess, as a user would, and checks the exit status
 (2 for usage and input mistakes, 130 for Ctrl-C, 0 for a reader that closed the pipe early).
 """
@@ -116,6 +118,15 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             ["--record", "no such directory"],
         ),
         ("play record is a folder", ["play", "--seed", "1", "--record", "{folder}"], ["--record"]),
+        ("bench: a player count out of range", ["bench", "--players", "2,7"], ["2..5"]),
+        ("bench: a card file without a name", ["bench", "--card-set", "{nameless}"], ["'name'"]),
+        ("bench: no time budget", ["bench", "--seconds", "0"], ["--seconds", "positive"]),
+        ("random: no games", ["random", "--games", "0"], ["--games", "positive"]),
+        ("random: an unknown rule option", ["random", "--rule", "x=1"], ["unknown rule option"]),
+        ("evaluate: a corrupt policy", ["evaluate", "{corrupt}"], ["corrupt.pt"]),
+        ("evaluate: an unknown policy", ["evaluate", "nobody"], ["unknown policy 'nobody'"]),
+        ("serve: a port out of range", ["serve", "--port", "70000"], ["--port 70000"]),
+        ("rules takes no arguments", ["rules", "extra"], ["unrecognized arguments"]),
     ],
 )
 def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, fragments):
