@@ -31,7 +31,6 @@ def add(sub: argparse._SubParsersAction) -> None:
         "evaluate",
         help="benchmark a policy with the fixed protocol farlight-eval-v1 (scorecard)",
         description=DESCRIPTION,
-        formatter_class=lambda prog: _Formatter(prog),
     )
     p.add_argument(
         "policy",
@@ -68,15 +67,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keep the protocol description's lines; options' help ends with its default."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        from farlight_cli.main import HelpFormatter
-
-        return HelpFormatter._get_help_string(self, action)  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -280,11 +280,13 @@ def test_every_subcommand_is_checked_for_its_help():
 
 
 @pytest.mark.parametrize("command", NON_TRAINING + TRAINING)
-def test_help_shows_every_default_and_choice_as_typed(command):
+def test_help_shows_every_default_and_choice_as_typed(command, monkeypatch):
     from farlight_cli.main import HelpFormatter
 
+    monkeypatch.setenv("COLUMNS", "80")
     parser = _parser_of(command)
     text = parser.format_help()
+    assert max(len(line) for line in text.splitlines()) <= 80, "help fits an 80-column terminal"
     assert "%%" not in text and "['" not in text and "None" not in text
     assert "{}" not in text, "a value as typed, not a Python repr"
     formatter = HelpFormatter(parser.prog)
