@@ -378,3 +378,16 @@ def test_subproc_env_workers_die_with_a_killed_trainer() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_ctrl_c_names_the_training_command_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from farlight_cli.main import main
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_ppo, "train", interrupted)
+    assert main(["train", "ppo", "--run-dir", str(tmp_path / "run")]) == 130
+    assert capsys.readouterr().err.strip() == "farlight train ppo: interrupted"
