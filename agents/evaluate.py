@@ -299,13 +299,15 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("policy win rate (95% Wilson CI)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    title = f"{card['agent']} — {card['protocol']}"
+    from agents.tournament import short_labels
+
+    name = short_labels([card["agent"]])[card["agent"]]  # a policy path: its file name
+    notes = [f"rating mu {card['rating']['mu']:.1f} ± {card['rating']['sigma']:.1f}"]
     if card["quick"]:
-        title += " (QUICK subset, not the full protocol)"
+        notes.append("QUICK subset, not the full protocol")
     if not card["standard_game"]:
-        title += " (non-standard game)"
-    r = card["rating"]
-    ax.set_title(f"{title}\nrating mu {r['mu']:.1f} ± {r['sigma']:.1f}", fontsize=10)
+        notes.append("non-standard game")
+    ax.set_title(f"{name} — {card['protocol']}\n{' · '.join(notes)}", fontsize=10)
     fig.tight_layout()
     tmp = path.with_name(path.name + ".tmp.png")
     fig.savefig(tmp, dpi=100)

@@ -8,6 +8,7 @@ read back with `torch.load(..., weights_only=True)` only: no pickled code ever r
 from __future__ import annotations
 
 import math
+import pickle
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -346,6 +347,21 @@ def parameter_count(config: Mapping[str, Any]) -> int:
         return sum(p.numel() for p in PolicyNet(config).parameters())
 
 
+#: How every file torch.save writes (a zip archive) begins.
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _load_failure(exc: Exception) -> str:
+    """Why torch could not load a file, in a few words. Never torch's own advice for an
+    unpickling refusal, which suggests weights_only=False: a policy file never needs it."""
+    if isinstance(exc, pickle.UnpicklingError):
+        return "it holds more than tensors and plain values, the only kind loaded"
+    if isinstance(exc, EOFError):
+        return "the file is cut short"
+    first = str(exc).split(". ")[0].splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
 def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """Load a saved policy; a foreign, corrupt or oversized file raises ValueError saying what
     is wrong. The file is at most MAX_POLICY_BYTES, its network at most MAX_PARAMETERS."""
@@ -354,14 +370,17 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
         raise FileNotFoundError(f"no policy file at {path}")
     if path.stat().st_size > MAX_POLICY_BYTES:
         raise ValueError(f"{path}: larger than {MAX_POLICY_BYTES} bytes; not a policy file")
+    with path.open("rb") as fh:
+        if fh.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+            raise ValueError(
+                f"{path}: not a loadable policy file (not a PyTorch file: policy files are "
+                "the policy.pt that farlight train writes)"
+            )
     try:
         check_torch_archive(path, MAX_POLICY_BYTES)
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise ValueError(
-            f"{path}: not a loadable policy file ({type(exc).__name__}: {first})"
-        ) from exc
+        raise ValueError(f"{path}: not a loadable policy file ({_load_failure(exc)})") from exc
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:
         raise ValueError(f"{path}: not a Farlight policy (expected format {POLICY_FORMAT!r})")
     if payload.get("version") != POLICY_VERSION:

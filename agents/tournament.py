@@ -376,9 +376,13 @@ def _run_ray(
     reaper = start_orphan_reaper() if started_here and address is None else None
     try:
         if started_here:
-            ray.init(
-                address=address, num_cpus=None if address else workers, include_dashboard=False
-            )
+            try:
+                ray.init(
+                    address=address, num_cpus=None if address else workers, include_dashboard=False
+                )
+            except ConnectionError as exc:  # no cluster at the address, or none running (auto)
+                first = str(exc).split(". ")[0].splitlines()[0]
+                raise ValueError(f"cannot join the Ray cluster at {address}: {first}") from None
         _play_on_ray(ray, specs, done)
     finally:
         if started_here:

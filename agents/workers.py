@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +24,8 @@ from pathlib import Path
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 1.0
 REAP_POLL_SECONDS = 0.5
+#: Seconds to wait for a Ray cluster's port to answer (Ray itself retries for minutes).
+RAY_ADDRESS_TIMEOUT = 5.0
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -137,3 +140,18 @@ def start_time(pid: int) -> str:
     except OSError:
         return ""
     return stat.rsplit(")", 1)[1].split()[19]
+
+
+def check_ray_address(address: str | None, flag: str) -> None:
+    """Refuse a malformed or unreachable Ray cluster address in seconds (ValueError naming
+    `flag`); Ray itself retries for minutes. "auto" and no address are left to Ray."""
+    if not address or address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{flag} must be auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_ADDRESS_TIMEOUT).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"{flag} {address}: no Ray cluster reachable there ({reason})") from None

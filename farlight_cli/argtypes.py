@@ -12,6 +12,8 @@ a message that says what a right value looks like; argparse then prints it as
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,8 @@ __all__ = [
     "add_game_config_arguments",
     "agent_list",
     "card_set_file",
+    "check_out_dir",
+    "check_record_path",
     "game_config",
     "grid_size",
     "max_rounds",
@@ -269,3 +273,48 @@ def check_agents(names: list[str]) -> None:
             raise InputError(
                 f"{name}: saved policies need the train extra (torch): {exc}"
             ) from None
+
+
+# ---- where results go --------------------------------------------------------------------
+def _probe(folder: Path) -> None:
+    """Create and remove a scratch file in `folder`: the only test of writability that also
+    holds for root and for read-only or virtual file systems."""
+    fd, name = tempfile.mkstemp(prefix=".farlight-probe-", dir=folder)
+    os.close(fd)
+    os.unlink(name)
+
+
+def check_out_dir(flag: str, out: Path) -> None:
+    """Refuse, before any game is played, an output folder that cannot be written: a file, a
+    folder without write access, or a path where no folder can be made. Leaves nothing behind."""
+    from farlight_cli.errors import InputError
+
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{flag} {out}: exists and is not a directory")
+    missing = [p for p in (out, *out.parents) if not p.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _probe(out)
+    except OSError as exc:
+        raise InputError(f"{flag} {out}: cannot write there ({exc.strerror or exc})") from None
+    finally:
+        for folder in missing:  # innermost first
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
+
+def check_record_path(flag: str, path: Path) -> None:
+    """Refuse, before the game starts, a record file that could not be saved at the end."""
+    from farlight_cli.errors import InputError
+
+    if path.is_dir():
+        raise InputError(f"{flag} {path}: is a directory; give a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise InputError(f"{flag} {path}: no such directory {folder}")
+    try:
+        _probe(folder)
+    except OSError as exc:
+        raise InputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None

@@ -119,16 +119,24 @@ def ship_map(game: FarlightGame, seat: int) -> list[str]:
     return lines
 
 
-def ship_legend(game: FarlightGame, seat: int, width: int) -> list[str]:
-    """'A Gene Sequencing Lab' per installed part, two to a line, each cut to `width`/2."""
+#: Characters of a part's name in the ship legend ('A Quantum Vacuum Thruster' fits).
+LEGEND_NAME = 26
+
+
+def ship_legend(game: FarlightGame, seat: int, width: int = WIDTH) -> list[str]:
+    """'A Quantum Vacuum Thruster  B Algae Farm ...': the installed parts by the letters of the
+    ship map, as many to a line of `width` as fit, each name cut to LEGEND_NAME characters."""
     names = [
-        clip(f"{TARGET_LETTERS.upper()[i % 26]} {game.cards.parts[part].name}", width // 2 - 1)
+        clip(f"{TARGET_LETTERS.upper()[i % 26]} {game.cards.parts[part].name}", LEGEND_NAME)
         for i, part in enumerate(game.ship_parts[seat])
     ]
-    return [
-        " ".join(name.ljust(width // 2 - 1) for name in names[i : i + 2]).rstrip()
-        for i in range(0, len(names), 2)
-    ]
+    lines: list[str] = []
+    for name in names:
+        if lines and len(lines[-1]) + 2 + len(name) <= width:
+            lines[-1] += "  " + name
+        else:
+            lines.append(name)
+    return lines
 
 
 def compact_board(game: FarlightGame, seat: int) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from farlight_cli import argtypes
@@ -32,7 +31,6 @@ def add(sub: argparse._SubParsersAction) -> None:
         "evaluate",
         help="benchmark a policy with the fixed protocol farlight-eval-v1 (scorecard)",
         description=DESCRIPTION,
-        formatter_class=lambda prog: _Formatter(prog),
     )
     p.add_argument(
         "policy",
@@ -71,30 +69,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run, parser=p)
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keep the protocol description's lines; options' help ends with its default."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        from farlight_cli.main import HelpFormatter
-
-        return HelpFormatter._get_help_string(self, action)  # type: ignore[arg-type]
-
-
-def check_out_dir(out: Path) -> None:
-    """Refuse, before any game, an --out that is a file or lies where nothing can be written."""
-    if out.exists():
-        if not out.is_dir():
-            raise InputError(f"--out {out}: exists and is not a directory")
-        if not os.access(out, os.W_OK | os.X_OK):
-            raise InputError(f"--out {out}: directory is not writable")
-        return
-    parent = out.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"--out {out}: cannot create it ({parent} is not a writable directory)")
-
-
 def run(args: argparse.Namespace) -> int:
     import sys
 
@@ -108,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None and policy != "ismcts":
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
     if args.out is not None:
-        check_out_dir(args.out)
+        argtypes.check_out_dir("--out", args.out)
     argtypes.check_agents([policy])  # a corrupt or hostile .pt: one line, before any game
 
     from agents.evaluate import evaluate, format_scorecard, write_scorecard

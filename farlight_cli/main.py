@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "farlight"
     try:
         args = build_parser().parse_args(argv)
-        command = f"farlight {args.command}"
+        command = " ".join(["farlight", args.command, *([args.kind] if "kind" in args else [])])
         return int(args.func(args))
     except BrokenPipeError:
         _silence_stdout()  # `farlight ... | head`: the reader left; that is not an error

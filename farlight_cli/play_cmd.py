@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
     argtypes.check_agents(opponents)
+    argtypes.check_record_path("--record", path)
     session = Session(lineup, args.seat, seed, argtypes.game_config(args), kwargs)
     return session.play(path)
 
@@ -170,7 +171,7 @@ class Session:
         changed = self.game.config.rule_options.changed()
         if changed:
             print("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
-        print(f"You are P{self.seat}. At each of your decisions: {HELP}.")
+        print(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
         print(f"\n── round {self.game.round} ──")
         watch = BiddingWatch()
         status = 0
@@ -259,7 +260,7 @@ class Session:
                     raise Quit("you quit")
                 continue
             if lowered == "?":
-                print(f"  {BID_HELP if bidding else 'a number picks an option'} · {HELP}")
+                print(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {HELP}")
                 continue
             if lowered == "b":
                 print(picture(self.game, self.seat), end="")
@@ -360,11 +361,13 @@ class Session:
             texts = [text.replace(f"install {name} at", "install at") for text in texts]
         numbered = [f"{n:>2}) {text}" for n, text in enumerate(texts, 1)]
         ship = board.ship_map(game, self.seat)
-        width = max(24, max(len(line) for line in ship))
-        left = ["your ship:", *ship, *board.ship_legend(game, self.seat, width)]
-        room = board.HEIGHT - len(lines) - 1
+        left = ["your ship:", *ship]
+        legend = board.ship_legend(game, self.seat)  # full width, below ship and options
+        room = board.HEIGHT - len(lines) - 1 - len(legend)
         right = title + numbered
-        if len(right) > room:  # two columns of options when one is too tall
+        if len(right) > room:  # two columns of options, without the ship, when one is too tall
+            legend = []
+            room = board.HEIGHT - len(lines) - 1
             per = room - len(title)
             first, second = numbered[:per], numbered[per:]
             width = max(len(x) for x in first) + 2
@@ -374,6 +377,7 @@ class Session:
             ]
             left = []
         lines += board.beside(left, right) if left else right
+        lines += legend
         lines.append(f"  ({HELP})")
         return [board.clip(line, board.WIDTH) for line in lines]
 

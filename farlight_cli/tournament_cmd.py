@@ -101,9 +101,21 @@ STORED_OPTIONS += ("card_set", "grid_size", "max_rounds", "rule_options")
 STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds")
 
 
+def _check_backend(args: argparse.Namespace) -> None:
+    """Ray installed and its cluster reachable, before any game (Ray retries for minutes)."""
+    from agents.workers import check_ray_address
+
+    if args.ray_address is not None and args.backend != "ray":
+        raise InputError("--ray-address needs --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
+    check_ray_address(args.ray_address, "--ray-address")
+
+
 def _play(args: argparse.Namespace):
     from agents.tournament import resume_tournament, run_tournament
 
+    _check_backend(args)
     if args.resume is not None:
         parser = args.parser
         given = [n for n in STORED_OPTIONS if getattr(args, n) != parser.get_default(n)]
@@ -123,8 +135,8 @@ def _play(args: argparse.Namespace):
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
     argtypes.check_agents(args.agents)
-    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
+    if args.out is not None:
+        argtypes.check_out_dir("--out", args.out)
     return run_tournament(
         args.agents,
         num_players=args.players,

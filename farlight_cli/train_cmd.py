@@ -1,10 +1,24 @@
-"""`farlight train ppo|self-play`: the training scripts behind one command (needs `train`)."""
+"""`farlight train ppo|self-play|rllib`: the whole command line of the training scripts.
+
+The options are generated from each script's config dataclass (`training.config`); the
+scripts themselves (`training/train_ppo.py`, `self_play.py`, `rllib_self_play.py`) hold the
+training logic and take a config, not arguments. Needs the `train` extra (`rllib` for rllib).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
-from training.config import PPOConfig, SelfPlayConfig, add_config_arguments
+from training.config import (
+    PPOConfig,
+    SelfPlayConfig,
+    add_config_arguments,
+    config_from_args,
+    given_options,
+)
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -20,53 +34,105 @@ def add(sub: argparse._SubParsersAction) -> None:
         description="MaskablePPO against fixed opponents (training/train_ppo.py).",
     )
     add_config_arguments(ppo, PPOConfig)
+    _add_run_flags(ppo, _run_ppo, "continue the run in --run-dir from its last checkpoint")
     league = kinds.add_parser(
         "self-play",
         help="league self-play with snapshots and ratings",
         description="League self-play (training/self_play.py).",
     )
     add_config_arguments(league, SelfPlayConfig)
-    for parser, runner in ((ppo, _run_ppo), (league, _run_self_play)):
-        parser.add_argument(
-            "--resume",
-            action="store_true",
-            help="continue the run in --run-dir from its last checkpoint",
-        )
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-        parser.set_defaults(func=runner)
+    _add_run_flags(league, _run_self_play, "continue the run in --run-dir from its last checkpoint")
     rllib = kinds.add_parser(
         "rllib",
         help="league self-play with PPO on Ray RLlib (needs the rllib extra)",
         description="League self-play on Ray RLlib, local or on a cluster "
         "(training/rllib_self_play.py).",
     )
-    _add_rllib(rllib)
+    from training.rllib_config import RLlibConfig
+
+    add_config_arguments(rllib, RLlibConfig)
+    _add_run_flags(rllib, _run_rllib, "continue the run in --run-dir from its checkpoint")
+
+
+def _add_run_flags(
+    parser: argparse.ArgumentParser, runner: Callable[[argparse.Namespace], int], resume: str
+) -> None:
+    parser.add_argument("--resume", action="store_true", help=resume)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=runner)
+
+
+def report(command: str, exc: Exception) -> int:
+    """A run that could not start: at most two lines on stderr, status 2."""
+    lines = [line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    print(f"{command}: error: {lines[0]}", file=sys.stderr)
+    if len(lines) > 1:
+        print(f"  {' '.join(lines[1:])}"[:300], file=sys.stderr)
+    return 2
 
 
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
-    return train_ppo.run(args)
-
-
-def _add_rllib(parser: argparse.ArgumentParser) -> None:
-    from training.rllib_config import RLlibConfig
-
-    add_config_arguments(parser, RLlibConfig)
-    parser.add_argument(
-        "--resume", action="store_true", help="continue the run in --run-dir from its checkpoint"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=_run_rllib)
-
-
-def _run_rllib(args: argparse.Namespace) -> int:
-    from training import rllib_self_play
-
-    return rllib_self_play.run(args)
+    try:
+        config = config_from_args(args, PPOConfig)
+        model = train_ppo.train(
+            config,
+            resume=args.resume,
+            progress=not args.no_progress,
+            given=given_options(args, PPOConfig),
+        )
+    except ValueError as exc:  # RunError included: a run that cannot start as asked
+        return report("farlight train ppo", exc)
+    print(f"trained {model.num_timesteps} steps; policy: {Path(config.run_dir) / 'policy.pt'}")
+    return 0
 
 
 def _run_self_play(args: argparse.Namespace) -> int:
     from training import self_play
 
-    return self_play.run(args)
+    try:
+        config = config_from_args(args, SelfPlayConfig)
+        model = self_play.train(
+            config,
+            resume=args.resume,
+            progress=not args.no_progress,
+            given=sorted(given_options(args, SelfPlayConfig)),
+        )
+    except ValueError as exc:
+        return report("farlight train self-play", exc)
+    run_dir = Path(config.run_dir)
+    print(
+        f"trained {model.num_timesteps} steps; league state {run_dir / self_play.LEAGUE_STATE}; "
+        f"learning curve {run_dir / 'learning_curve.png'}"
+    )
+    return 0
+
+
+def _run_rllib(args: argparse.Namespace) -> int:
+    from training.rllib_config import RLlibConfig
+
+    command = "farlight train rllib"
+    try:
+        config = config_from_args(args, RLlibConfig)
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        return report(command, ValueError("needs RLlib: pip install 'farlight-env[rllib]'"))
+    except ValueError as exc:
+        return report(command, exc)
+    from training import rllib_self_play
+
+    try:
+        state = rllib_self_play.train(
+            config,
+            resume=args.resume,
+            progress=not args.no_progress,
+            given=given_options(args, RLlibConfig),
+        )
+    except ValueError as exc:
+        return report(command, exc)
+    print(
+        f"trained {state.iteration} iterations, {state.env_steps} env steps; "
+        f"policy: {Path(config.run_dir) / rllib_self_play.POLICY}"
+    )
+    return 0

@@ -248,24 +248,47 @@ def test_bench_search_and_training_figures(monkeypatch):
     )
 
 
-NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay", "evaluate")
+NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay", "evaluate", "serve")
+TRAINING = ("train ppo", "train self-play", "train rllib")
 
 
-def _subparsers() -> dict[str, argparse.ArgumentParser]:
+def _subparsers(
+    parser: argparse.ArgumentParser | None = None,
+) -> dict[str, argparse.ArgumentParser]:
     from farlight_cli.main import build_parser
 
-    parser = build_parser()
+    parser = parser or build_parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
 
 
-@pytest.mark.parametrize("command", NON_TRAINING)
-def test_help_shows_every_default_and_choice_as_typed(command):
+def _parser_of(command: str) -> argparse.ArgumentParser:
+    """The parser of `farlight COMMAND` ("train ppo": a subcommand's subcommand)."""
+    parser = None
+    for word in command.split():
+        parser = _subparsers(parser)[word]
+    assert parser is not None
+    return parser
+
+
+def test_every_subcommand_is_checked_for_its_help():
+    from farlight_cli.main import build_parser
+
+    top = _subparsers(build_parser())
+    assert set(top) == {*NON_TRAINING, "train"}
+    assert {f"train {kind}" for kind in _subparsers(top["train"])} == set(TRAINING)
+
+
+@pytest.mark.parametrize("command", NON_TRAINING + TRAINING)
+def test_help_shows_every_default_and_choice_as_typed(command, monkeypatch):
     from farlight_cli.main import HelpFormatter
 
-    parser = _subparsers()[command]
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = _parser_of(command)
     text = parser.format_help()
+    assert max(len(line) for line in text.splitlines()) <= 80, "help fits an 80-column terminal"
     assert "%%" not in text and "['" not in text and "None" not in text
+    assert "{}" not in text, "a value as typed, not a Python repr"
     formatter = HelpFormatter(parser.prog)
     for action in parser._actions:
         if not action.option_strings or action.nargs == 0:

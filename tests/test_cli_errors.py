@@ -1,5 +1,7 @@
 """Every expected failure of a non-training `farlight` command: one or two lines, no traceback.
 
+(Training runs: tests/test_training_jobs.py and tests/test_rllib.py; serve: test_cli_serve.py.)
+
 Each case runs the real command in a subprocess, as a user would, and checks the exit status
 (2 for usage and input mistakes, 130 for Ctrl-C, 0 for a reader that closed the pipe early).
 """
@@ -72,6 +74,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "broken": broken,
         "deep": deep,
         "missing_pt": folder / "missing.pt",
+        "folder": folder,
     }
 
 
@@ -103,6 +106,31 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("record nested 100,000 deep", ["replay", "{deep}"], ["nested too deeply"]),
         ("replay a bad viewer", ["replay", "{record}", "--viewer", "7"], ["--viewer"]),
         ("unknown command", ["fly"], ["invalid choice"]),
+        (
+            "tournament output under a file",
+            ["tournament", "--out", "{record}/results"],
+            ["--out", "cannot write there"],
+        ),
+        (
+            "evaluate output under a file (refused before 15 games are played)",
+            ["evaluate", "random", "--quick", "--out", "{record}/card"],
+            ["--out", "cannot write there"],
+        ),
+        (
+            "play record in a missing folder (refused before the game, not after it)",
+            ["play", "--seed", "1", "--record", "{folder}/nowhere/game.json"],
+            ["--record", "no such directory"],
+        ),
+        ("play record is a folder", ["play", "--seed", "1", "--record", "{folder}"], ["--record"]),
+        ("bench: a player count out of range", ["bench", "--players", "2,7"], ["2..5"]),
+        ("bench: a card file without a name", ["bench", "--card-set", "{nameless}"], ["'name'"]),
+        ("bench: no time budget", ["bench", "--seconds", "0"], ["--seconds", "positive"]),
+        ("random: no games", ["random", "--games", "0"], ["--games", "positive"]),
+        ("random: an unknown rule option", ["random", "--rule", "x=1"], ["unknown rule option"]),
+        ("evaluate: a corrupt policy", ["evaluate", "{corrupt}"], ["corrupt.pt"]),
+        ("evaluate: an unknown policy", ["evaluate", "nobody"], ["unknown policy 'nobody'"]),
+        ("serve: a port out of range", ["serve", "--port", "70000"], ["--port 70000"]),
+        ("rules takes no arguments", ["rules", "extra"], ["unrecognized arguments"]),
     ],
 )
 def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, fragments):
@@ -110,11 +138,46 @@ def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, frag
     assert_one_clear_error(proc, *fragments)
 
 
+@pytest.mark.parametrize(
+    ("address", "fragments"),
+    [
+        ("127.0.0.1:1", ["--ray-address 127.0.0.1:1", "no Ray cluster reachable"]),
+        ("nonsense", ["--ray-address must be auto, HOST:PORT"]),
+        ("auto", ["cannot join the Ray cluster at auto"]),  # no cluster runs here
+    ],
+)
+def test_an_unreachable_ray_cluster_is_one_line_in_seconds(address, fragments):
+    """Ray itself retries an unreachable address for minutes, and `auto` without a cluster
+    ended in a traceback."""
+    pytest.importorskip("ray")
+    start = time.perf_counter()
+    argv = ["tournament", "--backend", "ray", "--ray-address", address, "--games", "2"]
+    assert_one_clear_error(farlight(*argv, "--no-progress"), *fragments)
+    assert time.perf_counter() - start < 60
+
+
+def test_a_ray_address_without_the_ray_backend_is_refused():
+    proc = farlight("tournament", "--ray-address", "127.0.0.1:1", "--games", "2")
+    assert_one_clear_error(proc, "--ray-address needs --backend ray")
+
+
 def test_a_non_policy_torch_file_is_refused_in_a_line(tmp_path):
     torch = pytest.importorskip("torch")
     path = tmp_path / "weights.pt"
     torch.save({"just": "a dict"}, path)
     assert_one_clear_error(farlight("tournament", "--agents", f"random,{path}"), "weights.pt")
+
+
+def test_a_corrupt_policy_is_never_advised_to_be_loaded_unsafely(files, tmp_path):
+    """torch's own message suggests weights_only=False; the user is told what the file is not:
+    a text file is not a PyTorch file, a PyTorch zip holding a class is refused unread."""
+    torch = pytest.importorskip("torch")
+    pickled_class = tmp_path / "pickled_class.pt"
+    torch.save({"format": "farlight-policy", "config": Path("x")}, pickled_class)
+    for path, says in ((files["corrupt"], "not a PyTorch file"), (pickled_class, "tensors")):
+        proc = farlight("tournament", "--agents", f"random,{path}")
+        assert_one_clear_error(proc, f"{path.name}: not a loadable policy file", says)
+        assert "weights_only" not in proc.stderr and "trusted source" not in proc.stderr
 
 
 def test_workers_are_not_started_for_a_corrupt_policy(files):

@@ -255,3 +255,33 @@ def test_user_mistakes_are_one_or_two_lines_and_write_nothing(
     assert_one_clear_error(proc, *fragments)
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing (half-)written
     assert not marker.exists()
+
+
+def test_scorecard_picture_names_a_policy_path_briefly(tmp_path: Path, monkeypatch) -> None:
+    """A policy path once ran the title off both edges of scorecard.png; the picture names
+    the file, scorecard.json keeps the path."""
+    import matplotlib.pyplot as plt
+
+    from agents.evaluate import plot_scorecard
+
+    long_path = "runs/a_long_experiment_name/checkpoints_of_the_best/policy_step_000128000.pt"
+    rate = {"win_rate": 0.5, "ci_low": 0.2, "ci_high": 0.8}
+    card = {
+        "agent": long_path,
+        "protocol": PROTOCOL,
+        "quick": True,
+        "standard_game": False,
+        "rating": {"mu": 20.0, "sigma": 5.0},
+        "cells": [{"players": n, "opponent": o, **rate} for n in (2, 3) for o in OPPONENTS],
+    }
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), close(fig)))
+    plot_scorecard(card, tmp_path / "scorecard.png")
+    fig = drawn[0]
+    fig.canvas.draw()
+    title = fig.axes[0].title
+    assert title.get_text().splitlines()[0] == f"policy_step_0001280… — {PROTOCOL}"
+    assert "QUICK" in title.get_text() and "non-standard" in title.get_text()
+    box = title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width, "the title fits the picture"

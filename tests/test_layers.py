@@ -64,3 +64,19 @@ def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() 
     commands = {p.stem for p in Path(farlight_cli.__file__).parent.glob("*_cmd.py")}
     assert {"random_cmd", "bench_cmd", "rules_cmd", "tournament_cmd", "play_cmd"} <= commands
     assert {"replay_cmd", "train_cmd"} <= commands
+
+
+def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
+    """One home for the command line: no package below farlight_cli builds a parser or runs
+    as a script of its own (`python -m training.train_ppo` once duplicated `farlight train
+    ppo`). training/config.py only turns its config dataclasses into flags for
+    farlight_cli/train_cmd.py; the training scripts take a config, not arguments."""
+    root = Path(farlight_env.__file__).parent.parent
+    for package in ("farlight_env", "agents", "training", "farlight_web"):
+        for path in sorted((root / package).rglob("*.py")):
+            name = str(path.relative_to(root))
+            text = path.read_text()
+            assert "ArgumentParser(" not in text, f"{name} builds its own parser"
+            assert "__main__" not in text, f"{name} runs as a script of its own"
+            if name != "training/config.py":
+                assert "argparse" not in _imported_roots(path), f"{name} handles arguments"

@@ -487,6 +487,41 @@ def test_play_screen_fits_80_by_24_at_every_decision(num_players):
     assert Phase.BIDDING in checked and Phase.INSTALL in checked
 
 
+def test_play_ship_legend_names_every_part_in_full_and_fits_the_width():
+    """The legend under the ship map once cut names to 10 characters ('A Quantum …')."""
+    import numpy as np
+
+    from farlight_cli import board
+
+    game = FarlightGame(2, seed=11)
+    rng = np.random.default_rng(11)
+    while len(game.ship_parts[0]) < 6 and not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    names = [game.cards.parts[p].name for p in game.ship_parts[0]]
+    assert len(names) >= 4
+    legend = board.ship_legend(game, 0)
+    text = "  ".join(legend)
+    for letter, name in zip("ABCDEFGHIJ", names, strict=False):
+        shown = f"{letter} {name}"
+        assert (
+            shown if len(shown) <= board.LEGEND_NAME else shown[: board.LEGEND_NAME - 1]
+        ) in text
+    assert all(len(line) <= board.WIDTH for line in legend)
+    assert len(legend) < len(names)  # several to a line
+
+
+def test_play_intro_and_help_lines_fit_80_columns(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "game.json"
+    status, out = play(monkeypatch, capsys, [*PLAY, "--record", str(path)], "?\n1\n" + SCRIPT)
+    assert status == 0
+    start = out.split("── round 1 ──")[0]
+    assert "At each of your decisions" in start
+    helped = out.split("(? help): ?\n")[1].splitlines()[:2]  # the answer is echoed
+    assert "c3" in helped[0] and "q: quit" in helped[1]
+    assert all(len(line) <= 80 for line in start.splitlines() + helped), start
+
+
 def test_play_ctrl_c_saves_and_prints_one_line(tmp_path):
     import os
     import signal

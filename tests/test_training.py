@@ -379,7 +379,9 @@ def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) 
     cmd = [
         sys.executable,
         "-m",
-        "training.train_ppo",
+        "farlight_cli",
+        "train",
+        "ppo",
         "--run-dir",
         str(run_dir),
         "--total-steps",

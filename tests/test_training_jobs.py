@@ -102,6 +102,8 @@ def bad_files(root: Path) -> dict[str, Path]:
         (["--opponents", "random,random,random"], "--opponents: give one agent or 1"),
         (["--hidden", "100000"], "--hidden must be at most 4096"),
         (["--card-set", "{cards}"], "cards.toml"),
+        (["--grid-size", "43"], "--grid-size: grid_size must be odd"),
+        (["--max-rounds", "20000"], "--max-rounds: max_rounds must be 1..10000"),
         (["--card-set", "missing.toml"], "missing.toml"),
         (["--resume"], "no run_config.json"),
     ],
@@ -125,6 +127,34 @@ def test_a_run_that_cannot_start_is_one_or_two_lines_and_status_2(
     assert 1 <= len(err.strip().splitlines()) <= 2 or "usage:" in err
     assert says in err, err
     assert not (tmp_path / "run" / RUN_CONFIG).exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "argv", "says"),
+    [
+        ("ppo", ["--grid-size", "43"], "--grid-size: grid_size must be odd"),
+        ("ppo", ["--max-rounds", "20000"], "--max-rounds: max_rounds must be 1..10000"),
+        ("ppo", ["--card-set", "{cards}"], "cards.toml"),
+        ("ppo", ["--init-from", "nope.zip"], "nope.zip"),
+        ("self-play", ["--grid-size", "4"], "--grid-size: grid_size must be odd"),
+        ("self-play", ["--baselines", "bogus"], "--baselines: unknown agent 'bogus'"),
+        ("self-play", ["--total-steps", "0"], "--total-steps must be an integer >= 1"),
+        ("self-play", ["--num-players", "7"], "--num-players must be 2..5"),
+        ("self-play", ["--resume"], "no run_config.json"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else " ".join(v),
+)
+def test_a_run_that_cannot_start_is_one_line_from_the_command(
+    tmp_path: Path, kind: str, argv: list[str], says: str
+) -> None:
+    """The command as a user runs it (a subprocess, default subproc workers): one line, status
+    2, no traceback, nothing written. The game options once failed inside the env workers."""
+    argv = [a.format(**bad_files(tmp_path)) for a in argv]
+    done = farlight("train", kind, "--run-dir", str(tmp_path / "run"), *argv, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert says in done.stderr, done.stderr
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("opponent", ["bogus", "{corrupt}"])
@@ -177,8 +207,45 @@ def test_a_run_draws_its_learning_curve(cli_run: Path) -> None:
         assert image.size[0] > 400
 
 
+def test_learning_curve_legend_is_short_and_off_the_curves(tmp_path: Path, monkeypatch) -> None:
+    """An evaluation opponent given as a policy path once took the legend to 90 characters
+    and squeezed the win-rate axes to a sliver; labels are short, the legend below the axes."""
+    from training import curves
+
+    long_path = "runs/a_long_experiment_name/checkpoints_of_the_best/policy_step_000128000.pt"
+    (tmp_path / "logs").mkdir()
+    write_csv(
+        tmp_path / "logs" / "progress.csv",
+        [
+            [curves.STEP, "eval/win_rate_vs_heuristic", f"eval/win_rate_vs_{long_path}"],
+            ["1000", "0.1", "0.5"],
+            ["2000", "0.2", "0.4"],
+        ],
+    )
+    drawn = []
+    monkeypatch.setattr(curves, "_save", lambda fig, path: drawn.append(fig))
+    curves.plot_ppo_curve(tmp_path)
+    fig = drawn[0]
+    fig.canvas.draw()
+    rates, returns = fig.axes
+    legend = rates.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["vs heuristic", "vs policy_step_0001280…"]
+    box = legend.get_window_extent()
+    for axes in (rates, returns):
+        assert not box.overlaps(axes.get_window_extent()), "the legend covers a plot"
+    assert rates.get_window_extent().width > 0.35 * fig.bbox.width
+    assert curves.opponent_labels(["heuristic_3p", f"{long_path}_4p"]) == {
+        "heuristic_3p": "heuristic, 3p",
+        f"{long_path}_4p": "policy_step_0001280…, 4p",
+    }
+
+
 def test_help_documents_every_option_with_choices_and_defaults() -> None:
-    parser = train_ppo.build_parser()
+    from farlight_cli.main import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    parser = next(a for a in commands["train"]._actions if a.dest == "kind").choices["ppo"]
     text = " ".join(parser.format_help().split())
     assert "--arch {structured,flat}" in text
     assert "--vec-env {subproc,dummy}" in text
@@ -311,3 +378,16 @@ def test_subproc_env_workers_die_with_a_killed_trainer() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_ctrl_c_names_the_training_command_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from farlight_cli.main import main
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_ppo, "train", interrupted)
+    assert main(["train", "ppo", "--run-dir", str(tmp_path / "run")]) == 130
+    assert capsys.readouterr().err.strip() == "farlight train ppo: interrupted"

@@ -55,7 +55,7 @@ class PPOConfig:
         "opponent agents: one for every seat, or one per other seat (names or *.pt paths)",
     )
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
-    grid_size: int = opt(13, "ship grid size (odd, >= 3)")
+    grid_size: int = opt(13, "side of each ship's square grid, odd, 3..41 (R-INST-2)")
     max_rounds: int = opt(50, "round cap of a game (truncation with final scoring)")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
@@ -299,9 +299,12 @@ def _choices(hint: Any) -> tuple[str, ...]:
 
 
 def _show(value: Any) -> str:
+    """A value as it is typed on the command line (never a Python repr such as {})."""
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "none"
     if isinstance(value, list):
-        return ",".join(map(str, value)) if value else "(none)"
-    return "(none)" if value == "" else str(value)
+        return ",".join(map(str, value)) if value else "none"
+    return "none" if value == "" else str(value)
 
 
 def add_config_arguments(parser: argparse.ArgumentParser, cls: type = PPOConfig) -> None:

@@ -1,6 +1,7 @@
 """Learning-curve pictures of training runs, redrawn after every evaluation or snapshot.
 
-Legends sit beside the axes, never over the curves; files are written whole (temp + rename).
+Legends sit outside the axes, never over the curves, and name agents briefly (policy paths
+by file name); files are written whole (temp + rename).
 """
 
 from __future__ import annotations
@@ -56,20 +57,35 @@ def progress_series(csv_path: Path) -> dict[str, list[tuple[float, float]]]:
     return series
 
 
+def opponent_labels(names: Sequence[str]) -> dict[str, str]:
+    """Short, distinct legend labels for evaluation opponents: a policy path by its file name
+    (as tournament tables show it), a per-player-count suffix '_3p' kept as ', 3p'."""
+    import re
+
+    from agents.tournament import short_labels
+
+    split = {n: re.fullmatch(r"(.+)_([2-5])p", n) for n in names}
+    bases = [m.group(1) if m else n for n, m in split.items()]
+    short = short_labels(list(dict.fromkeys(bases)))
+    return {n: f"{short[m.group(1)]}, {m.group(2)}p" if m else short[n] for n, m in split.items()}
+
+
 def plot_ppo_curve(run_dir: Path) -> Path:
     """Win rate against each evaluation opponent, and the mean episode return, over steps."""
     run_dir = Path(run_dir)
     series = progress_series(run_dir / "logs" / "progress.csv")
     fig = _figure(11, 4)
     rates, returns = fig.subplots(1, 2)
-    for key in sorted(k for k in series if k.startswith(WIN_RATE_PREFIX)):
+    keys = sorted(k for k in series if k.startswith(WIN_RATE_PREFIX))
+    labels = opponent_labels([k[len(WIN_RATE_PREFIX) :] for k in keys])
+    for key in keys:
         steps, values = zip(*series[key], strict=True)
-        rates.plot(steps, values, "o-", label=f"vs {key[len(WIN_RATE_PREFIX) :]}")
+        rates.plot(steps, values, "o-", label=f"vs {labels[key[len(WIN_RATE_PREFIX) :]]}")
     rates.set_ylim(-0.02, 1.02)
     rates.set_xlabel("training steps")
     rates.set_ylabel("win rate (evaluation games)")
-    if rates.get_legend_handles_labels()[0]:
-        rates.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    if keys:  # below the axes, short names (the full ones are in progress.csv)
+        rates.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small")
     else:
         rates.text(0.5, 0.5, "no evaluation yet", ha="center", va="center")
     if EPISODE_RETURN in series:

@@ -45,7 +45,7 @@ class RLlibConfig:
     # ---- the game
     num_players: int = opt(2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
-    grid_size: int = opt(13, "ship grid size (odd, >= 3)")
+    grid_size: int = opt(13, "side of each ship's square grid, odd, 3..41 (R-INST-2)")
     max_rounds: int = opt(50, "round cap of a game (truncation with final scoring)")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     rule_options: dict[str, Any] = opt(

@@ -14,14 +14,11 @@ the tournament code. A local Ray instance dies with this process (orphan reaper)
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
 import os
 import shutil
-import socket
-import sys
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -31,7 +28,10 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.registry import make
-from training.config import add_config_arguments, config_from_args, given_options, resume_config
+from agents.workers import check_ray_address
+from farlight_env.cards.loader import CardFileError, load_card_set
+from training.config import resume_config
+from training.game_options import check_game_options
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
 
 RUN_CONFIG = "run_config.json"
@@ -41,7 +41,6 @@ POLICY = "policy.pt"
 ENV_NAME = "farlight_league"
 MODULE = "shared"
 STEP = "time/total_timesteps"
-ADDRESS_TIMEOUT = 5.0
 CSV_COLUMNS = (
     STEP,
     "time/iterations",
@@ -149,6 +148,15 @@ def prepare(
         )
     if config.card_set and not Path(config.card_set).is_file():
         raise RunError(f"--card-set: no card file at {config.card_set}")
+    if config.card_set:
+        try:
+            load_card_set(config.card_set)
+        except CardFileError as exc:
+            raise RunError(f"--card-set: {exc}") from None
+    try:
+        check_game_options(config)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     check_agents(config.baselines, "--baselines")
     check_agents(config.eval_opponents, "--eval-opponents")
     check_address(config.address)
@@ -166,16 +174,10 @@ def prepare(
 def check_address(address: str) -> None:
     """Refuse a malformed or unreachable cluster address in seconds (Ray itself retries for
     a minute or more)."""
-    if address in ("", "auto"):
-        return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise RunError(f"--address must be auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=ADDRESS_TIMEOUT).close()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise RunError(f"--address {address}: no Ray cluster reachable there ({reason})") from exc
+        check_ray_address(address, "--address")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- Ray
@@ -513,55 +515,3 @@ def _loop(algo: Any, config: RLlibConfig, state: RunState, log: RunLog, progress
                 save(algo, config, state)
             bar.set_postfix(steps=state.env_steps, sps=f"{row['time/env_steps_per_s']:.0f}")
             bar.update(1)
-
-
-# ----------------------------------------------------------------------------- CLI
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_config_arguments(parser, RLlibConfig)
-    parser.add_argument(
-        "--resume", action="store_true", help="continue the run in --run-dir from its checkpoint"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def report(exc: Exception) -> int:
-    """A run that could not start: at most two lines on stderr, status 2."""
-    lines = [line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
-    print(f"farlight train rllib: error: {lines[0]}", file=sys.stderr)
-    if len(lines) > 1:
-        print(f"  {' '.join(lines[1:])}"[:300], file=sys.stderr)
-    return 2
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        config = config_from_args(args, RLlibConfig)
-        import ray.rllib  # noqa: F401
-    except ImportError:
-        return report(RunError("needs RLlib: pip install 'farlight-env[rllib]'"))
-    except ValueError as exc:
-        return report(exc)
-    try:
-        state = train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=given_options(args, RLlibConfig),
-        )
-    except (RunError, ValueError) as exc:
-        return report(exc)
-    print(
-        f"trained {state.iteration} iterations, {state.env_steps} env steps; "
-        f"policy: {Path(config.run_dir) / POLICY}"
-    )
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rllib_self_play", description=__doc__)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

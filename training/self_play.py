@@ -1,6 +1,6 @@
 """League self-play: the learner against its own frozen snapshots and the baselines.
 
-    python -m training.self_play --run-dir runs/league --total-steps 200000 --num-players 2
+    farlight train self-play --run-dir runs/league --total-steps 200000 --num-players 2
     farlight train self-play --run-dir runs/league --resume
 
 Opponents are drawn per episode from the league with prioritised fictitious self-play weights
@@ -11,10 +11,8 @@ the snapshots' ratings and win rate against the heuristic over steps. Resumable 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -46,24 +44,10 @@ from training.common import (
     run_logger,
     write_run_config,
 )
-from training.config import (
-    SelfPlayConfig,
-    add_config_arguments,
-    config_from_args,
-    env_player_counts,
-    eval_player_counts,
-    given_options,
-)
+from training.config import SelfPlayConfig, env_player_counts, eval_player_counts
 from training.curves import plot_league_curve
-from training.train_ppo import (
-    RunError,
-    as_run_error,
-    crossed_multiple,
-    prepare,
-    report,
-    warm_start,
-)
 from training.train_ppo import actor_config as ppo_actor_config
+from training.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
 
 LEAGUE_STATE = "league.json"
 
@@ -369,40 +353,3 @@ def train(
     finally:
         env.close()
     return model
-
-
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    parser = parser or argparse.ArgumentParser(
-        prog="self_play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    add_config_arguments(parser, SelfPlayConfig)
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        config = config_from_args(args, SelfPlayConfig)
-        model = train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=sorted(given_options(args, SelfPlayConfig)),
-        )
-    except (RunError, ValueError) as exc:
-        return report("farlight train self-play", exc)
-    run_dir = Path(config.run_dir)
-    print(
-        f"trained {model.num_timesteps} steps; league state {run_dir / LEAGUE_STATE}; "
-        f"learning curve {run_dir / 'learning_curve.png'}"
-    )
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run(build_parser().parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

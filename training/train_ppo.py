@@ -1,18 +1,18 @@
 """Train a MaskablePPO agent on Farlight against chosen opponents.
 
-    python -m training.train_ppo --run-dir runs/ppo --total-steps 200000 --opponents heuristic
+    farlight train ppo --run-dir runs/ppo --total-steps 200000 --opponents heuristic
     farlight train ppo --run-dir runs/ppo --resume      # continue after a crash or kill
 
-Hyper-parameters live in `PPOConfig`; the CLI is generated from it. Every run writes
+Hyper-parameters live in `PPOConfig`; the command line (farlight_cli/train_cmd.py) is
+generated from it and calls `train(config)`. Every run writes
 run_config.json, CSV and TensorBoard logs, an atomic checkpoint every `checkpoint_every` steps
 (weights, optimiser, step count) and the exported actor `policy.pt` for `agents.make`.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -49,13 +49,11 @@ from training.common import (
 )
 from training.config import (
     PPOConfig,
-    add_config_arguments,
-    config_from_args,
     eval_player_counts,
-    given_options,
     resume_config,
 )
 from training.curves import plot_ppo_curve
+from training.game_options import check_game_options
 from training.imitation import behaviour_clone
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
@@ -179,6 +177,7 @@ def prepare(
         if config.init_from:
             check_warm_start(Path(config.init_from))
     card_set_of(config)
+    check_game_options(config)
     check_agents(config.opponents, "--opponents")
     check_agents(config.eval_opponents, "--eval-opponents")
     if hasattr(config, "baselines"):
@@ -292,47 +291,3 @@ def train(
     finally:
         env.close()
     return model
-
-
-# ----------------------------------------------------------------------------- CLI
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    parser = parser or argparse.ArgumentParser(
-        prog="train_ppo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    add_config_arguments(parser)
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --run-dir from its last checkpoint",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def report(command: str, exc: Exception) -> int:
-    """A run that could not start: at most two lines on stderr, status 2."""
-    lines = [line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
-    print(f"{command}: error: {lines[0]}", file=sys.stderr)
-    if len(lines) > 1:
-        print(f"  {' '.join(lines[1:])}"[:300], file=sys.stderr)
-    return 2
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        config = config_from_args(args)
-        model = train(
-            config, resume=args.resume, progress=not args.no_progress, given=given_options(args)
-        )
-    except (RunError, ValueError) as exc:
-        return report("farlight train ppo", exc)
-    print(f"trained {model.num_timesteps} steps; policy: {Path(config.run_dir) / 'policy.pt'}")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run(build_parser().parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
