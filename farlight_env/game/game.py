@@ -206,12 +206,12 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
 _VALUE_STATE = (
     *("round", "_phase", "_current", "first_player", "end_reason", "_bid_pass", "_bid_turn"),
     *("_tiles_left", "_selected", "_resume", "_resolve_cursor", "_mission", "_mission_stack"),
-    *("_mission_cursor", "_completers", "_climactic_done"),
+    *("_mission_cursor", "_completers", "_climactic_done", "board_stamp", "bid_stamp"),
 )
 _LIST_STATE = (
     *("crew", "science", "points", "temp_biotech", "awards_up", "awards_down", "missions_out"),
     *("deck", "out_of_game", "spaces", "bonus", "_winners", "_mission_queue", "_mission_order"),
-    *("history", "ship_stamps"),
+    *("history", "ship_stamps", "seat_stamps"),
 )
 _NESTED_STATE = (
     *("hands", "ship_parts", "pending", "installed_this_round", "stacks", "_benefit_left"),
@@ -276,6 +276,7 @@ class FarlightGame:
         self.hands: list[list[int]] = [list(TILES) for _ in range(n)]
         self.ships: list[dict[Cell, int]] = [{(0, 0): CORE} for _ in range(n)]
         self.ship_stamps = [new_stamp() for _ in range(n)]
+        self._renew_stamps()
         self.ship_parts: list[list[int]] = [[] for _ in range(n)]
         self.pending: list[list[int]] = [[] for _ in range(n)]
         self.installed_this_round: list[list[int]] = [[] for _ in range(n)]
@@ -452,6 +453,12 @@ class FarlightGame:
             self.cells_cache[key] = cells = tuple(cells)
         return list(cells)
 
+    def _renew_stamps(self) -> None:
+        """New seat, board and bid stamps (change stamps; see `invalidate_cache`)."""
+        self.seat_stamps = [new_stamp() for _ in range(self.config.num_players)]
+        self.board_stamp = new_stamp()
+        self.bid_stamp = new_stamp()
+
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
         caches keyed on stamps (connectors here, encoders and agents elsewhere) recompute."""
@@ -601,10 +608,20 @@ class FarlightGame:
         self._advance()
 
     def invalidate_cache(self) -> None:
-        """Forget cached legal actions; call after editing state directly (tests, search)."""
+        """Forget cached legal actions and renew the change stamps; call after editing state
+        directly (tests, search). Ship edits also need `renew_ship_stamps()`.
+
+        Change stamps let observers skip what did not change (process-wide unique ints, as
+        ship stamps): `seat_stamps[p]` is renewed whenever seat p's crew, science, points,
+        hand, temporary bio-tech or pending parts change; `board_stamp` when the part spaces,
+        their bonus crew or dice, the deck, the face-up awards or the mission stacks change;
+        `bid_stamp` whenever a bid is taken back, so under one bid stamp every target's bids
+        only grow (a clone takes a new one).
+        """
         self._legal = None
         self._legal_set = None
         self._reset_bid_cache()
+        self._renew_stamps()
 
     def is_legal(self, action: object) -> bool:
         """Whether `action` is legal now; cheap for bids, which dominate play."""
@@ -660,6 +677,7 @@ class FarlightGame:
         elif isinstance(action, Discard):
             part = self.part_index[action.part]
             self.pending[p].remove(part)
+            self.seat_stamps[p] = new_stamp()
             self._leave_game(part)
             self._selected = None
             self._resume = Resume.INSTALL
@@ -706,6 +724,7 @@ class FarlightGame:
         self.hands[p].remove(tile)
         if crew:
             self.crew[p] -= 1
+        self.seat_stamps[p] = new_stamp()
         self.bids[slot].append((p, tile, crew))
         self._tiles_left -= 1
         if self._tiles_left:
@@ -781,7 +800,9 @@ class FarlightGame:
                 self.crew[p] += int(crew) + (1 if tile else 0)
         for p in totals:
             self.hands[p].sort()
+            self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
+        self.bid_stamp = new_stamp()
         return winner
 
     def _best_bidder(self, totals: dict[int, int]) -> int | None:
@@ -800,15 +821,19 @@ class FarlightGame:
         assert part is not None
         self.pending[p].append(part)
         self.crew[p] += self.bonus[slot]
+        self.seat_stamps[p] = new_stamp()
         self.bonus[slot] = 0
         self.spaces[slot] = None
+        self.board_stamp = new_stamp()
 
     def _win_facility(self, p: int, facility: int) -> bool:
         """R-RES-5; True when the winner now faces a decision."""
         if facility == HIRE:
             self.crew[p] += HIRE_CREW
+            self.seat_stamps[p] = new_stamp()
         elif facility == DISCOVER:
             self.science[p] += 1
+            self.seat_stamps[p] = new_stamp()
         elif facility == REFIT and self.ship_parts[p]:
             self._phase = Phase.REFIT
             self._current = p
@@ -868,6 +893,7 @@ class FarlightGame:
         """R-INST-3..5: pay crew, place the part; its dice stay at their values."""
         self.crew[p] -= self.cards.parts[part].crew_cost
         self.pending[p].remove(part)
+        self.seat_stamps[p] = new_stamp()
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
         self.ship_stamps[p] = new_stamp()
@@ -891,6 +917,7 @@ class FarlightGame:
             self.science[p] += gains[IconKind.SCIENCE]
             self._benefit_left.append([gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL]])
             self.installed_this_round[p] = []
+            self.seat_stamps[p] = new_stamp()
         self._next_benefit()
 
     def _next_benefit(self) -> None:
@@ -953,6 +980,7 @@ class FarlightGame:
         self.temp_biotech[p] += shortfall
         self.science[p] -= mission.science
         self.points[p] += mission.value if self._completers == 0 else math.ceil(mission.value / 2)
+        self.seat_stamps[p] = new_stamp()
         self._completers += 1
         self._mission_cursor += 1
         self._resume = Resume.MISSIONS
@@ -966,23 +994,29 @@ class FarlightGame:
             touched.add(p)
         for p in touched:
             self.hands[p].sort()
+            self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
+        self.bid_stamp = new_stamp()
         if self.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
             self.temp_biotech = [0] * self.num_players
+            self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         if self._completers:
             stack = self.stacks[self._mission_stack]
             done = stack.pop(0)
+            self.board_stamp = new_stamp()
             self.missions_out.append(done)
             if self.cards.missions[done].climactic:
                 self._climactic_done = True
 
     def _finish_missions(self) -> None:
         self.temp_biotech = [0] * self.num_players  # R-MIS-5
+        self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         self._resume = Resume.RESET
 
     # ------------------------------------------------------------- reset
     def _round_reset(self) -> None:
         """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
+        self.board_stamp = new_stamp()
         if self._climactic_done:
             self._end(EndReason.CLIMACTIC)
             return
@@ -1028,6 +1062,7 @@ class FarlightGame:
         breakdown, winners = scoring.final_scores(self)
         for p, parts in enumerate(breakdown):
             self.points[p] += parts["awards"] + parts["tokens"]
+        self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         self.final_breakdown = breakdown
         self._winners = winners
 
@@ -1060,6 +1095,7 @@ class FarlightGame:
         other._legal = None
         other._legal_set = None
         other._reset_bid_cache()
+        other.bid_stamp = new_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
 
     def to_json(self) -> str:
