@@ -107,19 +107,44 @@ _AWARD_POS = {award: i for i, award in enumerate(AWARDS)}
 _FIFTHS = _float32_steps(0.2, 64)
 
 
-class _Observer:
-    """One observer's last observation and what was drawn in it (state, not a value)."""
+#: Cached rows, tables and headers kept per encoder before a cache starts afresh.
+CACHE_SIZE = 4096
+_UNSET = -1  # a drawn stamp no game has (stamps count up from 0)
 
-    def __init__(self, size: int, views: list[tuple[str, int, int, tuple]], seats: int) -> None:
+
+class _Observer:
+    """One observer's last observation and the stamps and keys it was drawn from (state).
+
+    Each field group is redrawn only when what it shows changed: player rows and won parts
+    on the seat's change stamp, the station, missions, awards and deck on the board stamp,
+    ships on their ship stamps, and bids by adding the tiles placed since the last call.
+    """
+
+    def __init__(self, size: int, views: list[tuple[str, int, int, tuple]]) -> None:
         self.buffer = np.zeros(size, dtype=np.float32)
-        self.views = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
-        # Ship stamp drawn per relative seat: None for an absent seat (zeros), -1 before any.
-        self.ships: list[int | None] = [-1] * seats
-        self.pending: list[tuple] = [()] * seats  # (parts, selected, dice) drawn per seat
-        self.players: list[tuple | None] = [None] * seats  # raw facts behind each player row
-        self.station: tuple | None = None  # key of the station table drawn
-        self.missions: tuple | None = None  # key of the mission table drawn
+        v = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
+        head_end = views[[name for name, *_ in views].index("players")][1]
+        self.head_view = self.buffer[:head_end]
+        self.players, self.own_hand, self.bids = v["players"], v["own_hand"], v["bids"]
+        self.bids_flat = self.bids.reshape(-1)
+        self.resolving_view = v["mission_resolving"]
+        self.ship_view, self.engine_view, self.pending_view = v["ships"], v["engines"], v["pending"]
+        self.views = v
+        self.head: tuple | None = None  # header key drawn
+        self.hand = _UNSET  # seat stamp of the hand drawn in own_hand
+        self.rows: list[tuple | None] = [None] * MAX_PLAYERS  # (seat, ship stamp); None: absent
+        self.board = _UNSET  # board stamp drawn: station, missions, awards, deck
+        self.station: tuple | None = None  # content key of the station table drawn
+        self.missions: tuple | None = None  # content key of the mission table drawn
         self.tail: tuple | None = None  # face-up awards and deck composition drawn
+        self.resolving: tuple | None = None  # mission_resolving key drawn
+        self.bid_key: tuple | None = None  # (bid stamp, values revealed, seats) drawn
+        self.bid_lens: list[int] = []  # bids drawn per target slot
+        self.bid_cells: dict[int, list] = {}  # flat index -> [tiles, crew, value terms]
+        self.ship_keys: list[int] | None = None  # ship stamps drawn, relative seat order
+        self.ships: list[int | None] = [None] * MAX_PLAYERS  # per relative seat; None: zeros
+        self.pending: list[tuple] = [()] * MAX_PLAYERS  # (seat stamp, selected) or () for none
+        self.any_pending = False
 
 
 class ObservationEncoder:
@@ -141,16 +166,17 @@ class ObservationEncoder:
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
         self._mission_cache: dict[tuple, np.ndarray] = {}
         self._station_cache: dict[tuple, np.ndarray] = {}
-        # Fields before the ships are rewritten every time, awards and deck too; ships, their
-        # engines and pending parts are kept per observer and redrawn where they changed.
-        self._rewritten = (
-            *("decision", "bidding_pass", "tiles_left_this_turn", "round", "num_players"),
-            *("first_player", "own_hand", "mission_resolving", "bids"),
-        )
         self._tail_start = self.fields["awards"].start
         self._observers: dict[int, _Observer] = {}
         self._ship_cache: dict[int, ShipSummary] = {}
         self._feature_cache: dict[tuple, np.ndarray] = {}
+        # Drawn pieces shared by every observer: headers by their facts, player rows by
+        # (seat stamp, ship stamp), won-parts tables by (seat stamp, selected part).
+        self._head_cache: dict[tuple, np.ndarray] = {}
+        self._hand_cache: dict[tuple, np.ndarray] = {}
+        self._row_cache: dict[tuple, np.ndarray] = {}
+        self._pending_cache: dict[tuple, np.ndarray] = {}
+        self._rel: dict[tuple[int, int], tuple[int, ...]] = {}
 
     # ------------------------------------------------------------ layout
     def _build_layout(self) -> dict[str, Field]:
@@ -245,26 +271,111 @@ class ObservationEncoder:
     def encode(self, game: FarlightGame, seat: int) -> np.ndarray:
         """The observation of `seat` (any seat, acting or not) as a new float32 vector.
 
-        Incremental: each observer keeps its last observation; ship planes and pending parts
-        are redrawn only where they changed, everything else is rewritten in a few bulk writes.
+        Incremental: each observer keeps its last observation and redraws only the field
+        groups whose facts or change stamps moved (see `FarlightGame.invalidate_cache`).
         """
         state = self._observers.get(seat)
         if state is None:
-            state = self._observers[seat] = _Observer(self.size, self._views, MAX_PLAYERS)
-        view = state.views
+            state = self._observers[seat] = _Observer(self.size, self._views)
         n = game.num_players
-        rel = [(seat + i) % n for i in range(n)]  # relative index -> absolute seat
-        for name in self._rewritten:
-            view[name].fill(0.0)
-        self._encode_header(game, seat, view)
-        self._update_players(game, rel, state)
-        self._encode_station(game, state)
-        self._encode_missions(game, seat, state)
-        self._encode_bids(game, seat, rel, view)
-        self._update_ships(game, rel, state)
-        self._update_pending(game, rel, state)
-        self._update_tail(game, state)
+        rel = self._rel.get((seat, n))
+        if rel is None:  # relative index -> absolute seat
+            rel = self._rel[(seat, n)] = tuple((seat + i) % n for i in range(n))
+        phase = game.phase
+        self._draw_head(game, seat, phase, state)
+        self._draw_players(game, rel, state)
+        if state.board != game.board_stamp:
+            self._draw_board(game, state)
+            state.board = game.board_stamp
+        resolving = None
+        if phase is Phase.MISSION:
+            stack = game.mission_stack
+            slot = game.num_spaces + len(FACILITIES) + stack
+            resolving = (stack, game.completers, game.bid_total(seat, slot))
+        if state.resolving != resolving:
+            self._draw_resolving(resolving, state)
+        self._draw_bids(game, seat, phase is not Phase.BIDDING, state)
+        self._draw_ships(game, rel, state)
+        if state.any_pending or any(game.pending):
+            self._draw_pending(game, rel, phase, state)
         return state.buffer.copy()
+
+    def _draw_head(self, game: FarlightGame, seat: int, phase: Phase, state: _Observer) -> None:
+        """Decision, bidding pass, tiles left, round, player count and first player; own hand."""
+        n = game.num_players
+        if phase is Phase.BIDDING:
+            key = (phase, game.bidding_pass, game.tiles_left, game.round, n)
+        else:
+            key = (phase, None, None, game.round, n)
+        key += ((game.first_player - seat) % n,)
+        if state.head != key:
+            row = self._head_cache.get(key)
+            if row is None:
+                row = self._head_cache[key] = self._head_row(key)
+                if len(self._head_cache) > CACHE_SIZE:
+                    self._head_cache.clear()
+            state.head_view[...] = row
+            state.head = key
+        stamp = game.seat_stamps[seat]
+        if state.hand != stamp:
+            hand = tuple(game.hands[seat])
+            row = self._hand_cache.get(hand)
+            if row is None:
+                row = self._hand_cache[hand] = np.zeros(len(TILES), dtype=np.float32)
+                row[list(hand)] = 1.0
+            state.own_hand[...] = row
+            state.hand = stamp
+
+    def _head_row(self, key: tuple) -> np.ndarray:
+        phase, bidding_pass, tiles_left, round_, n, first = key
+        row = np.zeros(self.fields["players"].start, dtype=np.float32)
+        view = {name: row[f.slice] for name, f in self.fields.items() if f.start < len(row)}
+        view["decision"][_DECISION_POS[phase]] = 1.0
+        if phase is Phase.BIDDING:
+            view["bidding_pass"][bidding_pass] = 1.0
+            view["tiles_left_this_turn"][0] = tiles_left / 2.0
+        view["round"][0] = round_ / 50.0
+        view["num_players"][n - 2] = 1.0
+        view["first_player"][first] = 1.0
+        return row
+
+    def _draw_players(self, game: FarlightGame, rel: tuple[int, ...], state: _Observer) -> None:
+        """Redraw a relative seat's row only when its seat or ship stamp changed."""
+        drawn = state.rows
+        seats, ships = game.seat_stamps, game.ship_stamps
+        for i, p in enumerate(rel):
+            key = (seats[p], ships[p])
+            if drawn[i] != key:
+                row = self._row_cache.get(key)
+                if row is None:
+                    if len(self._row_cache) > CACHE_SIZE:
+                        self._row_cache.clear()
+                    row = self._row_cache[key] = np.asarray(
+                        self._player_row(game, p), dtype=np.float32
+                    )
+                state.players[i] = row
+                drawn[i] = key
+        for i in range(len(rel), MAX_PLAYERS):
+            if drawn[i] is not None:
+                state.players[i] = 0.0
+                drawn[i] = None
+
+    def _draw_board(self, game: FarlightGame, state: _Observer) -> None:
+        """Station, missions, face-up awards and deck (the board stamp moved)."""
+        self._encode_station(game, state)
+        self._encode_missions(game, state)
+        self._update_tail(game, state)
+
+    def _draw_resolving(self, key: tuple | None, state: _Observer) -> None:
+        """The mission being resolved: stack one-hot, completers so far, own bid."""
+        ctx = state.resolving_view
+        ctx[...] = 0.0
+        if key is not None:
+            stack, completers, own_bid = key
+            ctx[stack] = 1.0
+            ctx[NUM_STACKS] = completers / 5.0
+            ctx[NUM_STACKS + 1] = own_bid / 15.0
+        state.resolving = key
 
     def _update_tail(self, game: FarlightGame, state: _Observer) -> None:
         """Face-up awards and the deck's composition (never its order), when they changed."""
@@ -278,35 +389,6 @@ class ObservationEncoder:
         deck[game.deck] = 1.0
         deck[-1] = len(game.deck) / 57.0
         state.tail = key
-
-    def _encode_header(self, game: FarlightGame, seat: int, view: dict) -> None:
-        view["decision"][_DECISION_POS[game.phase]] = 1.0
-        if game.phase is Phase.BIDDING:
-            view["bidding_pass"][game.bidding_pass] = 1.0
-            view["tiles_left_this_turn"][0] = game.tiles_left / 2.0
-        view["round"][0] = game.round / 50.0
-        view["num_players"][game.num_players - 2] = 1.0
-        view["first_player"][(game.first_player - seat) % game.num_players] = 1.0
-        hand = game.hands[seat]
-        if hand:
-            view["own_hand"][hand] = 1.0
-
-    def _update_players(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
-        """Rewrite a relative seat's row only when the facts behind it changed."""
-        table = state.views["players"]
-        drawn = state.players
-        for i in range(MAX_PLAYERS):
-            key = None
-            if i < len(rel):
-                p = rel[i]
-                key = (
-                    *(game.crew[p], game.science[p], game.points[p], len(game.hands[p])),
-                    *(game.temp_biotech[p], game.ship_stamps[p], len(game.pending[p])),
-                )
-            if drawn[i] == key:
-                continue
-            table[i] = 0.0 if key is None else self._player_row(game, rel[i])
-            drawn[i] = key
 
     def _player_row(self, game: FarlightGame, p: int) -> tuple[float, ...]:
         ship = self._ship(game, p)
@@ -358,7 +440,7 @@ class ObservationEncoder:
             return
         table = self._station_cache.get(key)
         if table is None:
-            if len(self._station_cache) > 4096:
+            if len(self._station_cache) > CACHE_SIZE:
                 self._station_cache.clear()
             table = np.zeros(self.fields["station"].shape, dtype=np.float32)
             for slot, part in enumerate(game.spaces):
@@ -371,26 +453,18 @@ class ObservationEncoder:
         state.views["station"][: len(table)] = table
         state.station = key
 
-    def _encode_missions(self, game: FarlightGame, seat: int, state: _Observer) -> None:
-        view = state.views
+    def _encode_missions(self, game: FarlightGame, state: _Observer) -> None:
         key = tuple(tuple(stack) for stack in game.stacks)
-        if state.missions != key:
-            table = self._mission_cache.get(key)
-            if table is None:
-                if len(self._mission_cache) > 4096:
-                    self._mission_cache.clear()
-                table = self._mission_table(game)
-                self._mission_cache[key] = table
-            view["missions"][...] = table
-            state.missions = key
-        if game.phase is Phase.MISSION:
-            ctx = view["mission_resolving"]
-            stack = game.mission_stack
-            assert stack is not None
-            ctx[stack] = 1.0
-            ctx[NUM_STACKS] = game.completers / 5.0
-            slot = game.num_spaces + len(FACILITIES) + stack
-            ctx[NUM_STACKS + 1] = game.bid_total(seat, slot) / 15.0
+        if state.missions == key:
+            return
+        table = self._mission_cache.get(key)
+        if table is None:
+            if len(self._mission_cache) > CACHE_SIZE:
+                self._mission_cache.clear()
+            table = self._mission_table(game)
+            self._mission_cache[key] = table
+        state.views["missions"][...] = table
+        state.missions = key
 
     def _mission_table(self, game: FarlightGame) -> np.ndarray:
         """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
@@ -405,44 +479,64 @@ class ObservationEncoder:
                 table[s, depth] = row
         return table
 
-    def _encode_bids(self, game: FarlightGame, seat: int, rel: list[int], view: dict) -> None:
+    def _draw_bids(self, game: FarlightGame, seat: int, revealed: bool, state: _Observer) -> None:
         """Per target and seat: tiles and crew in steps of 0.2, visible values summed.
 
-        Sums are taken in float32 in placement order, exactly as `+=` into the buffer would.
+        Under one bid stamp bids only grow, so only tiles placed since the last call are added;
+        a new stamp, or values turning face up (R-BID-5), redraws the field. Sums are taken in
+        float32 in placement order, exactly as `+=` into the buffer would.
         """
-        index_of = {p: i for i, p in enumerate(rel)}
-        k = game.num_spaces
-        revealed = game.phase is not Phase.BIDDING  # tiles flip face up after bidding
-        cells: dict[int, list] = {}  # flat index of (target, seat, 0) -> [tiles, crew, values]
-        for slot, placed in enumerate(game.bids):
-            if not placed:
+        bids = game.bids
+        key = (game.bid_stamp, revealed, game.num_players)
+        lens = state.bid_lens
+        if state.bid_key != key:
+            state.bids[...] = 0.0
+            state.bid_cells = {}
+            state.bid_key = key
+            lens = state.bid_lens = [0] * len(bids)
+        cells = state.bid_cells
+        n, k = game.num_players, game.num_spaces
+        touched: list[int] = []
+        for slot, placed in enumerate(bids):
+            done = lens[slot]
+            if len(placed) == done:
                 continue
+            lens[slot] = len(placed)
             pos = slot if slot < k else MAX_SPACES + (slot - k)  # fixed target positions
-            for p, tile, crew in placed:
-                base = (pos * MAX_PLAYERS + index_of[p]) * 3
+            for p, tile, crew in placed[done:]:
+                base = (pos * MAX_PLAYERS + (p - seat) % n) * 3
                 cell = cells.get(base)
                 if cell is None:
                     cell = cells[base] = [0, 0, ()]
+                    touched.append(base)
+                elif base not in touched:
+                    touched.append(base)
                 cell[0] += 1
                 if crew:
                     cell[1] += 1
                 if revealed or p == seat:  # R-BID-5: values hidden from others until then
                     cell[2] += (tile + crew,)
-        if not cells:
+        if not touched:
             return
         index: list[int] = []
         values: list[float] = []
-        for base, (tiles, crews, terms) in cells.items():
+        for base in touched:
+            tiles, crews, terms = cells[base]
             index += (base, base + 1, base + 2)
             values += (_FIFTHS[tiles], _FIFTHS[crews], _fifteenths(terms))
-        view["bids"].reshape(-1)[index] = values
+        state.bids_flat[index] = values
 
-    def _update_ships(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
+    def _draw_ships(self, game: FarlightGame, rel: tuple[int, ...], state: _Observer) -> None:
         """Redraw a relative seat's ship planes and engines only when its ship stamp changed."""
-        ships, engines = state.views["ships"], state.views["engines"]
+        stamps = game.ship_stamps
+        now = [stamps[p] for p in rel]
+        if now == state.ship_keys:
+            return
+        drawn = state.ships
+        ships, engines = state.ship_view, state.engine_view
         for i in range(MAX_PLAYERS):
-            stamp = game.ship_stamps[rel[i]] if i < len(rel) else None
-            if state.ships[i] == stamp:
+            stamp = now[i] if i < len(now) else None
+            if drawn[i] == stamp:
                 continue
             if stamp is None:
                 ships[i] = 0.0
@@ -451,32 +545,43 @@ class ObservationEncoder:
                 summary = self._ship(game, rel[i])
                 ships[i] = summary.planes
                 engines[i] = summary.engines
-            state.ships[i] = stamp
+            drawn[i] = stamp
+        state.ship_keys = now
 
-    def _update_pending(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
-        """Rewrite a relative seat's won-parts table only when its parts, flag or dice changed."""
-        pending = state.views["pending"]
-        dice = game.engine_values
-        parts_of = self.cards.parts
-        selected_now = game.selected_part()
+    def _draw_pending(
+        self, game: FarlightGame, rel: tuple[int, ...], phase: Phase, state: _Observer
+    ) -> None:
+        """Redraw a relative seat's won parts only when its seat stamp or selection changed."""
+        installer = game.current_player if phase is Phase.INSTALL else None
+        selected = game.selected_part() if installer is not None else None
+        pending, seats, drawn = game.pending, game.seat_stamps, state.pending
+        any_pending = False
         for i in range(MAX_PLAYERS):
             key: tuple = ()
-            if i < len(rel) and game.pending[rel[i]]:
-                p = rel[i]
-                parts = tuple(sorted(game.pending[p])[:MAX_SPACES])
-                selected = selected_now if game.current_player == p else None
-                values = tuple(dice.get(r, 0) for part in parts for r in parts_of[part].engines)
-                key = (parts, selected, values)
-            if state.pending[i] == key:
+            if i < len(rel) and pending[p := rel[i]]:
+                key = (seats[p], selected if p == installer else None)
+                any_pending = True
+            if drawn[i] == key:
                 continue
-            table = pending[i]
-            table[...] = 0.0
             if key:
-                parts, selected, _values = key
-                for j, part in enumerate(parts):
-                    table[j, 0] = float(part == selected)
-                    table[j, 1:] = self._features(game, part)
-            state.pending[i] = key
+                table = self._pending_cache.get(key)
+                if table is None:
+                    if len(self._pending_cache) > CACHE_SIZE:
+                        self._pending_cache.clear()
+                    table = self._pending_cache[key] = self._pending_table(game, p, key[1])
+                state.pending_view[i] = table
+            else:
+                state.pending_view[i] = 0.0
+            drawn[i] = key
+        state.any_pending = any_pending
+
+    def _pending_table(self, game: FarlightGame, p: int, selected: int | None) -> np.ndarray:
+        """A seat's won parts waiting to be installed: selected flag, card features."""
+        table = np.zeros(self.fields["pending"].shape[1:], dtype=np.float32)
+        for j, part in enumerate(sorted(game.pending[p])[:MAX_SPACES]):
+            table[j, 0] = float(part == selected)
+            table[j, 1:] = self._features(game, part)
+        return table
 
     def _ship(self, game: FarlightGame, p: int) -> ShipSummary:
         """Planes and counts of one ship, cached on its stamp (changes with parts or engines)."""
