@@ -86,8 +86,11 @@ class ActionCodec:
             start += size
         self.blocks = blocks
         self.size = start
-        self._bid_cache: dict[tuple, np.ndarray] = {}
-        self._decoded_bids: dict[int, Bid] = {}  # bid-block offset -> its action
+        self._bid_cache: dict[tuple, np.ndarray] = {}  # read-only bidding masks
+        self._open_stamp = -1  # board stamp the open-target key below was taken at
+        self._open_key: tuple = ()
+        self._decoded_bids: dict[int, Bid] = {}  # bid-block offset (= index) -> its action
+        assert blocks["bid"].start == 0
 
     # ------------------------------------------------------------- targets
     @staticmethod
@@ -153,6 +156,10 @@ class ActionCodec:
         Install/discard name the selected pending part and complete/pass the mission being
         resolved, so those need the game; the result is legal iff the mask bit is set.
         """
+        if type(index) is int:  # the hot path: a bid decoded before (offset == index)
+            bid = self._decoded_bids.get(index)
+            if bid is not None:
+                return bid
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise ValueError(f"action index must be an integer, got {index!r}")
         index = int(index)
@@ -203,34 +210,42 @@ class ActionCodec:
         return str(action)
 
     def mask(self, game: FarlightGame, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 mask of the current player's legal actions (length `size`)."""
+        """int8 mask of the current player's legal actions (length `size`); a new array, or
+        `out` filled in."""
+        if game.phase is Phase.BIDDING:
+            bids = self._bid_mask(game)
+            if out is None:
+                return bids.copy()
+            out[:] = bids
+            return out
         mask = np.zeros(self.size, dtype=np.int8) if out is None else out
         if out is not None:
             mask[:] = 0
-        if game.phase is Phase.BIDDING:
-            mask[self._bid_indices(game)] = 1
-            return mask
         for action in game.legal_actions():
             mask[self.encode(action)] = 1
         return mask
 
-    def _bid_indices(self, game: FarlightGame) -> np.ndarray:
-        """Legal bid indices straight from the state (the hot path of every round), cached on
-        the few facts they depend on."""
+    def _bid_mask(self, game: FarlightGame) -> np.ndarray:
+        """The bidding mask straight from the state (the hot path of every round), cached on
+        the few facts it depends on: the hand, crew to spare and the open targets."""
         seat = game.current_player
         assert seat is not None
-        key = (
-            tuple(game.hands[seat]),
-            tuple(part is None for part in game.spaces),
-            tuple(not stack for stack in game.stacks),
-            game.crew[seat] >= 1,
-        )
-        indices = self._bid_cache.get(key)
-        if indices is None:
+        if self._open_stamp != game.board_stamp:  # open targets change with the board only
+            self._open_key = (
+                tuple(part is None for part in game.spaces),
+                tuple(not stack for stack in game.stacks),
+            )
+            self._open_stamp = game.board_stamp
+        key = (tuple(game.hands[seat]), game.crew[seat] >= 1, self._open_key)
+        mask = self._bid_cache.get(key)
+        if mask is None:
             if len(self._bid_cache) > 8192:
                 self._bid_cache.clear()
-            indices = self._bid_cache[key] = self._compute_bid_indices(game, seat)
-        return indices
+            mask = np.zeros(self.size, dtype=np.int8)
+            mask[self._compute_bid_indices(game, seat)] = 1
+            mask.flags.writeable = False
+            self._bid_cache[key] = mask
+        return mask
 
     def _compute_bid_indices(self, game: FarlightGame, seat: int) -> np.ndarray:
         positions = [i for i, part in enumerate(game.spaces) if part is not None]
