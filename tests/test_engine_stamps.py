@@ -3,7 +3,7 @@
 
 Stamps are process-wide unique, so one ledger serves every game here: clones, saved and
 reloaded games and edited positions included. Equal seat, board or ship stamps must mean
-equal facts; under one bid stamp every target's bids may only grow.
+equal facts; under one bid stamp bids only grow, by the targets `bid_log` names.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Ledger:
         self.seats: dict[int, tuple] = {}
         self.boards: dict[int, tuple] = {}
         self.ships: dict[int, tuple] = {}
-        self.bids: dict[int, list[tuple]] = {}
+        self.bids: dict[int, tuple[list[tuple], int]] = {}  # bids and bid_log length seen
         self.checked = 0
 
     def check(self, game: FarlightGame) -> None:
@@ -68,10 +68,12 @@ class Ledger:
         facts = board_facts(game)
         assert self.boards.setdefault(game.board_stamp, facts) == facts, "board"
         bids = [tuple(placed) for placed in game.bids]
-        seen = self.bids.setdefault(game.bid_stamp, bids)
-        for slot, (before, now) in enumerate(zip(seen, bids, strict=True)):
-            assert now[: len(before)] == before, f"bids on slot {slot} shrank or changed"
-        self.bids[game.bid_stamp] = bids
+        seen, logged = self.bids.setdefault(game.bid_stamp, (bids, len(game.bid_log)))
+        grown = [list(placed) for placed in seen]  # what was seen, plus the logged bids
+        for slot in game.bid_log[logged:]:
+            grown[slot].append(bids[slot][len(grown[slot])])
+        assert [tuple(placed) for placed in grown] == bids, "bids changed beyond bid_log"
+        self.bids[game.bid_stamp] = (bids, len(game.bid_log))
         self.checked += 1
 
 

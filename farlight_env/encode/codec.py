@@ -86,11 +86,13 @@ class ActionCodec:
             start += size
         self.blocks = blocks
         self.size = start
+        #: The block of every index (decode looks it up instead of searching).
+        self._block_at = [b for b in blocks.values() for _ in range(b.size)]
         self._bid_cache: dict[tuple, np.ndarray] = {}  # read-only bidding masks
         self._open_stamp = -1  # board stamp the open-target key below was taken at
         self._open_key: tuple = ()
-        self._decoded_bids: dict[int, Bid] = {}  # bid-block offset (= index) -> its action
-        assert blocks["bid"].start == 0
+        self._decoded: dict[int, Action] = {}  # index -> its action, where the game can't matter
+        self._decoded_now: dict[tuple[int, str], Action] = {}  # (index, part or mission) -> action
 
     # ------------------------------------------------------------- targets
     @staticmethod
@@ -156,28 +158,45 @@ class ActionCodec:
         Install/discard name the selected pending part and complete/pass the mission being
         resolved, so those need the game; the result is legal iff the mask bit is set.
         """
-        if type(index) is int:  # the hot path: a bid decoded before (offset == index)
-            bid = self._decoded_bids.get(index)
-            if bid is not None:
-                return bid
+        if type(index) is int:  # the hot path: an index that means the same in every game
+            action = self._decoded.get(index)
+            if action is not None:
+                return action
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise ValueError(f"action index must be an integer, got {index!r}")
         index = int(index)
         if not 0 <= index < self.size:
             raise ValueError(f"action index {index} out of range 0..{self.size - 1}")
-        for block in self.blocks.values():
-            if index in block:
-                return self._decode_in(block.name, index - block.start, game)
-        raise AssertionError("blocks cover the whole range")  # pragma: no cover
+        block = self._block_at[index]
+        return self._decode_in(block.name, index - block.start, game)
 
     def _decode_in(self, name: str, offset: int, game: FarlightGame) -> Action:
-        if name == "bid":  # the common case: one immutable Bid per index, made once
-            bid = self._decoded_bids.get(offset)
-            if bid is None:
-                tile, rest = divmod(offset, NUM_TARGETS * 2)
-                pos, crew = divmod(rest, 2)
-                bid = self._decoded_bids[offset] = Bid(tile, self.target_at(pos), bool(crew))
-            return bid
+        """Actions are immutable values: each is made once and then served from a cache."""
+        index = self.blocks[name].start + offset
+        if name in ("install", "discard", "complete", "pass"):  # name the part or mission now
+            if name in ("install", "discard"):
+                selected = game.selected_part()
+                what = self.part_names[selected] if selected is not None else "<no part selected>"
+            else:
+                mission = game.mission_being_resolved()
+                what = game.cards.missions[mission].name if mission is not None else "<no mission>"
+            action = self._decoded_now.get((index, what))
+            if action is None:
+                if len(self._decoded_now) > 4096:
+                    self._decoded_now.clear()
+                action = self._decoded_now[(index, what)] = self._make(name, offset, what)
+            return action
+        action = self._decoded.get(index)
+        if action is None:
+            action = self._decoded[index] = self._make(name, offset, "")
+        return action
+
+    def _make(self, name: str, offset: int, what: str) -> Action:
+        """A new action for a block offset; `what` names the selected part or the mission."""
+        if name == "bid":
+            tile, rest = divmod(offset, NUM_TARGETS * 2)
+            pos, crew = divmod(rest, 2)
+            return Bid(tile, self.target_at(pos), bool(crew))
         if name == "select":
             return SelectPart(self.part_names[offset])
         if name == "refit":
@@ -188,16 +207,12 @@ class ActionCodec:
             return ChooseEngine(self.ranks[offset])
         if name == "skip":
             return SkipEngine()
-        if name in ("install", "discard"):
-            selected = game.selected_part()
-            part = self.part_names[selected] if selected is not None else "<no part selected>"
-            if name == "discard":
-                return Discard(part)
+        if name == "discard":
+            return Discard(what)
+        if name == "install":
             row, col = divmod(offset, self.grid_size)
-            return Install(part, row - self.half, col - self.half)
-        mission = game.mission_being_resolved()
-        title = game.cards.missions[mission].name if mission is not None else "<no mission>"
-        return CompleteMission(title) if name == "complete" else PassMission(title)
+            return Install(what, row - self.half, col - self.half)
+        return CompleteMission(what) if name == "complete" else PassMission(what)
 
     def describe(self, index: int, game: FarlightGame) -> str:
         """A readable line for people: the block and the action it means now."""
@@ -221,8 +236,7 @@ class ActionCodec:
         mask = np.zeros(self.size, dtype=np.int8) if out is None else out
         if out is not None:
             mask[:] = 0
-        for action in game.legal_actions():
-            mask[self.encode(action)] = 1
+        mask[[self.encode(action) for action in game.legal_actions()]] = 1
         return mask
 
     def _bid_mask(self, game: FarlightGame) -> np.ndarray:

@@ -109,7 +109,19 @@ _FIFTHS = _float32_steps(0.2, 64)
 
 #: Cached rows, tables and headers kept per encoder before a cache starts afresh.
 CACHE_SIZE = 4096
+#: Entries kept by caches keyed on change stamps: a stamp is asked for again only until it
+#: changes (other observers catching up, clones), so a few recent ones are all that serve,
+#: and reusing the memory of old ones keeps the working set small.
+STAMP_CACHE_SIZE = 64
+#: Board stamps whose station, missions, awards and deck stay drawn for every observer.
+BOARD_CACHE_SIZE = 8
 _UNSET = -1  # a drawn stamp no game has (stamps count up from 0)
+
+
+def _make_room(cache: dict) -> None:
+    """Drop the oldest entry of a stamp-keyed cache once it holds STAMP_CACHE_SIZE."""
+    if len(cache) >= STAMP_CACHE_SIZE:
+        del cache[next(iter(cache))]
 
 
 class _Observer:
@@ -125,6 +137,10 @@ class _Observer:
         v = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
         head_end = views[[name for name, *_ in views].index("players")][1]
         self.head_view = self.buffer[:head_end]
+        board = views[[name for name, *_ in views].index("station")][1]
+        board_end = views[[name for name, *_ in views].index("missions")][2]
+        self.board_view = self.buffer[board:board_end]  # station and missions, adjacent
+        self.tail_view = self.buffer[views[[name for name, *_ in views].index("awards")][1] :]
         self.players, self.own_hand, self.bids = v["players"], v["own_hand"], v["bids"]
         self.bids_flat = self.bids.reshape(-1)
         self.resolving_view = v["mission_resolving"]
@@ -134,12 +150,10 @@ class _Observer:
         self.hand = _UNSET  # seat stamp of the hand drawn in own_hand
         self.rows: list[tuple | None] = [None] * MAX_PLAYERS  # (seat, ship stamp); None: absent
         self.board = _UNSET  # board stamp drawn: station, missions, awards, deck
-        self.station: tuple | None = None  # content key of the station table drawn
-        self.missions: tuple | None = None  # content key of the mission table drawn
-        self.tail: tuple | None = None  # face-up awards and deck composition drawn
         self.resolving: tuple | None = None  # mission_resolving key drawn
         self.bid_key: tuple | None = None  # (bid stamp, values revealed, seats) drawn
         self.bid_lens: list[int] = []  # bids drawn per target slot
+        self.bid_seen = 0  # entries of the game's bid_log drawn
         self.bid_cells: dict[int, list] = {}  # flat index -> [tiles, crew, value terms]
         self.ship_keys: list[int] | None = None  # ship stamps drawn, relative seat order
         self.ships: list[int | None] = [None] * MAX_PLAYERS  # per relative seat; None: zeros
@@ -177,6 +191,7 @@ class ObservationEncoder:
         self._row_cache: dict[tuple, np.ndarray] = {}
         self._pending_cache: dict[tuple, np.ndarray] = {}
         self._rel: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._board_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------ layout
     def _build_layout(self) -> dict[str, Field]:
@@ -285,7 +300,9 @@ class ObservationEncoder:
         self._draw_head(game, seat, phase, state)
         self._draw_players(game, rel, state)
         if state.board != game.board_stamp:
-            self._draw_board(game, state)
+            board, tail = self._board(game)
+            state.board_view[...] = board
+            state.tail_view[...] = tail
             state.board = game.board_stamp
         resolving = None
         if phase is Phase.MISSION:
@@ -348,8 +365,7 @@ class ObservationEncoder:
             if drawn[i] != key:
                 row = self._row_cache.get(key)
                 if row is None:
-                    if len(self._row_cache) > CACHE_SIZE:
-                        self._row_cache.clear()
+                    _make_room(self._row_cache)
                     row = self._row_cache[key] = np.asarray(
                         self._player_row(game, p), dtype=np.float32
                     )
@@ -360,11 +376,19 @@ class ObservationEncoder:
                 state.players[i] = 0.0
                 drawn[i] = None
 
-    def _draw_board(self, game: FarlightGame, state: _Observer) -> None:
-        """Station, missions, face-up awards and deck (the board stamp moved)."""
-        self._encode_station(game, state)
-        self._encode_missions(game, state)
-        self._update_tail(game, state)
+    def _board(self, game: FarlightGame) -> tuple[np.ndarray, np.ndarray]:
+        """Station and missions (adjacent fields), and face-up awards with the deck, drawn
+        once per board stamp for every observer."""
+        found = self._board_cache.get(game.board_stamp)
+        if found is None:
+            if len(self._board_cache) >= BOARD_CACHE_SIZE:
+                del self._board_cache[next(iter(self._board_cache))]
+            found = (
+                np.concatenate((self._station_table(game), self._mission_table(game).ravel())),
+                self._tail(game),
+            )
+            self._board_cache[game.board_stamp] = found
+        return found
 
     def _draw_resolving(self, key: tuple | None, state: _Observer) -> None:
         """The mission being resolved: stack one-hot, completers so far, own bid."""
@@ -377,18 +401,15 @@ class ObservationEncoder:
             ctx[NUM_STACKS + 1] = own_bid / 15.0
         state.resolving = key
 
-    def _update_tail(self, game: FarlightGame, state: _Observer) -> None:
-        """Face-up awards and the deck's composition (never its order), when they changed."""
-        key = (tuple(game.awards_up), tuple(game.deck))
-        if state.tail == key:
-            return
-        state.buffer[self._tail_start :].fill(0.0)
-        view = state.views
-        view["awards"][[_AWARD_POS[award] for award in game.awards_up]] = 1.0
-        deck = view["deck"]
+    def _tail(self, game: FarlightGame) -> np.ndarray:
+        """Face-up awards and the deck's composition (never its order, R-SETUP-2/4)."""
+        tail = np.zeros(self.size - self._tail_start, dtype=np.float32)
+        awards = tail[: len(AWARDS)]
+        awards[[_AWARD_POS[award] for award in game.awards_up]] = 1.0
+        deck = tail[len(AWARDS) :]
         deck[game.deck] = 1.0
         deck[-1] = len(game.deck) / 57.0
-        state.tail = key
+        return tail
 
     def _player_row(self, game: FarlightGame, p: int) -> tuple[float, ...]:
         ship = self._ship(game, p)
@@ -423,8 +444,8 @@ class ObservationEncoder:
             self._feature_cache[key] = row
         return row
 
-    def _encode_station(self, game: FarlightGame, state: _Observer) -> None:
-        """Station table, cached on the parts, bonus crew and dice it shows."""
+    def _station_table(self, game: FarlightGame) -> np.ndarray:
+        """Station rows (part, bonus crew/5, features), cached on the parts, bonus and dice."""
         values = game.engine_values
         key = (
             tuple(game.spaces),
@@ -436,8 +457,6 @@ class ObservationEncoder:
                 for rank in self.cards.parts[part].engines
             ),
         )
-        if state.station == key:
-            return
         table = self._station_cache.get(key)
         if table is None:
             if len(self._station_cache) > CACHE_SIZE:
@@ -449,25 +468,20 @@ class ObservationEncoder:
                 table[slot, 0] = 1.0
                 table[slot, 1] = game.bonus[slot] / 5.0
                 table[slot, 2:] = self._features(game, part)
-            self._station_cache[key] = table
-        state.views["station"][: len(table)] = table
-        state.station = key
+            table = self._station_cache[key] = table.ravel()
+        return table
 
-    def _encode_missions(self, game: FarlightGame, state: _Observer) -> None:
+    def _mission_table(self, game: FarlightGame) -> np.ndarray:
+        """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
         key = tuple(tuple(stack) for stack in game.stacks)
-        if state.missions == key:
-            return
         table = self._mission_cache.get(key)
         if table is None:
             if len(self._mission_cache) > CACHE_SIZE:
                 self._mission_cache.clear()
-            table = self._mission_table(game)
-            self._mission_cache[key] = table
-        state.views["missions"][...] = table
-        state.missions = key
+            table = self._mission_cache[key] = self._missions_of(game)
+        return table
 
-    def _mission_table(self, game: FarlightGame) -> np.ndarray:
-        """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
+    def _missions_of(self, game: FarlightGame) -> np.ndarray:
         table = np.zeros(self.fields["missions"].shape, dtype=np.float32)
         for s, stack in enumerate(game.stacks):
             for depth, mission_id in enumerate(stack[:MAX_STACK]):
@@ -482,42 +496,52 @@ class ObservationEncoder:
     def _draw_bids(self, game: FarlightGame, seat: int, revealed: bool, state: _Observer) -> None:
         """Per target and seat: tiles and crew in steps of 0.2, visible values summed.
 
-        Under one bid stamp bids only grow, so only tiles placed since the last call are added;
-        a new stamp, or values turning face up (R-BID-5), redraws the field. Sums are taken in
-        float32 in placement order, exactly as `+=` into the buffer would.
+        Under one bid stamp bids only grow and `bid_log` names the targets of the new ones, so
+        only tiles placed since the last call are added; a new stamp, or values turning face
+        up (R-BID-5), redraws the field. Sums are taken in float32 in placement order, exactly
+        as `+=` into the buffer would.
         """
-        bids = game.bids
+        bids, log = game.bids, game.bid_log
         key = (game.bid_stamp, revealed, game.num_players)
-        lens = state.bid_lens
-        if state.bid_key != key:
+        if state.bid_key == key:
+            if len(log) == state.bid_seen:
+                return
+            lens = state.bid_lens
+            placed = []
+            for slot in log[state.bid_seen :]:
+                placed.append((slot, bids[slot][lens[slot]]))
+                lens[slot] += 1
+        else:
             state.bids[...] = 0.0
             state.bid_cells = {}
             state.bid_key = key
-            lens = state.bid_lens = [0] * len(bids)
+            state.bid_lens = [len(entries) for entries in bids]
+            placed = [(slot, entry) for slot, entries in enumerate(bids) for entry in entries]
+        state.bid_seen = len(log)
+        if placed:
+            self._add_bids(placed, game, seat, revealed, state)
+
+    def _add_bids(
+        self, placed: list, game: FarlightGame, seat: int, revealed: bool, state: _Observer
+    ) -> None:
+        """Add (target slot, (seat, tile, crew)) entries in placement order; one write."""
         cells = state.bid_cells
         n, k = game.num_players, game.num_spaces
         touched: list[int] = []
-        for slot, placed in enumerate(bids):
-            done = lens[slot]
-            if len(placed) == done:
-                continue
-            lens[slot] = len(placed)
+        for slot, (p, tile, crew) in placed:
             pos = slot if slot < k else MAX_SPACES + (slot - k)  # fixed target positions
-            for p, tile, crew in placed[done:]:
-                base = (pos * MAX_PLAYERS + (p - seat) % n) * 3
-                cell = cells.get(base)
-                if cell is None:
-                    cell = cells[base] = [0, 0, ()]
-                    touched.append(base)
-                elif base not in touched:
-                    touched.append(base)
-                cell[0] += 1
-                if crew:
-                    cell[1] += 1
-                if revealed or p == seat:  # R-BID-5: values hidden from others until then
-                    cell[2] += (tile + crew,)
-        if not touched:
-            return
+            base = (pos * MAX_PLAYERS + (p - seat) % n) * 3
+            cell = cells.get(base)
+            if cell is None:
+                cell = cells[base] = [0, 0, ()]
+                touched.append(base)
+            elif base not in touched:
+                touched.append(base)
+            cell[0] += 1
+            if crew:
+                cell[1] += 1
+            if revealed or p == seat:  # R-BID-5: values hidden from others until then
+                cell[2] += (tile + crew,)
         index: list[int] = []
         values: list[float] = []
         for base in touched:
@@ -566,8 +590,7 @@ class ObservationEncoder:
             if key:
                 table = self._pending_cache.get(key)
                 if table is None:
-                    if len(self._pending_cache) > CACHE_SIZE:
-                        self._pending_cache.clear()
+                    _make_room(self._pending_cache)
                     table = self._pending_cache[key] = self._pending_table(game, p, key[1])
                 state.pending_view[i] = table
             else:
@@ -588,8 +611,7 @@ class ObservationEncoder:
         stamp = game.ship_stamps[p]
         summary = self._ship_cache.get(stamp)
         if summary is None:
-            if len(self._ship_cache) > 4096:
-                self._ship_cache.clear()
+            _make_room(self._ship_cache)
             summary = self._summarise_ship(game, p)
             self._ship_cache[stamp] = summary
         return summary

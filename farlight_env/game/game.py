@@ -6,6 +6,7 @@ tensors. Rule IDs are defined in docs/rules.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -107,6 +108,13 @@ def mission_bidders(
     if not lone_zero_chance:
         return real
     return real + sorted((p for p, t in totals.items() if t == 0), key=order_key)
+
+
+@functools.lru_cache(maxsize=8192)
+def _action(kind: type[Action], *args: Any) -> Action:
+    """One shared instance per action value: actions are immutable, and making one validates
+    its fields, which legal-action lists would otherwise repeat at every decision."""
+    return kind(*args)
 
 
 def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
@@ -457,7 +465,12 @@ class FarlightGame:
         """New seat, board and bid stamps (change stamps; see `invalidate_cache`)."""
         self.seat_stamps = [new_stamp() for _ in range(self.config.num_players)]
         self.board_stamp = new_stamp()
+        self._new_bid_stamp()
+
+    def _new_bid_stamp(self) -> None:
+        """Bids were taken back (or may differ from what an observer saw): a new lineage."""
         self.bid_stamp = new_stamp()
+        self.bid_log: list[int] = []
 
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
@@ -492,26 +505,29 @@ class FarlightGame:
         if phase is Phase.REFIT:
             parts = self.cards.parts
             removals: list[Action] = [
-                RefitRemove(parts[i].name) for i in sorted(self.ship_parts[p])
+                _action(RefitRemove, parts[i].name) for i in sorted(self.ship_parts[p])
             ]
-            return [*removals, RefitStop()]
+            return [*removals, _action(RefitStop)]
         if phase is Phase.ENGINEER:
-            return [
-                ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
-            ]
+            return self._engine_choices(p)
         if phase in (Phase.UPGRADE, Phase.OVERHAUL):
-            choices: list[Action] = [
-                ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
-            ]
-            return [*choices, SkipEngine()]
+            return [*self._engine_choices(p), _action(SkipEngine)]
         if phase is Phase.INSTALL:
             return self._legal_installs(p)
         if phase is Phase.MISSION:
             name = self.cards.missions[self._mission].name
             if self._can_complete(p, self._mission):
-                return [CompleteMission(name), PassMission(name)]
-            return [PassMission(name)]
+                return [_action(CompleteMission, name), _action(PassMission, name)]
+            return [_action(PassMission, name)]
         raise AssertionError(f"unknown phase {phase}")
+
+    def _engine_choices(self, p: int) -> list[Action]:
+        """R-BEN-3, R-RES-5: any engine of the seat's ship below the top value."""
+        return [
+            _action(ChooseEngine, rank)
+            for rank, value in sorted(self.engines(p))
+            if value < MAX_ENGINE
+        ]
 
     def _legal_bids(self, p: int) -> list[Action]:
         """R-BID-2/3: a tile in hand on a filled part space, a facility or an available mission."""
@@ -556,7 +572,7 @@ class FarlightGame:
     def _legal_installs(self, p: int) -> list[Action]:
         parts = self.cards.parts
         if self._selected is None:
-            return [SelectPart(parts[i].name) for i in sorted(self.pending[p])]
+            return [_action(SelectPart, parts[i].name) for i in sorted(self.pending[p])]
         part = self._selected
         card = parts[part]
         installs: list[Action] = []
@@ -568,7 +584,7 @@ class FarlightGame:
                 if action is None:
                     action = table[(part, *cell)] = Install(card.name, *cell)
                 installs.append(action)
-        return [*installs, Discard(card.name)]
+        return [*installs, _action(Discard, card.name)]
 
     def _can_complete(self, p: int, mission_id: int) -> bool:
         """R-MIS-4/5: engines matched one-to-one, bio-tech with bought temporaries, science paid."""
@@ -616,7 +632,8 @@ class FarlightGame:
         hand, temporary bio-tech or pending parts change; `board_stamp` when the part spaces,
         their bonus crew or dice, the deck, the face-up awards or the mission stacks change;
         `bid_stamp` whenever a bid is taken back, so under one bid stamp every target's bids
-        only grow (a clone takes a new one).
+        only grow (a clone takes a new one), and `bid_log` lists the target slot of every bid
+        placed since, in order.
         """
         self._legal = None
         self._legal_set = None
@@ -726,6 +743,7 @@ class FarlightGame:
             self.crew[p] -= 1
         self.seat_stamps[p] = new_stamp()
         self.bids[slot].append((p, tile, crew))
+        self.bid_log.append(slot)
         self._tiles_left -= 1
         if self._tiles_left:
             return
@@ -802,7 +820,7 @@ class FarlightGame:
             self.hands[p].sort()
             self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
-        self.bid_stamp = new_stamp()
+        self._new_bid_stamp()
         return winner
 
     def _best_bidder(self, totals: dict[int, int]) -> int | None:
@@ -996,7 +1014,7 @@ class FarlightGame:
             self.hands[p].sort()
             self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
-        self.bid_stamp = new_stamp()
+        self._new_bid_stamp()
         if self.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
             self.temp_biotech = [0] * self.num_players
             self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
@@ -1095,7 +1113,7 @@ class FarlightGame:
         other._legal = None
         other._legal_set = None
         other._reset_bid_cache()
-        other.bid_stamp = new_stamp()  # bids may grow apart: each copy its own bid stamp
+        other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
 
     def to_json(self) -> str:
