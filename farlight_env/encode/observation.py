@@ -9,6 +9,7 @@ Hidden facts never enter: opponents' face-down tile values, the deck's order, fa
 from __future__ import annotations
 
 import functools
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,6 +108,12 @@ _AWARD_POS = {award: i for i, award in enumerate(AWARDS)}
 _FIFTHS = _float32_steps(0.2, 64)
 
 
+#: float32 rows packed straight into buffers (struct rounds as numpy's float32 cast does).
+_ROW = struct.Struct(f"={len(PLAYER_FEATURES)}f")
+_CELL = struct.Struct("=3f")
+_FLAG = struct.Struct("=f")
+#: Head rows (decision .. first player) by their facts; the same for every card set.
+_HEAD_ROWS: dict[tuple, bytes] = {}
 #: Cached rows, tables and headers kept per encoder before a cache starts afresh.
 CACHE_SIZE = 4096
 #: Entries kept by caches keyed on change stamps: a stamp is asked for again only until it
@@ -124,41 +131,104 @@ def _make_room(cache: dict) -> None:
         del cache[next(iter(cache))]
 
 
-class _Observer:
-    """One observer's last observation and the stamps and keys it was drawn from (state).
+def _rotate(dst: memoryview, at: int, src: memoryview, block: int, seat: int, n: int) -> None:
+    """Copy per-seat blocks of `src` (bytes) to `dst` from byte `at` in relative seat order:
+    block i of the copy is block (seat + i) % n of `src`."""
+    cut, end = seat * block, n * block
+    dst[at : at + end - cut] = src[cut:end]
+    if seat:
+        dst[at + end - cut : at + end] = src[:cut]
 
-    Each field group is redrawn only when what it shows changed: player rows and won parts
-    on the seat's change stamp, the station, missions, awards and deck on the board stamp,
-    ships on their ship stamps, and bids by adding the tiles placed since the last call.
+
+class _BidTally:
+    """Tiles, crew and values per (target slot, absolute seat) under one bid stamp, as the
+    observation shows them; shared by every observer and advanced along `bid_log`.
+
+    Sums are taken in float32 in placement order, exactly as `+=` into a buffer would.
+    """
+
+    def __init__(self, game: FarlightGame) -> None:
+        k = game.num_spaces
+        #: Fixed target position of each slot: part spaces, facilities, mission stacks.
+        self.pos = [slot if slot < k else MAX_SPACES + (slot - k) for slot in range(len(game.bids))]
+        self.lens = [len(placed) for placed in game.bids]
+        self.start = self.done = len(game.bid_log)  # log entries already in the bids
+        self.terms: dict[tuple[int, int], list] = {}  # (slot, seat) -> [tiles, crew, values]
+        self.values: dict[tuple[int, int], tuple[float, float, float]] = {}
+        self.who: list[tuple[int, int]] = []  # (slot, seat) of each bid logged since start
+        for slot, placed in enumerate(game.bids):
+            for entry in placed:
+                self._add(slot, entry)
+
+    def advance(self, game: FarlightGame) -> None:
+        """Take in the bids logged since the last call."""
+        log, bids, lens = game.bid_log, game.bids, self.lens
+        for slot in log[self.done :]:
+            entry = bids[slot][lens[slot]]
+            lens[slot] += 1
+            self.who.append((slot, entry[0]))
+            self._add(slot, entry)
+        self.done = len(log)
+
+    def _add(self, slot: int, entry: tuple[int, int, bool]) -> None:
+        p, tile, crew = entry
+        cell = self.terms.get((slot, p))
+        if cell is None:
+            cell = self.terms[(slot, p)] = [0, 0, ()]
+        cell[0] += 1
+        if crew:
+            cell[1] += 1
+        cell[2] += (tile + crew,)
+        self.values[(slot, p)] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
+
+
+class _SeatTables:
+    """Player rows and won-parts tables by absolute seat, shared by every observer.
+
+    A seat's entries are rebuilt when its change stamps (or selection) move; `rows_version`
+    and `pending_version` count the rebuilds, so an observer knows when to copy again.
+    """
+
+    def __init__(self, pending_shape: tuple[int, ...]) -> None:
+        self.rows = np.zeros((MAX_PLAYERS, len(PLAYER_FEATURES)), dtype=np.float32)
+        self.rows_bytes = memoryview(self.rows).cast("B")
+        self.row_seats: list[int] = [_UNSET] * MAX_PLAYERS  # seat stamp of each row
+        self.row_ships: list[int] = [_UNSET] * MAX_PLAYERS  # ship stamp of each row
+        self.rows_version = 0
+        self.pending = np.zeros((MAX_PLAYERS, *pending_shape), dtype=np.float32)
+        self.pending_bytes = memoryview(self.pending).cast("B")
+        self.pending_keys: list[tuple] = [()] * MAX_PLAYERS  # (seat stamp, selected) or ()
+        self.pending_version = 0
+        self.any_pending = False
+
+
+class _Observer:
+    """One observer's last observation and what it was drawn from (state, not a value).
+
+    One per seat and player count. Field groups are drawn again only when what they show
+    changed: the head on its facts, the own hand on the seat stamp, player rows and won parts
+    when the shared tables moved, bids by the tiles placed since, the board on the board
+    stamp, ships on their ship stamps. Small writes go through memoryviews of the buffer,
+    which cost a fraction of numpy's indexing.
     """
 
     def __init__(self, size: int, views: list[tuple[str, int, int, tuple]]) -> None:
         self.buffer = np.zeros(size, dtype=np.float32)
+        self.floats = memoryview(self.buffer)  # one float32 per index
+        self.bytes = self.floats.cast("B")
         v = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
-        head_end = views[[name for name, *_ in views].index("players")][1]
-        self.head_view = self.buffer[:head_end]
-        board = views[[name for name, *_ in views].index("station")][1]
-        board_end = views[[name for name, *_ in views].index("missions")][2]
-        self.board_view = self.buffer[board:board_end]  # station and missions, adjacent
-        self.tail_view = self.buffer[views[[name for name, *_ in views].index("awards")][1] :]
-        self.players, self.own_hand, self.bids = v["players"], v["own_hand"], v["bids"]
-        self.bids_flat = self.bids.reshape(-1)
         self.resolving_view = v["mission_resolving"]
-        self.ship_view, self.engine_view, self.pending_view = v["ships"], v["engines"], v["pending"]
-        self.views = v
+        self.ship_view, self.engine_view = v["ships"], v["engines"]
         self.head: tuple | None = None  # header key drawn
         self.hand = _UNSET  # seat stamp of the hand drawn in own_hand
-        self.rows: list[tuple | None] = [None] * MAX_PLAYERS  # (seat, ship stamp); None: absent
+        self.rows_version = -1  # shared player rows drawn
+        self.pending_version = 0  # shared won-parts tables drawn (0: all empty)
         self.board = _UNSET  # board stamp drawn: station, missions, awards, deck
         self.resolving: tuple | None = None  # mission_resolving key drawn
-        self.bid_key: tuple | None = None  # (bid stamp, values revealed, seats) drawn
-        self.bid_lens: list[int] = []  # bids drawn per target slot
-        self.bid_seen = 0  # entries of the game's bid_log drawn
-        self.bid_cells: dict[int, list] = {}  # flat index -> [tiles, crew, value terms]
-        self.ship_keys: list[int] | None = None  # ship stamps drawn, relative seat order
-        self.ships: list[int | None] = [None] * MAX_PLAYERS  # per relative seat; None: zeros
-        self.pending: list[tuple] = [()] * MAX_PLAYERS  # (seat stamp, selected) or () for none
-        self.any_pending = False
+        self.bid_key: tuple | None = None  # (tally, values revealed) drawn
+        self.bid_seen = 0  # bid_log entries drawn
+        self.ship_stamps: list[int] = []  # the game's ship stamps when ships were drawn
+        self.ships: list[int] = [_UNSET] * MAX_PLAYERS  # ship stamp drawn per relative seat
 
 
 class ObservationEncoder:
@@ -181,17 +251,20 @@ class ObservationEncoder:
         self._mission_cache: dict[tuple, np.ndarray] = {}
         self._station_cache: dict[tuple, np.ndarray] = {}
         self._tail_start = self.fields["awards"].start
-        self._observers: dict[int, _Observer] = {}
         self._ship_cache: dict[int, ShipSummary] = {}
         self._feature_cache: dict[tuple, np.ndarray] = {}
-        # Drawn pieces shared by every observer: headers by their facts, player rows by
-        # (seat stamp, ship stamp), won-parts tables by (seat stamp, selected part).
-        self._head_cache: dict[tuple, np.ndarray] = {}
-        self._hand_cache: dict[tuple, np.ndarray] = {}
-        self._row_cache: dict[tuple, np.ndarray] = {}
-        self._pending_cache: dict[tuple, np.ndarray] = {}
-        self._rel: dict[tuple[int, int], tuple[int, ...]] = {}
-        self._board_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._hand_cache: dict[tuple, np.ndarray] = {}  # hand -> drawn own_hand
+        self._board_cache: dict[int, tuple[bytes, bytes]] = {}
+        self._bid_tallies: dict[int, _BidTally] = {}  # bid stamp -> its tallies
+        self._seats = _SeatTables(self.fields["pending"].shape[1:])
+        #: Byte offset of every field in the buffer, and the byte sizes copied per seat.
+        self._at = {name: f.start * 4 for name, f in self.fields.items()}
+        self._row_bytes = len(PLAYER_FEATURES) * 4
+        self._pending_bytes = self.fields["pending"].size // MAX_PLAYERS * 4
+        bids = self.fields["bids"]
+        self._bid_span = (bids.start, bids.start + bids.size)
+        self._bid_zeros = bytes(bids.size * 4)
+        self._observers: dict[tuple[int, int], _Observer] = {}  # (seat, players) -> state
 
     # ------------------------------------------------------------ layout
     def _build_layout(self) -> dict[str, Field]:
@@ -286,23 +359,25 @@ class ObservationEncoder:
     def encode(self, game: FarlightGame, seat: int) -> np.ndarray:
         """The observation of `seat` (any seat, acting or not) as a new float32 vector.
 
-        Incremental: each observer keeps its last observation and redraws only the field
+        Incremental: each observer keeps its last observation and draws again only the field
         groups whose facts or change stamps moved (see `FarlightGame.invalidate_cache`).
         """
-        state = self._observers.get(seat)
-        if state is None:
-            state = self._observers[seat] = _Observer(self.size, self._views)
         n = game.num_players
-        rel = self._rel.get((seat, n))
-        if rel is None:  # relative index -> absolute seat
-            rel = self._rel[(seat, n)] = tuple((seat + i) % n for i in range(n))
+        state = self._observers.get((seat, n))
+        if state is None:
+            state = self._observers[(seat, n)] = _Observer(self.size, self._views)
+        at = self._at
         phase = game.phase
-        self._draw_head(game, seat, phase, state)
-        self._draw_players(game, rel, state)
+        self._draw_head(game, seat, n, phase, state)
+        tables = self._seats
+        self._update_rows(game, n, tables)
+        if state.rows_version != tables.rows_version:
+            _rotate(state.bytes, at["players"], tables.rows_bytes, self._row_bytes, seat, n)
+            state.rows_version = tables.rows_version
         if state.board != game.board_stamp:
             board, tail = self._board(game)
-            state.board_view[...] = board
-            state.tail_view[...] = tail
+            state.bytes[at["station"] : at["mission_resolving"]] = board
+            state.bytes[at["awards"] :] = tail
             state.board = game.board_stamp
         resolving = None
         if phase is Phase.MISSION:
@@ -311,36 +386,44 @@ class ObservationEncoder:
             resolving = (stack, game.completers, game.bid_total(seat, slot))
         if state.resolving != resolving:
             self._draw_resolving(resolving, state)
-        self._draw_bids(game, seat, phase is not Phase.BIDDING, state)
-        self._draw_ships(game, rel, state)
-        if state.any_pending or any(game.pending):
-            self._draw_pending(game, rel, phase, state)
+        self._draw_bids(game, seat, n, phase is not Phase.BIDDING, state)
+        if game.ship_stamps != state.ship_stamps:
+            self._draw_ships(game, seat, n, state)
+        if tables.any_pending or any(game.pending):
+            self._update_pending(game, n, phase, tables)
+        if state.pending_version != tables.pending_version:
+            block = self._pending_bytes
+            _rotate(state.bytes, at["pending"], tables.pending_bytes, block, seat, n)
+            state.pending_version = tables.pending_version
         return state.buffer.copy()
 
-    def _draw_head(self, game: FarlightGame, seat: int, phase: Phase, state: _Observer) -> None:
+    def _draw_head(
+        self, game: FarlightGame, seat: int, n: int, phase: Phase, state: _Observer
+    ) -> None:
         """Decision, bidding pass, tiles left, round, player count and first player; own hand."""
-        n = game.num_players
+        first = (game.first_player - seat) % n
         if phase is Phase.BIDDING:
-            key = (phase, game.bidding_pass, game.tiles_left, game.round, n)
+            key = (phase, game.bidding_pass, game.tiles_left, game.round, n, first)
         else:
-            key = (phase, None, None, game.round, n)
-        key += ((game.first_player - seat) % n,)
+            key = (phase, None, None, game.round, n, first)
         if state.head != key:
-            row = self._head_cache.get(key)
+            row = _HEAD_ROWS.get(key)
             if row is None:
-                row = self._head_cache[key] = self._head_row(key)
-                if len(self._head_cache) > CACHE_SIZE:
-                    self._head_cache.clear()
-            state.head_view[...] = row
+                if len(_HEAD_ROWS) > CACHE_SIZE:
+                    _HEAD_ROWS.clear()
+                row = _HEAD_ROWS[key] = self._head_row(key).tobytes()
+            state.bytes[: len(row)] = row
             state.head = key
         stamp = game.seat_stamps[seat]
         if state.hand != stamp:
             hand = tuple(game.hands[seat])
             row = self._hand_cache.get(hand)
             if row is None:
-                row = self._hand_cache[hand] = np.zeros(len(TILES), dtype=np.float32)
-                row[list(hand)] = 1.0
-            state.own_hand[...] = row
+                drawn = np.zeros(len(TILES), dtype=np.float32)
+                drawn[list(hand)] = 1.0
+                row = self._hand_cache[hand] = drawn.tobytes()
+            at = self._at["own_hand"]
+            state.bytes[at : at + len(row)] = row
             state.hand = stamp
 
     def _head_row(self, key: tuple) -> np.ndarray:
@@ -356,27 +439,36 @@ class ObservationEncoder:
         view["first_player"][first] = 1.0
         return row
 
-    def _draw_players(self, game: FarlightGame, rel: tuple[int, ...], state: _Observer) -> None:
-        """Redraw a relative seat's row only when its seat or ship stamp changed."""
-        drawn = state.rows
+    def _update_rows(self, game: FarlightGame, n: int, tables: _SeatTables) -> None:
+        """Rebuild the shared row of every seat whose seat or ship stamp moved."""
         seats, ships = game.seat_stamps, game.ship_stamps
-        for i, p in enumerate(rel):
-            key = (seats[p], ships[p])
-            if drawn[i] != key:
-                row = self._row_cache.get(key)
-                if row is None:
-                    _make_room(self._row_cache)
-                    row = self._row_cache[key] = np.asarray(
-                        self._player_row(game, p), dtype=np.float32
-                    )
-                state.players[i] = row
-                drawn[i] = key
-        for i in range(len(rel), MAX_PLAYERS):
-            if drawn[i] is not None:
-                state.players[i] = 0.0
-                drawn[i] = None
+        row_seats, row_ships = tables.row_seats, tables.row_ships
+        for p in range(n):
+            if row_seats[p] != seats[p] or row_ships[p] != ships[p]:
+                _ROW.pack_into(tables.rows_bytes, p * _ROW.size, *self._player_row(game, p))
+                row_seats[p], row_ships[p] = seats[p], ships[p]
+                tables.rows_version += 1
 
-    def _board(self, game: FarlightGame) -> tuple[np.ndarray, np.ndarray]:
+    def _update_pending(
+        self, game: FarlightGame, n: int, phase: Phase, tables: _SeatTables
+    ) -> None:
+        """Rebuild the shared won-parts table of every seat whose parts or selection moved."""
+        installer = game.current_player if phase is Phase.INSTALL else None
+        selected = game.selected_part() if installer is not None else None
+        pending, seats, keys = game.pending, game.seat_stamps, tables.pending_keys
+        for p in range(n):
+            key: tuple = ()
+            if pending[p]:
+                key = (seats[p], selected if p == installer else None)
+            if keys[p] != key:
+                size = self._pending_bytes
+                table = self._pending_table(game, p, key[1]) if key else bytes(size)
+                tables.pending_bytes[p * size : (p + 1) * size] = table
+                keys[p] = key
+                tables.pending_version += 1
+        tables.any_pending = any(keys)  # seats of earlier, larger games included
+
+    def _board(self, game: FarlightGame) -> tuple[bytes, bytes]:
         """Station and missions (adjacent fields), and face-up awards with the deck, drawn
         once per board stamp for every observer."""
         found = self._board_cache.get(game.board_stamp)
@@ -384,8 +476,10 @@ class ObservationEncoder:
             if len(self._board_cache) >= BOARD_CACHE_SIZE:
                 del self._board_cache[next(iter(self._board_cache))]
             found = (
-                np.concatenate((self._station_table(game), self._mission_table(game).ravel())),
-                self._tail(game),
+                np.concatenate(
+                    (self._station_table(game), self._mission_table(game).ravel())
+                ).tobytes(),
+                self._tail(game).tobytes(),
             )
             self._board_cache[game.board_stamp] = found
         return found
@@ -493,118 +587,60 @@ class ObservationEncoder:
                 table[s, depth] = row
         return table
 
-    def _draw_bids(self, game: FarlightGame, seat: int, revealed: bool, state: _Observer) -> None:
+    def _draw_bids(
+        self, game: FarlightGame, seat: int, n: int, revealed: bool, state: _Observer
+    ) -> None:
         """Per target and seat: tiles and crew in steps of 0.2, visible values summed.
 
-        Under one bid stamp bids only grow and `bid_log` names the targets of the new ones, so
-        only tiles placed since the last call are added; a new stamp, or values turning face
-        up (R-BID-5), redraws the field. Sums are taken in float32 in placement order, exactly
-        as `+=` into the buffer would.
+        From the shared `_BidTally`: an observer writes only the cells of tiles placed since
+        it last looked; a new bid stamp, or values turning face up, redraws the field. While
+        bidding, other seats' values are hidden (R-BID-5).
         """
-        bids, log = game.bids, game.bid_log
-        key = (game.bid_stamp, revealed, game.num_players)
+        tally = self._bid_tallies.get(game.bid_stamp)
+        if tally is None:
+            _make_room(self._bid_tallies)
+            tally = self._bid_tallies[game.bid_stamp] = _BidTally(game)
+        elif tally.done != len(game.bid_log):
+            tally.advance(game)
+        key = (tally, revealed)
         if state.bid_key == key:
-            if len(log) == state.bid_seen:
+            if state.bid_seen == tally.done:
                 return
-            lens = state.bid_lens
-            placed = []
-            for slot in log[state.bid_seen :]:
-                placed.append((slot, bids[slot][lens[slot]]))
-                lens[slot] += 1
+            cells = tally.who[state.bid_seen - tally.start : tally.done - tally.start]
         else:
-            state.bids[...] = 0.0
-            state.bid_cells = {}
+            start, end = self._bid_span
+            state.bytes[start * 4 : end * 4] = self._bid_zeros
             state.bid_key = key
-            state.bid_lens = [len(entries) for entries in bids]
-            placed = [(slot, entry) for slot, entries in enumerate(bids) for entry in entries]
-        state.bid_seen = len(log)
-        if placed:
-            self._add_bids(placed, game, seat, revealed, state)
+            cells = list(tally.values)
+        state.bid_seen = tally.done
+        out, values, pos, pack = state.bytes, tally.values, tally.pos, _CELL.pack_into
+        start = self._bid_span[0] * 4
+        for slot, p in cells:
+            tiles, crew, value = values[(slot, p)]
+            at = start + (pos[slot] * MAX_PLAYERS + (p - seat) % n) * 12
+            pack(out, at, tiles, crew, value if revealed or p == seat else 0.0)
 
-    def _add_bids(
-        self, placed: list, game: FarlightGame, seat: int, revealed: bool, state: _Observer
-    ) -> None:
-        """Add (target slot, (seat, tile, crew)) entries in placement order; one write."""
-        cells = state.bid_cells
-        n, k = game.num_players, game.num_spaces
-        touched: list[int] = []
-        for slot, (p, tile, crew) in placed:
-            pos = slot if slot < k else MAX_SPACES + (slot - k)  # fixed target positions
-            base = (pos * MAX_PLAYERS + (p - seat) % n) * 3
-            cell = cells.get(base)
-            if cell is None:
-                cell = cells[base] = [0, 0, ()]
-                touched.append(base)
-            elif base not in touched:
-                touched.append(base)
-            cell[0] += 1
-            if crew:
-                cell[1] += 1
-            if revealed or p == seat:  # R-BID-5: values hidden from others until then
-                cell[2] += (tile + crew,)
-        index: list[int] = []
-        values: list[float] = []
-        for base in touched:
-            tiles, crews, terms = cells[base]
-            index += (base, base + 1, base + 2)
-            values += (_FIFTHS[tiles], _FIFTHS[crews], _fifteenths(terms))
-        state.bids_flat[index] = values
-
-    def _draw_ships(self, game: FarlightGame, rel: tuple[int, ...], state: _Observer) -> None:
+    def _draw_ships(self, game: FarlightGame, seat: int, n: int, state: _Observer) -> None:
         """Redraw a relative seat's ship planes and engines only when its ship stamp changed."""
         stamps = game.ship_stamps
-        now = [stamps[p] for p in rel]
-        if now == state.ship_keys:
-            return
-        drawn = state.ships
-        ships, engines = state.ship_view, state.engine_view
-        for i in range(MAX_PLAYERS):
-            stamp = now[i] if i < len(now) else None
-            if drawn[i] == stamp:
-                continue
-            if stamp is None:
-                ships[i] = 0.0
-                engines[i] = 0.0
-            else:
-                summary = self._ship(game, rel[i])
+        drawn, ships, engines = state.ships, state.ship_view, state.engine_view
+        for i in range(n):
+            p = (seat + i) % n
+            if drawn[i] != stamps[p]:
+                summary = self._ship(game, p)
                 ships[i] = summary.planes
                 engines[i] = summary.engines
-            drawn[i] = stamp
-        state.ship_keys = now
+                drawn[i] = stamps[p]
+        state.ship_stamps = list(stamps)
 
-    def _draw_pending(
-        self, game: FarlightGame, rel: tuple[int, ...], phase: Phase, state: _Observer
-    ) -> None:
-        """Redraw a relative seat's won parts only when its seat stamp or selection changed."""
-        installer = game.current_player if phase is Phase.INSTALL else None
-        selected = game.selected_part() if installer is not None else None
-        pending, seats, drawn = game.pending, game.seat_stamps, state.pending
-        any_pending = False
-        for i in range(MAX_PLAYERS):
-            key: tuple = ()
-            if i < len(rel) and pending[p := rel[i]]:
-                key = (seats[p], selected if p == installer else None)
-                any_pending = True
-            if drawn[i] == key:
-                continue
-            if key:
-                table = self._pending_cache.get(key)
-                if table is None:
-                    _make_room(self._pending_cache)
-                    table = self._pending_cache[key] = self._pending_table(game, p, key[1])
-                state.pending_view[i] = table
-            else:
-                state.pending_view[i] = 0.0
-            drawn[i] = key
-        state.any_pending = any_pending
-
-    def _pending_table(self, game: FarlightGame, p: int, selected: int | None) -> np.ndarray:
+    def _pending_table(self, game: FarlightGame, p: int, selected: int | None) -> bytes:
         """A seat's won parts waiting to be installed: selected flag, card features."""
-        table = np.zeros(self.fields["pending"].shape[1:], dtype=np.float32)
-        for j, part in enumerate(sorted(game.pending[p])[:MAX_SPACES]):
-            table[j, 0] = float(part == selected)
-            table[j, 1:] = self._features(game, part)
-        return table
+        rows = [
+            _FLAG.pack(float(part == selected)) + self._features(game, part).tobytes()
+            for part in sorted(game.pending[p])[:MAX_SPACES]
+        ]
+        table = b"".join(rows)
+        return table + bytes(self._pending_bytes - len(table))
 
     def _ship(self, game: FarlightGame, p: int) -> ShipSummary:
         """Planes and counts of one ship, cached on its stamp (changes with parts or engines)."""
