@@ -3,7 +3,7 @@
 
 Stamps are process-wide unique, so one ledger serves every game here: clones, saved and
 reloaded games and edited positions included. Equal seat, board or ship stamps must mean
-equal facts; under one bid stamp bids only grow, by the targets `bid_log` names.
+equal facts; under one bid stamp bids change only as `bid_log` says.
 """
 
 from __future__ import annotations
@@ -69,9 +69,16 @@ class Ledger:
         assert self.boards.setdefault(game.board_stamp, facts) == facts, "board"
         bids = [tuple(placed) for placed in game.bids]
         seen, logged = self.bids.setdefault(game.bid_stamp, (bids, len(game.bid_log)))
-        grown = [list(placed) for placed in seen]  # what was seen, plus the logged bids
-        for slot in game.bid_log[logged:]:
-            grown[slot].append(bids[slot][len(grown[slot])])
+        grown = [list(placed) for placed in seen]  # what was seen, changed as logged since
+        events = game.bid_log[logged:]
+        last_clear = {~entry: i for i, entry in enumerate(events) if entry < 0}
+        for i, entry in enumerate(events):
+            if entry < 0:
+                grown[~entry] = []
+            elif i < last_clear.get(entry, -1):
+                grown[entry].append(None)  # placed, then taken back: nothing left to compare
+            else:
+                grown[entry].append(bids[entry][len(grown[entry])])
         assert [tuple(placed) for placed in grown] == bids, "bids changed beyond bid_log"
         self.bids[game.bid_stamp] = (bids, len(game.bid_log))
         self.checked += 1

@@ -91,6 +91,7 @@ class ActionCodec:
         self._bid_cache: dict[tuple, np.ndarray] = {}  # read-only bidding masks
         self._open_stamp = -1  # board stamp the open-target key below was taken at
         self._open_key: tuple = ()
+        self._encoded: dict[int, tuple[Action, int]] = {}  # id(action) -> (action, index)
         self._decoded: dict[int, Action] = {}  # index -> its action, where the game can't matter
         self._decoded_now: dict[tuple[int, str], Action] = {}  # (index, part or mission) -> action
 
@@ -115,13 +116,20 @@ class ActionCodec:
     # -------------------------------------------------------------- encode
     def encode(self, action: Action) -> int:
         """The index of an engine action; raises ValueError for actions outside the layout."""
+        known = self._encoded.get(id(action))
+        if known is not None and known[0] is action:  # the engine hands out shared instances
+            return known[1]
         try:
-            return self._encode(action)
+            index = self._encode(action)
         except KeyError as exc:
             raise ValueError(
                 f"cannot encode {action!r}: {exc.args[0]!r} is not a card or engine rank of "
                 f"card set {self.cards.name!r}"
             ) from exc
+        if len(self._encoded) >= 8192:
+            self._encoded.clear()
+        self._encoded[id(action)] = (action, index)  # holding it keeps the id its own
+        return index
 
     def _encode(self, action: Action) -> int:
         b = self.blocks
@@ -233,11 +241,14 @@ class ActionCodec:
                 return bids.copy()
             out[:] = bids
             return out
-        mask = np.zeros(self.size, dtype=np.int8) if out is None else out
-        if out is not None:
-            mask[:] = 0
-        mask[[self.encode(action) for action in game.legal_actions()]] = 1
-        return mask
+        flags = bytearray(self.size)  # a few set bytes: cheaper than numpy's fancy indexing
+        for action in game.legal_actions():
+            flags[self.encode(action)] = 1
+        mask = np.frombuffer(flags, dtype=np.int8)
+        if out is None:
+            return mask
+        out[:] = mask
+        return out
 
     def _bid_mask(self, game: FarlightGame) -> np.ndarray:
         """The bidding mask straight from the state (the hot path of every round), cached on

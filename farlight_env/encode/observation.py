@@ -83,6 +83,19 @@ class ShipSummary:
     open: int
     blocked: int
 
+    @property
+    def row(self) -> tuple[float, ...]:
+        """The ship's entries of a player row, in PLAYER_FEATURES order (biotech .. blocked,
+        temp_biotech between them filled by the caller)."""
+        return (
+            self.biotech / 5.0,
+            self.num_engines / 5.0,
+            self.engine_sum / 30.0,
+            self.num_parts / 10.0,
+            self.open / 10.0,
+            self.blocked / 10.0,
+        )
+
 
 def _float32_steps(step: float, count: int) -> tuple[float, ...]:
     """0, step, 2 step, ... as repeated float32 `+= step` gives them (bit-exact sums)."""
@@ -112,6 +125,8 @@ _FIFTHS = _float32_steps(0.2, 64)
 _ROW = struct.Struct(f"={len(PLAYER_FEATURES)}f")
 _CELL = struct.Struct("=3f")
 _FLAG = struct.Struct("=f")
+_SLOT_BYTES = _CELL.size * MAX_PLAYERS  # one target's cells, every relative seat
+_SLOT_ZEROS = bytes(_SLOT_BYTES)
 #: Head rows (decision .. first player) by their facts; the same for every card set.
 _HEAD_ROWS: dict[tuple, bytes] = {}
 #: Cached rows, tables and headers kept per encoder before a cache starts afresh.
@@ -141,45 +156,60 @@ def _rotate(dst: memoryview, at: int, src: memoryview, block: int, seat: int, n:
 
 
 class _BidTally:
-    """Tiles, crew and values per (target slot, absolute seat) under one bid stamp, as the
+    """Tiles, crew and values per target slot and absolute seat under one bid stamp, as the
     observation shows them; shared by every observer and advanced along `bid_log`.
 
     Sums are taken in float32 in placement order, exactly as `+=` into a buffer would.
     """
 
-    def __init__(self, game: FarlightGame) -> None:
+    def __init__(self, game: FarlightGame, at: int) -> None:
         k = game.num_spaces
-        #: Fixed target position of each slot: part spaces, facilities, mission stacks.
-        self.pos = [slot if slot < k else MAX_SPACES + (slot - k) for slot in range(len(game.bids))]
+        #: Byte offset of each slot's cells in the buffer (`at` is where bids start): targets
+        #: have fixed positions, part spaces first, then facilities and mission stacks.
+        self.at = [
+            at + (slot if slot < k else MAX_SPACES + (slot - k)) * _SLOT_BYTES
+            for slot in range(len(game.bids))
+        ]
         self.lens = [len(placed) for placed in game.bids]
         self.start = self.done = len(game.bid_log)  # log entries already in the bids
-        self.terms: dict[tuple[int, int], list] = {}  # (slot, seat) -> [tiles, crew, values]
-        self.values: dict[tuple[int, int], tuple[float, float, float]] = {}
-        self.who: list[tuple[int, int]] = []  # (slot, seat) of each bid logged since start
+        self.terms: list[dict[int, list]] = [{} for _ in game.bids]  # seat -> [t, c, values]
+        self.values: list[dict[int, tuple[float, float, float]]] = [{} for _ in game.bids]
+        #: Per log entry since start: (slot, seat) of a bid, (slot, -1) for bids taken back.
+        self.who: list[tuple[int, int]] = []
         for slot, placed in enumerate(game.bids):
             for entry in placed:
                 self._add(slot, entry)
 
     def advance(self, game: FarlightGame) -> None:
-        """Take in the bids logged since the last call."""
-        log, bids, lens = game.bid_log, game.bids, self.lens
+        """Take in the bids logged since the last call: placed (slot) or taken back (~slot)."""
+        log, bids, lens, who = game.bid_log, game.bids, self.lens, self.who
         for slot in log[self.done :]:
-            entry = bids[slot][lens[slot]]
+            if slot < 0:  # every bid on ~slot went back
+                slot = ~slot
+                lens[slot] = 0
+                self.terms[slot] = {}
+                self.values[slot] = {}
+                who.append((slot, -1))
+                continue
+            placed, i = bids[slot], lens[slot]
             lens[slot] += 1
-            self.who.append((slot, entry[0]))
-            self._add(slot, entry)
+            if i < len(placed):
+                who.append((slot, placed[i][0]))
+                self._add(slot, placed[i])
+            else:  # it went back later in this batch: a ~slot follows; one entry per log entry
+                who.append((slot, -1))
         self.done = len(log)
 
     def _add(self, slot: int, entry: tuple[int, int, bool]) -> None:
         p, tile, crew = entry
-        cell = self.terms.get((slot, p))
+        cell = self.terms[slot].get(p)
         if cell is None:
-            cell = self.terms[(slot, p)] = [0, 0, ()]
+            cell = self.terms[slot][p] = [0, 0, ()]
         cell[0] += 1
         if crew:
             cell[1] += 1
         cell[2] += (tile + crew,)
-        self.values[(slot, p)] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
+        self.values[slot][p] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
 
 
 class _SeatTables:
@@ -194,6 +224,7 @@ class _SeatTables:
         self.rows_bytes = memoryview(self.rows).cast("B")
         self.row_seats: list[int] = [_UNSET] * MAX_PLAYERS  # seat stamp of each row
         self.row_ships: list[int] = [_UNSET] * MAX_PLAYERS  # ship stamp of each row
+        self.ship_rows: list[tuple[float, ...]] = [()] * MAX_PLAYERS  # ShipSummary.row
         self.rows_version = 0
         self.pending = np.zeros((MAX_PLAYERS, *pending_shape), dtype=np.float32)
         self.pending_bytes = memoryview(self.pending).cast("B")
@@ -257,6 +288,10 @@ class ObservationEncoder:
         self._board_cache: dict[int, tuple[bytes, bytes]] = {}
         self._bid_tallies: dict[int, _BidTally] = {}  # bid stamp -> its tallies
         self._seats = _SeatTables(self.fields["pending"].shape[1:])
+        self._engine_parts = frozenset(i for i, part in enumerate(cards.parts) if part.engines)
+        #: Per seat, the last ship drawn: (cells, dice per cell, planes); planes are never
+        #: written once drawn, so the next drawing starts from a copy.
+        self._drawn_ships: dict[int, tuple[dict, dict, np.ndarray]] = {}
         #: Byte offset of every field in the buffer, and the byte sizes copied per seat.
         self._at = {name: f.start * 4 for name, f in self.fields.items()}
         self._row_bytes = len(PLAYER_FEATURES) * 4
@@ -445,7 +480,16 @@ class ObservationEncoder:
         row_seats, row_ships = tables.row_seats, tables.row_ships
         for p in range(n):
             if row_seats[p] != seats[p] or row_ships[p] != ships[p]:
-                _ROW.pack_into(tables.rows_bytes, p * _ROW.size, *self._player_row(game, p))
+                if row_ships[p] != ships[p]:
+                    tables.ship_rows[p] = self._ship(game, p).row
+                biotech, engines, engine_sum, parts, open_, blocked = tables.ship_rows[p]
+                _ROW.pack_into(
+                    tables.rows_bytes,
+                    p * _ROW.size,
+                    *(1.0, game.crew[p] / 10.0, game.science[p] / 10.0, game.points[p] / 20.0),
+                    *(len(game.hands[p]) / 5.0, biotech, game.temp_biotech[p] / 5.0, engines),
+                    *(engine_sum, parts, open_, blocked, len(game.pending[p]) / 5.0),
+                )
                 row_seats[p], row_ships[p] = seats[p], ships[p]
                 tables.rows_version += 1
 
@@ -504,24 +548,6 @@ class ObservationEncoder:
         deck[game.deck] = 1.0
         deck[-1] = len(game.deck) / 57.0
         return tail
-
-    def _player_row(self, game: FarlightGame, p: int) -> tuple[float, ...]:
-        ship = self._ship(game, p)
-        return (
-            1.0,
-            game.crew[p] / 10.0,
-            game.science[p] / 10.0,
-            game.points[p] / 20.0,
-            len(game.hands[p]) / 5.0,
-            ship.biotech / 5.0,
-            game.temp_biotech[p] / 5.0,
-            ship.num_engines / 5.0,
-            ship.engine_sum / 30.0,
-            ship.num_parts / 10.0,
-            ship.open / 10.0,
-            ship.blocked / 10.0,
-            len(game.pending[p]) / 5.0,
-        )
 
     def _features(self, game: FarlightGame, part: int) -> np.ndarray:
         """Static card features plus the dice currently on its engine icons."""
@@ -599,26 +625,32 @@ class ObservationEncoder:
         tally = self._bid_tallies.get(game.bid_stamp)
         if tally is None:
             _make_room(self._bid_tallies)
-            tally = self._bid_tallies[game.bid_stamp] = _BidTally(game)
+            tally = self._bid_tallies[game.bid_stamp] = _BidTally(game, self._bid_span[0] * 4)
         elif tally.done != len(game.bid_log):
             tally.advance(game)
         key = (tally, revealed)
+        out, values, at_slot, pack = state.bytes, tally.values, tally.at, _CELL.pack_into
         if state.bid_key == key:
             if state.bid_seen == tally.done:
                 return
-            cells = tally.who[state.bid_seen - tally.start : tally.done - tally.start]
+            for slot, p in tally.who[state.bid_seen - tally.start : tally.done - tally.start]:
+                at = at_slot[slot]
+                if p < 0:  # taken back: the target's cells go blank
+                    out[at : at + _SLOT_BYTES] = _SLOT_ZEROS
+                elif (found := values[slot].get(p)) is not None:
+                    value = found[2] if revealed or p == seat else 0.0
+                    pack(out, at + (p - seat) % n * _CELL.size, found[0], found[1], value)
         else:
             start, end = self._bid_span
-            state.bytes[start * 4 : end * 4] = self._bid_zeros
+            out[start * 4 : end * 4] = self._bid_zeros
+            for slot, cells in enumerate(values):
+                for p, found in cells.items():
+                    value = found[2] if revealed or p == seat else 0.0
+                    pack(
+                        out, at_slot[slot] + (p - seat) % n * _CELL.size, found[0], found[1], value
+                    )
             state.bid_key = key
-            cells = list(tally.values)
         state.bid_seen = tally.done
-        out, values, pos, pack = state.bytes, tally.values, tally.pos, _CELL.pack_into
-        start = self._bid_span[0] * 4
-        for slot, p in cells:
-            tiles, crew, value = values[(slot, p)]
-            at = start + (pos[slot] * MAX_PLAYERS + (p - seat) % n) * 12
-            pack(out, at, tiles, crew, value if revealed or p == seat else 0.0)
 
     def _draw_ships(self, game: FarlightGame, seat: int, n: int, state: _Observer) -> None:
         """Redraw a relative seat's ship planes and engines only when its ship stamp changed."""
@@ -659,7 +691,7 @@ class ObservationEncoder:
             by_rank[self.rank_pos[rank]] = value / 6.0
         open_, _connected, blocked = game.connectors(p)
         return ShipSummary(
-            planes=self._draw_ship(game, game.ships[p]),
+            planes=self._draw_ship(game, p),
             engines=by_rank,
             biotech=game.biotech(p),
             num_engines=len(engines),
@@ -684,18 +716,42 @@ class ObservationEncoder:
         table[CORE, :6] = 1.0  # occupied, core, four connectors
         return table
 
-    def _draw_ship(self, game: FarlightGame, ship: dict) -> np.ndarray:
-        """All cells in one write from the static table, then the dice on engine parts."""
-        planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), dtype=np.float32)
-        h = self.half
-        pieces = list(ship.values())
-        rows = [row + h for row, _col in ship]
-        cols = [col + h for _row, col in ship]
-        planes[:, rows, cols] = self._cells[pieces].T
-        dice = 7 + len(ICON_CHANNELS)  # first engine channel
-        for (row, col), piece in ship.items():
-            if piece != CORE and (ranks := self.cards.parts[piece].engines):
-                values = sorted((game.engine_values.get(rk, 0) for rk in ranks), reverse=True)
-                for j, value in enumerate(values):
-                    planes[dice + j, row + h, col + h] = value / 6.0
+    def _draw_ship(self, game: FarlightGame, p: int) -> np.ndarray:
+        """Ship planes: static channels of each part from a table, dice on engine parts.
+
+        Drawn from the seat's previous planes when there are any: a ship changes by a part or
+        a die at a time, so only the cells whose part or dice differ are written.
+        """
+        ship = game.ships[p]
+        values, parts = game.engine_values, self.cards.parts
+        dice = {
+            cell: tuple(
+                sorted((values.get(rank, 0) for rank in parts[piece].engines), reverse=True)
+            )
+            for cell, piece in ship.items()
+            if piece in self._engine_parts
+        }
+        drawn = self._drawn_ships.get(p)
+        if drawn is None:
+            planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), np.float32)
+            changed = ship.keys()
+        else:
+            old_ship, old_dice, old_planes = drawn
+            planes = old_planes.copy()
+            changed = [
+                cell
+                for cell in ship.keys() | old_ship.keys()
+                if ship.get(cell) != old_ship.get(cell) or dice.get(cell) != old_dice.get(cell)
+            ]
+        h, first_die = self.half, 7 + len(ICON_CHANNELS)
+        for cell in changed:
+            row, col = cell[0] + h, cell[1] + h
+            piece = ship.get(cell)
+            if piece is None:
+                planes[:, row, col] = 0.0
+                continue
+            planes[:, row, col] = self._cells[piece]
+            for j, value in enumerate(dice.get(cell, ())):
+                planes[first_die + j, row, col] = value / 6.0
+        self._drawn_ships[p] = (dict(ship), dice, planes)
         return planes

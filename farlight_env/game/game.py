@@ -468,7 +468,7 @@ class FarlightGame:
         self._new_bid_stamp()
 
     def _new_bid_stamp(self) -> None:
-        """Bids were taken back (or may differ from what an observer saw): a new lineage."""
+        """A new round of bids, or bids that may differ from what an observer saw."""
         self.bid_stamp = new_stamp()
         self.bid_log: list[int] = []
 
@@ -631,9 +631,9 @@ class FarlightGame:
         ship stamps): `seat_stamps[p]` is renewed whenever seat p's crew, science, points,
         hand, temporary bio-tech or pending parts change; `board_stamp` when the part spaces,
         their bonus crew or dice, the deck, the face-up awards or the mission stacks change;
-        `bid_stamp` whenever a bid is taken back, so under one bid stamp every target's bids
-        only grow (a clone takes a new one), and `bid_log` lists the target slot of every bid
-        placed since, in order.
+        `bid_stamp` at the start of every bidding phase (a clone takes a new one too), and
+        under one bid stamp bids change only as `bid_log` says, in order: `slot` for a bid
+        placed on that target, `~slot` for a target whose bids were all taken back.
         """
         self._legal = None
         self._legal_set = None
@@ -724,6 +724,7 @@ class FarlightGame:
         self._legal = None
         self._legal_set = None
         self._reset_bid_cache()
+        self._new_bid_stamp()  # every target starts the round without bids
         self._selected: int | None = None
         self._resume: Resume | None = None
         self._resolve_cursor = 0
@@ -820,7 +821,7 @@ class FarlightGame:
             self.hands[p].sort()
             self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
-        self._new_bid_stamp()
+        self.bid_log.append(~slot)
         return winner
 
     def _best_bidder(self, totals: dict[int, int]) -> int | None:
@@ -912,9 +913,15 @@ class FarlightGame:
         self.crew[p] -= self.cards.parts[part].crew_cost
         self.pending[p].remove(part)
         self.seat_stamps[p] = new_stamp()
+        counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
         self.ship_stamps[p] = new_stamp()
+        if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
+            self.connector_cache.clear()
+        self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
+            counts
+        )
         self.installed_this_round[p].append(part)
         self._selected = None
         self._resume = Resume.INSTALL
@@ -1014,7 +1021,7 @@ class FarlightGame:
             self.hands[p].sort()
             self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
-        self._new_bid_stamp()
+        self.bid_log.append(~slot)
         if self.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
             self.temp_biotech = [0] * self.num_players
             self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
