@@ -174,33 +174,34 @@ class _BidTally:
         self.start = self.done = len(game.bid_log)  # log entries already in the bids
         self.terms: list[dict[int, list]] = [{} for _ in game.bids]  # seat -> [t, c, values]
         self.values: list[dict[int, tuple[float, float, float]]] = [{} for _ in game.bids]
-        #: Per log entry since start: (slot, seat) of a bid, (slot, -1) for bids taken back.
-        self.who: list[tuple[int, int]] = []
+        #: Per log entry since start, what changed: (byte offset of the slot, seat, tiles,
+        #: crew, value) of the cell a bid went to, or (offset, -1, ...) for bids taken back.
+        self.events: list[tuple[int, int, float, float, float]] = []
         for slot, placed in enumerate(game.bids):
             for entry in placed:
                 self._add(slot, entry)
 
     def advance(self, game: FarlightGame) -> None:
         """Take in the bids logged since the last call: placed (slot) or taken back (~slot)."""
-        log, bids, lens, who = game.bid_log, game.bids, self.lens, self.who
+        log, bids, lens, events = game.bid_log, game.bids, self.lens, self.events
         for slot in log[self.done :]:
             if slot < 0:  # every bid on ~slot went back
                 slot = ~slot
                 lens[slot] = 0
                 self.terms[slot] = {}
                 self.values[slot] = {}
-                who.append((slot, -1))
+                events.append((self.at[slot], -1, 0.0, 0.0, 0.0))
                 continue
             placed, i = bids[slot], lens[slot]
             lens[slot] += 1
             if i < len(placed):
-                who.append((slot, placed[i][0]))
-                self._add(slot, placed[i])
+                events.append((self.at[slot], placed[i][0], *self._add(slot, placed[i])))
             else:  # it went back later in this batch: a ~slot follows; one entry per log entry
-                who.append((slot, -1))
+                events.append((self.at[slot], -1, 0.0, 0.0, 0.0))
         self.done = len(log)
 
-    def _add(self, slot: int, entry: tuple[int, int, bool]) -> None:
+    def _add(self, slot: int, entry: tuple[int, int, bool]) -> tuple[float, float, float]:
+        """Count one bid in its cell; the cell's tiles, crew and value as now shown."""
         p, tile, crew = entry
         cell = self.terms[slot].get(p)
         if cell is None:
@@ -209,7 +210,8 @@ class _BidTally:
         if crew:
             cell[1] += 1
         cell[2] += (tile + crew,)
-        self.values[slot][p] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
+        shown = self.values[slot][p] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
+        return shown
 
 
 class _SeatTables:
@@ -478,9 +480,16 @@ class ObservationEncoder:
         """Rebuild the shared row of every seat whose seat or ship stamp moved."""
         seats, ships = game.seat_stamps, game.ship_stamps
         row_seats, row_ships = tables.row_seats, tables.row_ships
-        for p in range(n):
-            if row_seats[p] != seats[p] or row_ships[p] != ships[p]:
-                if row_ships[p] != ships[p]:
+        for p, seat_stamp, ship_stamp, drawn_seat, drawn_ship in zip(
+            range(n),
+            seats,
+            ships,
+            row_seats,
+            row_ships,
+            strict=False,  # rows: up to 5 seats
+        ):
+            if seat_stamp != drawn_seat or ship_stamp != drawn_ship:
+                if ship_stamp != drawn_ship:
                     tables.ship_rows[p] = self._ship(game, p).row
                 biotech, engines, engine_sum, parts, open_, blocked = tables.ship_rows[p]
                 _ROW.pack_into(
@@ -490,7 +499,7 @@ class ObservationEncoder:
                     *(len(game.hands[p]) / 5.0, biotech, game.temp_biotech[p] / 5.0, engines),
                     *(engine_sum, parts, open_, blocked, len(game.pending[p]) / 5.0),
                 )
-                row_seats[p], row_ships[p] = seats[p], ships[p]
+                row_seats[p], row_ships[p] = seat_stamp, ship_stamp
                 tables.rows_version += 1
 
     def _update_pending(
@@ -633,22 +642,22 @@ class ObservationEncoder:
         if state.bid_key == key:
             if state.bid_seen == tally.done:
                 return
-            for slot, p in tally.who[state.bid_seen - tally.start : tally.done - tally.start]:
-                at = at_slot[slot]
+            # in log order, so a cell's last event shows its current tally
+            for at, p, tiles, crew, value in tally.events[
+                state.bid_seen - tally.start : tally.done - tally.start
+            ]:
                 if p < 0:  # taken back: the target's cells go blank
                     out[at : at + _SLOT_BYTES] = _SLOT_ZEROS
-                elif (found := values[slot].get(p)) is not None:
-                    value = found[2] if revealed or p == seat else 0.0
-                    pack(out, at + (p - seat) % n * _CELL.size, found[0], found[1], value)
+                else:
+                    value = value if revealed or p == seat else 0.0
+                    pack(out, at + (p - seat) % n * _CELL.size, tiles, crew, value)
         else:
             start, end = self._bid_span
             out[start * 4 : end * 4] = self._bid_zeros
-            for slot, cells in enumerate(values):
-                for p, found in cells.items():
-                    value = found[2] if revealed or p == seat else 0.0
-                    pack(
-                        out, at_slot[slot] + (p - seat) % n * _CELL.size, found[0], found[1], value
-                    )
+            for slot, cells in enumerate(values if any(values) else ()):
+                for p, (tiles, crew, value) in cells.items():
+                    value = value if revealed or p == seat else 0.0
+                    pack(out, at_slot[slot] + (p - seat) % n * _CELL.size, tiles, crew, value)
             state.bid_key = key
         state.bid_seen = tally.done
 
