@@ -92,6 +92,8 @@ class ActionCodec:
         self._open_stamp = -1  # board stamp the open-target key below was taken at
         self._open_key: tuple = ()
         self._encoded: dict[int, tuple[Action, int]] = {}  # id(action) -> (action, index)
+        self._bids_of: object = None  # the bid table the next cache's instances come from
+        self._game_bids: dict[int, Action] = {}  # bid index -> that table's instance
         self._decoded: dict[int, Action] = {}  # index -> its action, where the game can't matter
         self._decoded_now: dict[tuple[int, str], Action] = {}  # (index, part or mission) -> action
 
@@ -166,8 +168,11 @@ class ActionCodec:
         Install/discard name the selected pending part and complete/pass the mission being
         resolved, so those need the game; the result is legal iff the mask bit is set.
         """
-        if type(index) is int:  # the hot path: an index that means the same in every game
-            action = self._decoded.get(index)
+        if type(index) is int:  # the hot path: a bid (the game's own instance) or an index
+            # that means the same in every game, decoded before
+            action = self._game_bids.get(index) if game.bid_actions is self._bids_of else None
+            if action is None:
+                action = self._decoded.get(index)
             if action is not None:
                 return action
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
@@ -194,9 +199,22 @@ class ActionCodec:
                     self._decoded_now.clear()
                 action = self._decoded_now[(index, what)] = self._make(name, offset, what)
             return action
+        if name == "bid":
+            return self._bid(index, game)
         action = self._decoded.get(index)
         if action is None:
             action = self._decoded[index] = self._make(name, offset, "")
+        return action
+
+    def _bid(self, index: int, game: FarlightGame) -> Action:
+        """The game's own instance of a bid (its engine knows it on sight), made once."""
+        if game.bid_actions is not self._bids_of:
+            self._bids_of, self._game_bids = game.bid_actions, {}
+        made = self._make("bid", index - self.blocks["bid"].start, "")
+        assert isinstance(made, Bid)
+        slot = game.target_slot.get(made.target)  # None: no such target at this player count
+        shared = game.bid_actions.get((made.tile, slot, made.crew)) if slot is not None else None
+        action = self._game_bids[index] = made if shared is None else shared
         return action
 
     def _make(self, name: str, offset: int, what: str) -> Action:

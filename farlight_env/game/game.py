@@ -163,6 +163,7 @@ _SHARED_TABLES = (
     "targets",
     "target_slot",
     "bid_actions",
+    "bid_slots",
     "install_actions",
     "connector_cache",
     "cells_cache",
@@ -185,6 +186,12 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         + tuple(Target(TargetKind.FACILITY, i) for i in range(len(FACILITIES)))
         + tuple(Target(TargetKind.MISSION, i) for i in range(NUM_STACKS))
     )
+    bid_actions = {
+        (tile, slot, crew): Bid(tile, t, crew)
+        for slot, t in enumerate(targets)
+        for tile in TILES
+        for crew in (False, True)
+    }
     return {
         "num_players": num_players,
         "num_spaces": num_spaces,
@@ -195,12 +202,10 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "rank_part": {rank: i for i, p in enumerate(cards.parts) for rank in p.engines},
         "targets": targets,
         "target_slot": {t: i for i, t in enumerate(targets)},
-        "bid_actions": {
-            (tile, slot, crew): Bid(tile, t, crew)
-            for slot, t in enumerate(targets)
-            for tile in TILES
-            for crew in (False, True)
-        },
+        "bid_actions": bid_actions,
+        # id of each shared Bid -> (that Bid, its slot): a bid handed out by these tables (the
+        # codec decodes to them) is recognised without hashing its target
+        "bid_slots": {id(bid): (bid, key[1]) for key, bid in bid_actions.items()},
         "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
         "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
@@ -611,7 +616,10 @@ class FarlightGame:
             if slot is None:
                 raise IllegalActionError(self._illegal_message(action))
             # record the canonical value, whatever equal form came in
-            self.history.append(self.bid_actions[(action.tile, slot, action.crew)])
+            known = self.bid_slots.get(id(action))
+            if known is None or known[0] is not action:
+                action = self.bid_actions[(action.tile, slot, action.crew)]
+            self.history.append(action)
             self._legal = None
             self._legal_set = None
             self._place_tile(self._current, action.tile, slot, action.crew)
@@ -650,12 +658,18 @@ class FarlightGame:
 
     def _legal_bid_slot(self, bid: Bid) -> int | None:
         """The target slot of a legal bid in the bidding phase, None if the bid is illegal."""
-        if type(bid.tile) is not int or type(bid.crew) is not bool:
-            return None
-        if not isinstance(bid.target, Target) or isinstance(bid.target.index, bool):
-            return None
-        slot = self.target_slot.get(bid.target)
-        if slot is None or bid.tile not in self.hands[self._current]:
+        known = self.bid_slots.get(id(bid))
+        if known is not None and known[0] is bid:  # one of ours: fields known to be sound
+            slot = known[1]
+        else:
+            if type(bid.tile) is not int or type(bid.crew) is not bool:
+                return None
+            if not isinstance(bid.target, Target) or isinstance(bid.target.index, bool):
+                return None
+            slot = self.target_slot.get(bid.target)
+            if slot is None:
+                return None
+        if bid.tile not in self.hands[self._current]:
             return None
         if bid.crew and self.crew[self._current] < 1:
             return None
