@@ -480,6 +480,8 @@ class ObservationEncoder:
         """Rebuild the shared row of every seat whose seat or ship stamp moved."""
         seats, ships = game.seat_stamps, game.ship_stamps
         row_seats, row_ships = tables.row_seats, tables.row_ships
+        if seats == row_seats[:n] and ships == row_ships[:n]:  # e.g. a part just selected
+            return
         for p, seat_stamp, ship_stamp, drawn_seat, drawn_ship in zip(
             range(n),
             seats,

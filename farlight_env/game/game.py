@@ -892,7 +892,11 @@ class FarlightGame:
         self.out_of_game.append(part)
 
     def _engine_choice(self, p: int, rank: int) -> None:
+        rule = self.config.rule_options.edge_connectors
+        counts = self.connector_cache.get((self.ship_stamps[p], rule))
         self.ship_stamps[p] = new_stamp()
+        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
+            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
