@@ -261,6 +261,7 @@ def test_face_up_awards_are_visible(num_players: int) -> None:
     encoder = encoder_for(game)
     other = game.clone()
     other.awards_up[0], other.awards_down[0] = other.awards_down[0], other.awards_up[0]
+    other.invalidate_cache()  # a direct edit, as in the tests above
     for seat in range(num_players):
         assert encoder.encode(other, seat).tobytes() != encoder.encode(game, seat).tobytes()
 

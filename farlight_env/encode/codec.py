@@ -86,8 +86,16 @@ class ActionCodec:
             start += size
         self.blocks = blocks
         self.size = start
-        self._bid_cache: dict[tuple, np.ndarray] = {}
-        self._decoded_bids: dict[int, Bid] = {}  # bid-block offset -> its action
+        #: The block of every index (decode looks it up instead of searching).
+        self._block_at = [b for b in blocks.values() for _ in range(b.size)]
+        self._bid_cache: dict[tuple, np.ndarray] = {}  # read-only bidding masks
+        self._open_stamp = -1  # board stamp the open-target key below was taken at
+        self._open_key: tuple = ()
+        self._encoded: dict[int, tuple[Action, int]] = {}  # id(action) -> (action, index)
+        self._bids_of: object = None  # the bid table the next cache's instances come from
+        self._game_bids: dict[int, Action] = {}  # bid index -> that table's instance
+        self._decoded: dict[int, Action] = {}  # index -> its action, where the game can't matter
+        self._decoded_now: dict[tuple[int, str], Action] = {}  # (index, part or mission) -> action
 
     # ------------------------------------------------------------- targets
     @staticmethod
@@ -110,13 +118,20 @@ class ActionCodec:
     # -------------------------------------------------------------- encode
     def encode(self, action: Action) -> int:
         """The index of an engine action; raises ValueError for actions outside the layout."""
+        known = self._encoded.get(id(action))
+        if known is not None and known[0] is action:  # the engine hands out shared instances
+            return known[1]
         try:
-            return self._encode(action)
+            index = self._encode(action)
         except KeyError as exc:
             raise ValueError(
                 f"cannot encode {action!r}: {exc.args[0]!r} is not a card or engine rank of "
                 f"card set {self.cards.name!r}"
             ) from exc
+        if len(self._encoded) >= 8192:
+            self._encoded.clear()
+        self._encoded[id(action)] = (action, index)  # holding it keeps the id its own
+        return index
 
     def _encode(self, action: Action) -> int:
         b = self.blocks
@@ -153,24 +168,61 @@ class ActionCodec:
         Install/discard name the selected pending part and complete/pass the mission being
         resolved, so those need the game; the result is legal iff the mask bit is set.
         """
+        if type(index) is int:  # the hot path: a bid (the game's own instance) or an index
+            # that means the same in every game, decoded before
+            action = self._game_bids.get(index) if game.bid_actions is self._bids_of else None
+            if action is None:
+                action = self._decoded.get(index)
+            if action is not None:
+                return action
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise ValueError(f"action index must be an integer, got {index!r}")
         index = int(index)
         if not 0 <= index < self.size:
             raise ValueError(f"action index {index} out of range 0..{self.size - 1}")
-        for block in self.blocks.values():
-            if index in block:
-                return self._decode_in(block.name, index - block.start, game)
-        raise AssertionError("blocks cover the whole range")  # pragma: no cover
+        block = self._block_at[index]
+        return self._decode_in(block.name, index - block.start, game)
 
     def _decode_in(self, name: str, offset: int, game: FarlightGame) -> Action:
-        if name == "bid":  # the common case: one immutable Bid per index, made once
-            bid = self._decoded_bids.get(offset)
-            if bid is None:
-                tile, rest = divmod(offset, NUM_TARGETS * 2)
-                pos, crew = divmod(rest, 2)
-                bid = self._decoded_bids[offset] = Bid(tile, self.target_at(pos), bool(crew))
-            return bid
+        """Actions are immutable values: each is made once and then served from a cache."""
+        index = self.blocks[name].start + offset
+        if name in ("install", "discard", "complete", "pass"):  # name the part or mission now
+            if name in ("install", "discard"):
+                selected = game.selected_part()
+                what = self.part_names[selected] if selected is not None else "<no part selected>"
+            else:
+                mission = game.mission_being_resolved()
+                what = game.cards.missions[mission].name if mission is not None else "<no mission>"
+            action = self._decoded_now.get((index, what))
+            if action is None:
+                if len(self._decoded_now) > 4096:
+                    self._decoded_now.clear()
+                action = self._decoded_now[(index, what)] = self._make(name, offset, what)
+            return action
+        if name == "bid":
+            return self._bid(index, game)
+        action = self._decoded.get(index)
+        if action is None:
+            action = self._decoded[index] = self._make(name, offset, "")
+        return action
+
+    def _bid(self, index: int, game: FarlightGame) -> Action:
+        """The game's own instance of a bid (its engine knows it on sight), made once."""
+        if game.bid_actions is not self._bids_of:
+            self._bids_of, self._game_bids = game.bid_actions, {}
+        made = self._make("bid", index - self.blocks["bid"].start, "")
+        assert isinstance(made, Bid)
+        slot = game.target_slot.get(made.target)  # None: no such target at this player count
+        shared = game.bid_actions.get((made.tile, slot, made.crew)) if slot is not None else None
+        action = self._game_bids[index] = made if shared is None else shared
+        return action
+
+    def _make(self, name: str, offset: int, what: str) -> Action:
+        """A new action for a block offset; `what` names the selected part or the mission."""
+        if name == "bid":
+            tile, rest = divmod(offset, NUM_TARGETS * 2)
+            pos, crew = divmod(rest, 2)
+            return Bid(tile, self.target_at(pos), bool(crew))
         if name == "select":
             return SelectPart(self.part_names[offset])
         if name == "refit":
@@ -181,16 +233,12 @@ class ActionCodec:
             return ChooseEngine(self.ranks[offset])
         if name == "skip":
             return SkipEngine()
-        if name in ("install", "discard"):
-            selected = game.selected_part()
-            part = self.part_names[selected] if selected is not None else "<no part selected>"
-            if name == "discard":
-                return Discard(part)
+        if name == "discard":
+            return Discard(what)
+        if name == "install":
             row, col = divmod(offset, self.grid_size)
-            return Install(part, row - self.half, col - self.half)
-        mission = game.mission_being_resolved()
-        title = game.cards.missions[mission].name if mission is not None else "<no mission>"
-        return CompleteMission(title) if name == "complete" else PassMission(title)
+            return Install(what, row - self.half, col - self.half)
+        return CompleteMission(what) if name == "complete" else PassMission(what)
 
     def describe(self, index: int, game: FarlightGame) -> str:
         """A readable line for people: the block and the action it means now."""
@@ -203,34 +251,44 @@ class ActionCodec:
         return str(action)
 
     def mask(self, game: FarlightGame, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 mask of the current player's legal actions (length `size`)."""
-        mask = np.zeros(self.size, dtype=np.int8) if out is None else out
-        if out is not None:
-            mask[:] = 0
+        """int8 mask of the current player's legal actions (length `size`); a new array, or
+        `out` filled in."""
         if game.phase is Phase.BIDDING:
-            mask[self._bid_indices(game)] = 1
-            return mask
+            bids = self._bid_mask(game)
+            if out is None:
+                return bids.copy()
+            out[:] = bids
+            return out
+        flags = bytearray(self.size)  # a few set bytes: cheaper than numpy's fancy indexing
         for action in game.legal_actions():
-            mask[self.encode(action)] = 1
-        return mask
+            flags[self.encode(action)] = 1
+        mask = np.frombuffer(flags, dtype=np.int8)
+        if out is None:
+            return mask
+        out[:] = mask
+        return out
 
-    def _bid_indices(self, game: FarlightGame) -> np.ndarray:
-        """Legal bid indices straight from the state (the hot path of every round), cached on
-        the few facts they depend on."""
+    def _bid_mask(self, game: FarlightGame) -> np.ndarray:
+        """The bidding mask straight from the state (the hot path of every round), cached on
+        the few facts it depends on: the hand, crew to spare and the open targets."""
         seat = game.current_player
         assert seat is not None
-        key = (
-            tuple(game.hands[seat]),
-            tuple(part is None for part in game.spaces),
-            tuple(not stack for stack in game.stacks),
-            game.crew[seat] >= 1,
-        )
-        indices = self._bid_cache.get(key)
-        if indices is None:
+        if self._open_stamp != game.board_stamp:  # open targets change with the board only
+            self._open_key = (
+                tuple(part is None for part in game.spaces),
+                tuple(not stack for stack in game.stacks),
+            )
+            self._open_stamp = game.board_stamp
+        key = (tuple(game.hands[seat]), game.crew[seat] >= 1, self._open_key)
+        mask = self._bid_cache.get(key)
+        if mask is None:
             if len(self._bid_cache) > 8192:
                 self._bid_cache.clear()
-            indices = self._bid_cache[key] = self._compute_bid_indices(game, seat)
-        return indices
+            mask = np.zeros(self.size, dtype=np.int8)
+            mask[self._compute_bid_indices(game, seat)] = 1
+            mask.flags.writeable = False
+            self._bid_cache[key] = mask
+        return mask
 
     def _compute_bid_indices(self, game: FarlightGame, seat: int) -> np.ndarray:
         positions = [i for i, part in enumerate(game.spaces) if part is not None]

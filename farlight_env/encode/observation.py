@@ -9,6 +9,7 @@ Hidden facts never enter: opponents' face-down tile values, the deck's order, fa
 from __future__ import annotations
 
 import functools
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,19 @@ class ShipSummary:
     open: int
     blocked: int
 
+    @property
+    def row(self) -> tuple[float, ...]:
+        """The ship's entries of a player row, in PLAYER_FEATURES order (biotech .. blocked,
+        temp_biotech between them filled by the caller)."""
+        return (
+            self.biotech / 5.0,
+            self.num_engines / 5.0,
+            self.engine_sum / 30.0,
+            self.num_parts / 10.0,
+            self.open / 10.0,
+            self.blocked / 10.0,
+        )
+
 
 def _float32_steps(step: float, count: int) -> tuple[float, ...]:
     """0, step, 2 step, ... as repeated float32 `+= step` gives them (bit-exact sums)."""
@@ -107,19 +121,147 @@ _AWARD_POS = {award: i for i, award in enumerate(AWARDS)}
 _FIFTHS = _float32_steps(0.2, 64)
 
 
-class _Observer:
-    """One observer's last observation and what was drawn in it (state, not a value)."""
+#: float32 rows packed straight into buffers (struct rounds as numpy's float32 cast does).
+_ROW = struct.Struct(f"={len(PLAYER_FEATURES)}f")
+_CELL = struct.Struct("=3f")
+_FLAG = struct.Struct("=f")
+_SLOT_BYTES = _CELL.size * MAX_PLAYERS  # one target's cells, every relative seat
+_SLOT_ZEROS = bytes(_SLOT_BYTES)
+#: Head rows (decision .. first player) by their facts; the same for every card set.
+_HEAD_ROWS: dict[tuple, bytes] = {}
+#: Cached rows, tables and headers kept per encoder before a cache starts afresh.
+CACHE_SIZE = 4096
+#: Entries kept by caches keyed on change stamps: a stamp is asked for again only until it
+#: changes (other observers catching up, clones), so a few recent ones are all that serve,
+#: and reusing the memory of old ones keeps the working set small.
+STAMP_CACHE_SIZE = 64
+#: Board stamps whose station, missions, awards and deck stay drawn for every observer.
+BOARD_CACHE_SIZE = 8
+_UNSET = -1  # a drawn stamp no game has (stamps count up from 0)
 
-    def __init__(self, size: int, views: list[tuple[str, int, int, tuple]], seats: int) -> None:
+
+def _make_room(cache: dict) -> None:
+    """Drop the oldest entry of a stamp-keyed cache once it holds STAMP_CACHE_SIZE."""
+    if len(cache) >= STAMP_CACHE_SIZE:
+        del cache[next(iter(cache))]
+
+
+def _rotate(dst: memoryview, at: int, src: memoryview, block: int, seat: int, n: int) -> None:
+    """Copy per-seat blocks of `src` (bytes) to `dst` from byte `at` in relative seat order:
+    block i of the copy is block (seat + i) % n of `src`."""
+    cut, end = seat * block, n * block
+    dst[at : at + end - cut] = src[cut:end]
+    if seat:
+        dst[at + end - cut : at + end] = src[:cut]
+
+
+class _BidTally:
+    """Tiles, crew and values per target slot and absolute seat under one bid stamp, as the
+    observation shows them; shared by every observer and advanced along `bid_log`.
+
+    Sums are taken in float32 in placement order, exactly as `+=` into a buffer would.
+    """
+
+    def __init__(self, game: FarlightGame, at: int) -> None:
+        k = game.num_spaces
+        #: Byte offset of each slot's cells in the buffer (`at` is where bids start): targets
+        #: have fixed positions, part spaces first, then facilities and mission stacks.
+        self.at = [
+            at + (slot if slot < k else MAX_SPACES + (slot - k)) * _SLOT_BYTES
+            for slot in range(len(game.bids))
+        ]
+        self.lens = [len(placed) for placed in game.bids]
+        self.start = self.done = len(game.bid_log)  # log entries already in the bids
+        self.terms: list[dict[int, list]] = [{} for _ in game.bids]  # seat -> [t, c, values]
+        self.values: list[dict[int, tuple[float, float, float]]] = [{} for _ in game.bids]
+        #: Per log entry since start, what changed: (byte offset of the slot, seat, tiles,
+        #: crew, value) of the cell a bid went to, or (offset, -1, ...) for bids taken back.
+        self.events: list[tuple[int, int, float, float, float]] = []
+        for slot, placed in enumerate(game.bids):
+            for entry in placed:
+                self._add(slot, entry)
+
+    def advance(self, game: FarlightGame) -> None:
+        """Take in the bids logged since the last call: placed (slot) or taken back (~slot)."""
+        log, bids, lens, events = game.bid_log, game.bids, self.lens, self.events
+        for slot in log[self.done :]:
+            if slot < 0:  # every bid on ~slot went back
+                slot = ~slot
+                lens[slot] = 0
+                self.terms[slot] = {}
+                self.values[slot] = {}
+                events.append((self.at[slot], -1, 0.0, 0.0, 0.0))
+                continue
+            placed, i = bids[slot], lens[slot]
+            lens[slot] += 1
+            if i < len(placed):
+                events.append((self.at[slot], placed[i][0], *self._add(slot, placed[i])))
+            else:  # it went back later in this batch: a ~slot follows; one entry per log entry
+                events.append((self.at[slot], -1, 0.0, 0.0, 0.0))
+        self.done = len(log)
+
+    def _add(self, slot: int, entry: tuple[int, int, bool]) -> tuple[float, float, float]:
+        """Count one bid in its cell; the cell's tiles, crew and value as now shown."""
+        p, tile, crew = entry
+        cell = self.terms[slot].get(p)
+        if cell is None:
+            cell = self.terms[slot][p] = [0, 0, ()]
+        cell[0] += 1
+        if crew:
+            cell[1] += 1
+        cell[2] += (tile + crew,)
+        shown = self.values[slot][p] = (_FIFTHS[cell[0]], _FIFTHS[cell[1]], _fifteenths(cell[2]))
+        return shown
+
+
+class _SeatTables:
+    """Player rows and won-parts tables by absolute seat, shared by every observer.
+
+    A seat's entries are rebuilt when its change stamps (or selection) move; `rows_version`
+    and `pending_version` count the rebuilds, so an observer knows when to copy again.
+    """
+
+    def __init__(self, pending_shape: tuple[int, ...]) -> None:
+        self.rows = np.zeros((MAX_PLAYERS, len(PLAYER_FEATURES)), dtype=np.float32)
+        self.rows_bytes = memoryview(self.rows).cast("B")
+        self.row_seats: list[int] = [_UNSET] * MAX_PLAYERS  # seat stamp of each row
+        self.row_ships: list[int] = [_UNSET] * MAX_PLAYERS  # ship stamp of each row
+        self.ship_rows: list[tuple[float, ...]] = [()] * MAX_PLAYERS  # ShipSummary.row
+        self.rows_version = 0
+        self.pending = np.zeros((MAX_PLAYERS, *pending_shape), dtype=np.float32)
+        self.pending_bytes = memoryview(self.pending).cast("B")
+        self.pending_keys: list[tuple] = [()] * MAX_PLAYERS  # (seat stamp, selected) or ()
+        self.pending_version = 0
+        self.any_pending = False
+
+
+class _Observer:
+    """One observer's last observation and what it was drawn from (state, not a value).
+
+    One per seat and player count. Field groups are drawn again only when what they show
+    changed: the head on its facts, the own hand on the seat stamp, player rows and won parts
+    when the shared tables moved, bids by the tiles placed since, the board on the board
+    stamp, ships on their ship stamps. Small writes go through memoryviews of the buffer,
+    which cost a fraction of numpy's indexing.
+    """
+
+    def __init__(self, size: int, views: list[tuple[str, int, int, tuple]]) -> None:
         self.buffer = np.zeros(size, dtype=np.float32)
-        self.views = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
-        # Ship stamp drawn per relative seat: None for an absent seat (zeros), -1 before any.
-        self.ships: list[int | None] = [-1] * seats
-        self.pending: list[tuple] = [()] * seats  # (parts, selected, dice) drawn per seat
-        self.players: list[tuple | None] = [None] * seats  # raw facts behind each player row
-        self.station: tuple | None = None  # key of the station table drawn
-        self.missions: tuple | None = None  # key of the mission table drawn
-        self.tail: tuple | None = None  # face-up awards and deck composition drawn
+        self.floats = memoryview(self.buffer)  # one float32 per index
+        self.bytes = self.floats.cast("B")
+        v = {name: self.buffer[a:b].reshape(shape) for name, a, b, shape in views}
+        self.resolving_view = v["mission_resolving"]
+        self.ship_view, self.engine_view = v["ships"], v["engines"]
+        self.head: tuple | None = None  # header key drawn
+        self.hand = _UNSET  # seat stamp of the hand drawn in own_hand
+        self.rows_version = -1  # shared player rows drawn
+        self.pending_version = 0  # shared won-parts tables drawn (0: all empty)
+        self.board = _UNSET  # board stamp drawn: station, missions, awards, deck
+        self.resolving: tuple | None = None  # mission_resolving key drawn
+        self.bid_key: tuple | None = None  # (tally, values revealed) drawn
+        self.bid_seen = 0  # bid_log entries drawn
+        self.ship_stamps: list[int] = []  # the game's ship stamps when ships were drawn
+        self.ships: list[int] = [_UNSET] * MAX_PLAYERS  # ship stamp drawn per relative seat
 
 
 class ObservationEncoder:
@@ -141,16 +283,25 @@ class ObservationEncoder:
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
         self._mission_cache: dict[tuple, np.ndarray] = {}
         self._station_cache: dict[tuple, np.ndarray] = {}
-        # Fields before the ships are rewritten every time, awards and deck too; ships, their
-        # engines and pending parts are kept per observer and redrawn where they changed.
-        self._rewritten = (
-            *("decision", "bidding_pass", "tiles_left_this_turn", "round", "num_players"),
-            *("first_player", "own_hand", "mission_resolving", "bids"),
-        )
         self._tail_start = self.fields["awards"].start
-        self._observers: dict[int, _Observer] = {}
         self._ship_cache: dict[int, ShipSummary] = {}
         self._feature_cache: dict[tuple, np.ndarray] = {}
+        self._hand_cache: dict[tuple, np.ndarray] = {}  # hand -> drawn own_hand
+        self._board_cache: dict[int, tuple[bytes, bytes]] = {}
+        self._bid_tallies: dict[int, _BidTally] = {}  # bid stamp -> its tallies
+        self._seats = _SeatTables(self.fields["pending"].shape[1:])
+        self._engine_parts = frozenset(i for i, part in enumerate(cards.parts) if part.engines)
+        #: Per seat, the last ship drawn: (cells, dice per cell, planes); planes are never
+        #: written once drawn, so the next drawing starts from a copy.
+        self._drawn_ships: dict[int, tuple[dict, dict, np.ndarray]] = {}
+        #: Byte offset of every field in the buffer, and the byte sizes copied per seat.
+        self._at = {name: f.start * 4 for name, f in self.fields.items()}
+        self._row_bytes = len(PLAYER_FEATURES) * 4
+        self._pending_bytes = self.fields["pending"].size // MAX_PLAYERS * 4
+        bids = self.fields["bids"]
+        self._bid_span = (bids.start, bids.start + bids.size)
+        self._bid_zeros = bytes(bids.size * 4)
+        self._observers: dict[tuple[int, int], _Observer] = {}  # (seat, players) -> state
 
     # ------------------------------------------------------------ layout
     def _build_layout(self) -> dict[str, Field]:
@@ -245,86 +396,169 @@ class ObservationEncoder:
     def encode(self, game: FarlightGame, seat: int) -> np.ndarray:
         """The observation of `seat` (any seat, acting or not) as a new float32 vector.
 
-        Incremental: each observer keeps its last observation; ship planes and pending parts
-        are redrawn only where they changed, everything else is rewritten in a few bulk writes.
+        Incremental: each observer keeps its last observation and draws again only the field
+        groups whose facts or change stamps moved (see `FarlightGame.invalidate_cache`).
         """
-        state = self._observers.get(seat)
-        if state is None:
-            state = self._observers[seat] = _Observer(self.size, self._views, MAX_PLAYERS)
-        view = state.views
         n = game.num_players
-        rel = [(seat + i) % n for i in range(n)]  # relative index -> absolute seat
-        for name in self._rewritten:
-            view[name].fill(0.0)
-        self._encode_header(game, seat, view)
-        self._update_players(game, rel, state)
-        self._encode_station(game, state)
-        self._encode_missions(game, seat, state)
-        self._encode_bids(game, seat, rel, view)
-        self._update_ships(game, rel, state)
-        self._update_pending(game, rel, state)
-        self._update_tail(game, state)
+        state = self._observers.get((seat, n))
+        if state is None:
+            state = self._observers[(seat, n)] = _Observer(self.size, self._views)
+        at = self._at
+        phase = game.phase
+        self._draw_head(game, seat, n, phase, state)
+        tables = self._seats
+        self._update_rows(game, n, tables)
+        if state.rows_version != tables.rows_version:
+            _rotate(state.bytes, at["players"], tables.rows_bytes, self._row_bytes, seat, n)
+            state.rows_version = tables.rows_version
+        if state.board != game.board_stamp:
+            board, tail = self._board(game)
+            state.bytes[at["station"] : at["mission_resolving"]] = board
+            state.bytes[at["awards"] :] = tail
+            state.board = game.board_stamp
+        resolving = None
+        if phase is Phase.MISSION:
+            stack = game.mission_stack
+            slot = game.num_spaces + len(FACILITIES) + stack
+            resolving = (stack, game.completers, game.bid_total(seat, slot))
+        if state.resolving != resolving:
+            self._draw_resolving(resolving, state)
+        self._draw_bids(game, seat, n, phase is not Phase.BIDDING, state)
+        if game.ship_stamps != state.ship_stamps:
+            self._draw_ships(game, seat, n, state)
+        if tables.any_pending or any(game.pending):
+            self._update_pending(game, n, phase, tables)
+        if state.pending_version != tables.pending_version:
+            block = self._pending_bytes
+            _rotate(state.bytes, at["pending"], tables.pending_bytes, block, seat, n)
+            state.pending_version = tables.pending_version
         return state.buffer.copy()
 
-    def _update_tail(self, game: FarlightGame, state: _Observer) -> None:
-        """Face-up awards and the deck's composition (never its order), when they changed."""
-        key = (tuple(game.awards_up), tuple(game.deck))
-        if state.tail == key:
+    def _draw_head(
+        self, game: FarlightGame, seat: int, n: int, phase: Phase, state: _Observer
+    ) -> None:
+        """Decision, bidding pass, tiles left, round, player count and first player; own hand."""
+        first = (game.first_player - seat) % n
+        if phase is Phase.BIDDING:
+            key = (phase, game.bidding_pass, game.tiles_left, game.round, n, first)
+        else:
+            key = (phase, None, None, game.round, n, first)
+        if state.head != key:
+            row = _HEAD_ROWS.get(key)
+            if row is None:
+                if len(_HEAD_ROWS) > CACHE_SIZE:
+                    _HEAD_ROWS.clear()
+                row = _HEAD_ROWS[key] = self._head_row(key).tobytes()
+            state.bytes[: len(row)] = row
+            state.head = key
+        stamp = game.seat_stamps[seat]
+        if state.hand != stamp:
+            hand = tuple(game.hands[seat])
+            row = self._hand_cache.get(hand)
+            if row is None:
+                drawn = np.zeros(len(TILES), dtype=np.float32)
+                drawn[list(hand)] = 1.0
+                row = self._hand_cache[hand] = drawn.tobytes()
+            at = self._at["own_hand"]
+            state.bytes[at : at + len(row)] = row
+            state.hand = stamp
+
+    def _head_row(self, key: tuple) -> np.ndarray:
+        phase, bidding_pass, tiles_left, round_, n, first = key
+        row = np.zeros(self.fields["players"].start, dtype=np.float32)
+        view = {name: row[f.slice] for name, f in self.fields.items() if f.start < len(row)}
+        view["decision"][_DECISION_POS[phase]] = 1.0
+        if phase is Phase.BIDDING:
+            view["bidding_pass"][bidding_pass] = 1.0
+            view["tiles_left_this_turn"][0] = tiles_left / 2.0
+        view["round"][0] = round_ / 50.0
+        view["num_players"][n - 2] = 1.0
+        view["first_player"][first] = 1.0
+        return row
+
+    def _update_rows(self, game: FarlightGame, n: int, tables: _SeatTables) -> None:
+        """Rebuild the shared row of every seat whose seat or ship stamp moved."""
+        seats, ships = game.seat_stamps, game.ship_stamps
+        row_seats, row_ships = tables.row_seats, tables.row_ships
+        if seats == row_seats[:n] and ships == row_ships[:n]:  # e.g. a part just selected
             return
-        state.buffer[self._tail_start :].fill(0.0)
-        view = state.views
-        view["awards"][[_AWARD_POS[award] for award in game.awards_up]] = 1.0
-        deck = view["deck"]
+        for p, seat_stamp, ship_stamp, drawn_seat, drawn_ship in zip(
+            range(n),
+            seats,
+            ships,
+            row_seats,
+            row_ships,
+            strict=False,  # rows: up to 5 seats
+        ):
+            if seat_stamp != drawn_seat or ship_stamp != drawn_ship:
+                if ship_stamp != drawn_ship:
+                    tables.ship_rows[p] = self._ship(game, p).row
+                biotech, engines, engine_sum, parts, open_, blocked = tables.ship_rows[p]
+                _ROW.pack_into(
+                    tables.rows_bytes,
+                    p * _ROW.size,
+                    *(1.0, game.crew[p] / 10.0, game.science[p] / 10.0, game.points[p] / 20.0),
+                    *(len(game.hands[p]) / 5.0, biotech, game.temp_biotech[p] / 5.0, engines),
+                    *(engine_sum, parts, open_, blocked, len(game.pending[p]) / 5.0),
+                )
+                row_seats[p], row_ships[p] = seat_stamp, ship_stamp
+                tables.rows_version += 1
+
+    def _update_pending(
+        self, game: FarlightGame, n: int, phase: Phase, tables: _SeatTables
+    ) -> None:
+        """Rebuild the shared won-parts table of every seat whose parts or selection moved."""
+        installer = game.current_player if phase is Phase.INSTALL else None
+        selected = game.selected_part() if installer is not None else None
+        pending, seats, keys = game.pending, game.seat_stamps, tables.pending_keys
+        for p in range(n):
+            key: tuple = ()
+            if pending[p]:
+                key = (seats[p], selected if p == installer else None)
+            if keys[p] != key:
+                size = self._pending_bytes
+                table = self._pending_table(game, p, key[1]) if key else bytes(size)
+                tables.pending_bytes[p * size : (p + 1) * size] = table
+                keys[p] = key
+                tables.pending_version += 1
+        tables.any_pending = any(keys)  # seats of earlier, larger games included
+
+    def _board(self, game: FarlightGame) -> tuple[bytes, bytes]:
+        """Station and missions (adjacent fields), and face-up awards with the deck, drawn
+        once per board stamp for every observer."""
+        found = self._board_cache.get(game.board_stamp)
+        if found is None:
+            if len(self._board_cache) >= BOARD_CACHE_SIZE:
+                del self._board_cache[next(iter(self._board_cache))]
+            found = (
+                np.concatenate(
+                    (self._station_table(game), self._mission_table(game).ravel())
+                ).tobytes(),
+                self._tail(game).tobytes(),
+            )
+            self._board_cache[game.board_stamp] = found
+        return found
+
+    def _draw_resolving(self, key: tuple | None, state: _Observer) -> None:
+        """The mission being resolved: stack one-hot, completers so far, own bid."""
+        ctx = state.resolving_view
+        ctx[...] = 0.0
+        if key is not None:
+            stack, completers, own_bid = key
+            ctx[stack] = 1.0
+            ctx[NUM_STACKS] = completers / 5.0
+            ctx[NUM_STACKS + 1] = own_bid / 15.0
+        state.resolving = key
+
+    def _tail(self, game: FarlightGame) -> np.ndarray:
+        """Face-up awards and the deck's composition (never its order, R-SETUP-2/4)."""
+        tail = np.zeros(self.size - self._tail_start, dtype=np.float32)
+        awards = tail[: len(AWARDS)]
+        awards[[_AWARD_POS[award] for award in game.awards_up]] = 1.0
+        deck = tail[len(AWARDS) :]
         deck[game.deck] = 1.0
         deck[-1] = len(game.deck) / 57.0
-        state.tail = key
-
-    def _encode_header(self, game: FarlightGame, seat: int, view: dict) -> None:
-        view["decision"][_DECISION_POS[game.phase]] = 1.0
-        if game.phase is Phase.BIDDING:
-            view["bidding_pass"][game.bidding_pass] = 1.0
-            view["tiles_left_this_turn"][0] = game.tiles_left / 2.0
-        view["round"][0] = game.round / 50.0
-        view["num_players"][game.num_players - 2] = 1.0
-        view["first_player"][(game.first_player - seat) % game.num_players] = 1.0
-        hand = game.hands[seat]
-        if hand:
-            view["own_hand"][hand] = 1.0
-
-    def _update_players(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
-        """Rewrite a relative seat's row only when the facts behind it changed."""
-        table = state.views["players"]
-        drawn = state.players
-        for i in range(MAX_PLAYERS):
-            key = None
-            if i < len(rel):
-                p = rel[i]
-                key = (
-                    *(game.crew[p], game.science[p], game.points[p], len(game.hands[p])),
-                    *(game.temp_biotech[p], game.ship_stamps[p], len(game.pending[p])),
-                )
-            if drawn[i] == key:
-                continue
-            table[i] = 0.0 if key is None else self._player_row(game, rel[i])
-            drawn[i] = key
-
-    def _player_row(self, game: FarlightGame, p: int) -> tuple[float, ...]:
-        ship = self._ship(game, p)
-        return (
-            1.0,
-            game.crew[p] / 10.0,
-            game.science[p] / 10.0,
-            game.points[p] / 20.0,
-            len(game.hands[p]) / 5.0,
-            ship.biotech / 5.0,
-            game.temp_biotech[p] / 5.0,
-            ship.num_engines / 5.0,
-            ship.engine_sum / 30.0,
-            ship.num_parts / 10.0,
-            ship.open / 10.0,
-            ship.blocked / 10.0,
-            len(game.pending[p]) / 5.0,
-        )
+        return tail
 
     def _features(self, game: FarlightGame, part: int) -> np.ndarray:
         """Static card features plus the dice currently on its engine icons."""
@@ -341,8 +575,8 @@ class ObservationEncoder:
             self._feature_cache[key] = row
         return row
 
-    def _encode_station(self, game: FarlightGame, state: _Observer) -> None:
-        """Station table, cached on the parts, bonus crew and dice it shows."""
+    def _station_table(self, game: FarlightGame) -> np.ndarray:
+        """Station rows (part, bonus crew/5, features), cached on the parts, bonus and dice."""
         values = game.engine_values
         key = (
             tuple(game.spaces),
@@ -354,11 +588,9 @@ class ObservationEncoder:
                 for rank in self.cards.parts[part].engines
             ),
         )
-        if state.station == key:
-            return
         table = self._station_cache.get(key)
         if table is None:
-            if len(self._station_cache) > 4096:
+            if len(self._station_cache) > CACHE_SIZE:
                 self._station_cache.clear()
             table = np.zeros(self.fields["station"].shape, dtype=np.float32)
             for slot, part in enumerate(game.spaces):
@@ -367,33 +599,20 @@ class ObservationEncoder:
                 table[slot, 0] = 1.0
                 table[slot, 1] = game.bonus[slot] / 5.0
                 table[slot, 2:] = self._features(game, part)
-            self._station_cache[key] = table
-        state.views["station"][: len(table)] = table
-        state.station = key
-
-    def _encode_missions(self, game: FarlightGame, seat: int, state: _Observer) -> None:
-        view = state.views
-        key = tuple(tuple(stack) for stack in game.stacks)
-        if state.missions != key:
-            table = self._mission_cache.get(key)
-            if table is None:
-                if len(self._mission_cache) > 4096:
-                    self._mission_cache.clear()
-                table = self._mission_table(game)
-                self._mission_cache[key] = table
-            view["missions"][...] = table
-            state.missions = key
-        if game.phase is Phase.MISSION:
-            ctx = view["mission_resolving"]
-            stack = game.mission_stack
-            assert stack is not None
-            ctx[stack] = 1.0
-            ctx[NUM_STACKS] = game.completers / 5.0
-            slot = game.num_spaces + len(FACILITIES) + stack
-            ctx[NUM_STACKS + 1] = game.bid_total(seat, slot) / 15.0
+            table = self._station_cache[key] = table.ravel()
+        return table
 
     def _mission_table(self, game: FarlightGame) -> np.ndarray:
         """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
+        key = tuple(tuple(stack) for stack in game.stacks)
+        table = self._mission_cache.get(key)
+        if table is None:
+            if len(self._mission_cache) > CACHE_SIZE:
+                self._mission_cache.clear()
+            table = self._mission_cache[key] = self._missions_of(game)
+        return table
+
+    def _missions_of(self, game: FarlightGame) -> np.ndarray:
         table = np.zeros(self.fields["missions"].shape, dtype=np.float32)
         for s, stack in enumerate(game.stacks):
             for depth, mission_id in enumerate(stack[:MAX_STACK]):
@@ -405,86 +624,73 @@ class ObservationEncoder:
                 table[s, depth] = row
         return table
 
-    def _encode_bids(self, game: FarlightGame, seat: int, rel: list[int], view: dict) -> None:
+    def _draw_bids(
+        self, game: FarlightGame, seat: int, n: int, revealed: bool, state: _Observer
+    ) -> None:
         """Per target and seat: tiles and crew in steps of 0.2, visible values summed.
 
-        Sums are taken in float32 in placement order, exactly as `+=` into the buffer would.
+        From the shared `_BidTally`: an observer writes only the cells of tiles placed since
+        it last looked; a new bid stamp, or values turning face up, redraws the field. While
+        bidding, other seats' values are hidden (R-BID-5).
         """
-        index_of = {p: i for i, p in enumerate(rel)}
-        k = game.num_spaces
-        revealed = game.phase is not Phase.BIDDING  # tiles flip face up after bidding
-        cells: dict[int, list] = {}  # flat index of (target, seat, 0) -> [tiles, crew, values]
-        for slot, placed in enumerate(game.bids):
-            if not placed:
-                continue
-            pos = slot if slot < k else MAX_SPACES + (slot - k)  # fixed target positions
-            for p, tile, crew in placed:
-                base = (pos * MAX_PLAYERS + index_of[p]) * 3
-                cell = cells.get(base)
-                if cell is None:
-                    cell = cells[base] = [0, 0, ()]
-                cell[0] += 1
-                if crew:
-                    cell[1] += 1
-                if revealed or p == seat:  # R-BID-5: values hidden from others until then
-                    cell[2] += (tile + crew,)
-        if not cells:
-            return
-        index: list[int] = []
-        values: list[float] = []
-        for base, (tiles, crews, terms) in cells.items():
-            index += (base, base + 1, base + 2)
-            values += (_FIFTHS[tiles], _FIFTHS[crews], _fifteenths(terms))
-        view["bids"].reshape(-1)[index] = values
+        tally = self._bid_tallies.get(game.bid_stamp)
+        if tally is None:
+            _make_room(self._bid_tallies)
+            tally = self._bid_tallies[game.bid_stamp] = _BidTally(game, self._bid_span[0] * 4)
+        elif tally.done != len(game.bid_log):
+            tally.advance(game)
+        key = (tally, revealed)
+        out, values, at_slot, pack = state.bytes, tally.values, tally.at, _CELL.pack_into
+        if state.bid_key == key:
+            if state.bid_seen == tally.done:
+                return
+            # in log order, so a cell's last event shows its current tally
+            for at, p, tiles, crew, value in tally.events[
+                state.bid_seen - tally.start : tally.done - tally.start
+            ]:
+                if p < 0:  # taken back: the target's cells go blank
+                    out[at : at + _SLOT_BYTES] = _SLOT_ZEROS
+                else:
+                    value = value if revealed or p == seat else 0.0
+                    pack(out, at + (p - seat) % n * _CELL.size, tiles, crew, value)
+        else:
+            start, end = self._bid_span
+            out[start * 4 : end * 4] = self._bid_zeros
+            for slot, cells in enumerate(values if any(values) else ()):
+                for p, (tiles, crew, value) in cells.items():
+                    value = value if revealed or p == seat else 0.0
+                    pack(out, at_slot[slot] + (p - seat) % n * _CELL.size, tiles, crew, value)
+            state.bid_key = key
+        state.bid_seen = tally.done
 
-    def _update_ships(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
+    def _draw_ships(self, game: FarlightGame, seat: int, n: int, state: _Observer) -> None:
         """Redraw a relative seat's ship planes and engines only when its ship stamp changed."""
-        ships, engines = state.views["ships"], state.views["engines"]
-        for i in range(MAX_PLAYERS):
-            stamp = game.ship_stamps[rel[i]] if i < len(rel) else None
-            if state.ships[i] == stamp:
-                continue
-            if stamp is None:
-                ships[i] = 0.0
-                engines[i] = 0.0
-            else:
-                summary = self._ship(game, rel[i])
+        stamps = game.ship_stamps
+        drawn, ships, engines = state.ships, state.ship_view, state.engine_view
+        for i in range(n):
+            p = (seat + i) % n
+            if drawn[i] != stamps[p]:
+                summary = self._ship(game, p)
                 ships[i] = summary.planes
                 engines[i] = summary.engines
-            state.ships[i] = stamp
+                drawn[i] = stamps[p]
+        state.ship_stamps = list(stamps)
 
-    def _update_pending(self, game: FarlightGame, rel: list[int], state: _Observer) -> None:
-        """Rewrite a relative seat's won-parts table only when its parts, flag or dice changed."""
-        pending = state.views["pending"]
-        dice = game.engine_values
-        parts_of = self.cards.parts
-        selected_now = game.selected_part()
-        for i in range(MAX_PLAYERS):
-            key: tuple = ()
-            if i < len(rel) and game.pending[rel[i]]:
-                p = rel[i]
-                parts = tuple(sorted(game.pending[p])[:MAX_SPACES])
-                selected = selected_now if game.current_player == p else None
-                values = tuple(dice.get(r, 0) for part in parts for r in parts_of[part].engines)
-                key = (parts, selected, values)
-            if state.pending[i] == key:
-                continue
-            table = pending[i]
-            table[...] = 0.0
-            if key:
-                parts, selected, _values = key
-                for j, part in enumerate(parts):
-                    table[j, 0] = float(part == selected)
-                    table[j, 1:] = self._features(game, part)
-            state.pending[i] = key
+    def _pending_table(self, game: FarlightGame, p: int, selected: int | None) -> bytes:
+        """A seat's won parts waiting to be installed: selected flag, card features."""
+        rows = [
+            _FLAG.pack(float(part == selected)) + self._features(game, part).tobytes()
+            for part in sorted(game.pending[p])[:MAX_SPACES]
+        ]
+        table = b"".join(rows)
+        return table + bytes(self._pending_bytes - len(table))
 
     def _ship(self, game: FarlightGame, p: int) -> ShipSummary:
         """Planes and counts of one ship, cached on its stamp (changes with parts or engines)."""
         stamp = game.ship_stamps[p]
         summary = self._ship_cache.get(stamp)
         if summary is None:
-            if len(self._ship_cache) > 4096:
-                self._ship_cache.clear()
+            _make_room(self._ship_cache)
             summary = self._summarise_ship(game, p)
             self._ship_cache[stamp] = summary
         return summary
@@ -496,7 +702,7 @@ class ObservationEncoder:
             by_rank[self.rank_pos[rank]] = value / 6.0
         open_, _connected, blocked = game.connectors(p)
         return ShipSummary(
-            planes=self._draw_ship(game, game.ships[p]),
+            planes=self._draw_ship(game, p),
             engines=by_rank,
             biotech=game.biotech(p),
             num_engines=len(engines),
@@ -521,18 +727,42 @@ class ObservationEncoder:
         table[CORE, :6] = 1.0  # occupied, core, four connectors
         return table
 
-    def _draw_ship(self, game: FarlightGame, ship: dict) -> np.ndarray:
-        """All cells in one write from the static table, then the dice on engine parts."""
-        planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), dtype=np.float32)
-        h = self.half
-        pieces = list(ship.values())
-        rows = [row + h for row, _col in ship]
-        cols = [col + h for _row, col in ship]
-        planes[:, rows, cols] = self._cells[pieces].T
-        dice = 7 + len(ICON_CHANNELS)  # first engine channel
-        for (row, col), piece in ship.items():
-            if piece != CORE and (ranks := self.cards.parts[piece].engines):
-                values = sorted((game.engine_values.get(rk, 0) for rk in ranks), reverse=True)
-                for j, value in enumerate(values):
-                    planes[dice + j, row + h, col + h] = value / 6.0
+    def _draw_ship(self, game: FarlightGame, p: int) -> np.ndarray:
+        """Ship planes: static channels of each part from a table, dice on engine parts.
+
+        Drawn from the seat's previous planes when there are any: a ship changes by a part or
+        a die at a time, so only the cells whose part or dice differ are written.
+        """
+        ship = game.ships[p]
+        values, parts = game.engine_values, self.cards.parts
+        dice = {
+            cell: tuple(
+                sorted((values.get(rank, 0) for rank in parts[piece].engines), reverse=True)
+            )
+            for cell, piece in ship.items()
+            if piece in self._engine_parts
+        }
+        drawn = self._drawn_ships.get(p)
+        if drawn is None:
+            planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), np.float32)
+            changed = ship.keys()
+        else:
+            old_ship, old_dice, old_planes = drawn
+            planes = old_planes.copy()
+            changed = [
+                cell
+                for cell in ship.keys() | old_ship.keys()
+                if ship.get(cell) != old_ship.get(cell) or dice.get(cell) != old_dice.get(cell)
+            ]
+        h, first_die = self.half, 7 + len(ICON_CHANNELS)
+        for cell in changed:
+            row, col = cell[0] + h, cell[1] + h
+            piece = ship.get(cell)
+            if piece is None:
+                planes[:, row, col] = 0.0
+                continue
+            planes[:, row, col] = self._cells[piece]
+            for j, value in enumerate(dice.get(cell, ())):
+                planes[first_die + j, row, col] = value / 6.0
+        self._drawn_ships[p] = (dict(ship), dice, planes)
         return planes

@@ -152,6 +152,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         # each agent's info carries its own window on the game, as planning agents need it
         self.infos = {a: {"view": SeatView(self.game, i)} for i, a in enumerate(self.agents)}
+        self._info_key: tuple | None = None
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._update_infos()
 
@@ -159,9 +160,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._require_game()
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(self.codec.size, dtype=np.int8)
         if game.current_player == seat:
-            self.codec.mask(game, mask)
+            mask = self.codec.mask(game)
+        else:
+            mask = np.zeros(self.codec.size, dtype=np.int8)
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
 
     def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -178,10 +180,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def action_mask(self, agent: str) -> np.ndarray:
         """The agent's mask alone (cheaper than a full observation)."""
         game = self._require_game()
-        mask = np.zeros(self.codec.size, dtype=np.int8)
         if game.current_player == self.agent_name_mapping[agent]:
-            self.codec.mask(game, mask)
-        return mask
+            return self.codec.mask(game)
+        return np.zeros(self.codec.size, dtype=np.int8)
 
     # ------------------------------------------------------------- step
     def step(self, action: int | np.integer | None) -> None:
@@ -211,10 +212,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             return
         if game.is_over:
             self._finish()
-        else:
+            self._update_infos()
+            self._accumulate_rewards()
+        else:  # rewards stay 0 until the end: nothing to accumulate
             self.agent_selection = self.possible_agents[game.current_player]
-        self._update_infos()
-        self._accumulate_rewards()
+            self._update_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -246,6 +248,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     def _update_infos(self) -> None:
         game = self._require_game()
+        key = (game.phase, game.round)
+        if key == self._info_key and not game.is_over:
+            return  # phase and round already written
+        self._info_key = key
         for a in self.possible_agents:
             info = self.infos[a]
             info["phase"] = game.phase.value

@@ -6,6 +6,7 @@ tensors. Rule IDs are defined in docs/rules.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -109,6 +110,13 @@ def mission_bidders(
     return real + sorted((p for p, t in totals.items() if t == 0), key=order_key)
 
 
+@functools.lru_cache(maxsize=8192)
+def _action(kind: type[Action], *args: Any) -> Action:
+    """One shared instance per action value: actions are immutable, and making one validates
+    its fields, which legal-action lists would otherwise repeat at every decision."""
+    return kind(*args)
+
+
 def _mission_order(mission: MissionCard) -> tuple[int, str, str]:
     """Ascending value, ties alphabetical by name ignoring case (R-SETUP-3, R-MIS-1)."""
     return mission.value, mission.name.casefold(), mission.name
@@ -155,6 +163,7 @@ _SHARED_TABLES = (
     "targets",
     "target_slot",
     "bid_actions",
+    "bid_slots",
     "install_actions",
     "connector_cache",
     "cells_cache",
@@ -177,6 +186,12 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         + tuple(Target(TargetKind.FACILITY, i) for i in range(len(FACILITIES)))
         + tuple(Target(TargetKind.MISSION, i) for i in range(NUM_STACKS))
     )
+    bid_actions = {
+        (tile, slot, crew): Bid(tile, t, crew)
+        for slot, t in enumerate(targets)
+        for tile in TILES
+        for crew in (False, True)
+    }
     return {
         "num_players": num_players,
         "num_spaces": num_spaces,
@@ -187,12 +202,10 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "rank_part": {rank: i for i, p in enumerate(cards.parts) for rank in p.engines},
         "targets": targets,
         "target_slot": {t: i for i, t in enumerate(targets)},
-        "bid_actions": {
-            (tile, slot, crew): Bid(tile, t, crew)
-            for slot, t in enumerate(targets)
-            for tile in TILES
-            for crew in (False, True)
-        },
+        "bid_actions": bid_actions,
+        # id of each shared Bid -> (that Bid, its slot): a bid handed out by these tables (the
+        # codec decodes to them) is recognised without hashing its target
+        "bid_slots": {id(bid): (bid, key[1]) for key, bid in bid_actions.items()},
         "install_actions": {},  # (part, row, col) -> Install, filled as cells come up
         "connector_cache": {},  # (ship stamp, edge rule) -> connector counts; stamps are unique
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
@@ -206,12 +219,12 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
 _VALUE_STATE = (
     *("round", "_phase", "_current", "first_player", "end_reason", "_bid_pass", "_bid_turn"),
     *("_tiles_left", "_selected", "_resume", "_resolve_cursor", "_mission", "_mission_stack"),
-    *("_mission_cursor", "_completers", "_climactic_done"),
+    *("_mission_cursor", "_completers", "_climactic_done", "board_stamp", "bid_stamp"),
 )
 _LIST_STATE = (
     *("crew", "science", "points", "temp_biotech", "awards_up", "awards_down", "missions_out"),
     *("deck", "out_of_game", "spaces", "bonus", "_winners", "_mission_queue", "_mission_order"),
-    *("history", "ship_stamps"),
+    *("history", "ship_stamps", "seat_stamps"),
 )
 _NESTED_STATE = (
     *("hands", "ship_parts", "pending", "installed_this_round", "stacks", "_benefit_left"),
@@ -276,6 +289,7 @@ class FarlightGame:
         self.hands: list[list[int]] = [list(TILES) for _ in range(n)]
         self.ships: list[dict[Cell, int]] = [{(0, 0): CORE} for _ in range(n)]
         self.ship_stamps = [new_stamp() for _ in range(n)]
+        self._renew_stamps()
         self.ship_parts: list[list[int]] = [[] for _ in range(n)]
         self.pending: list[list[int]] = [[] for _ in range(n)]
         self.installed_this_round: list[list[int]] = [[] for _ in range(n)]
@@ -452,6 +466,17 @@ class FarlightGame:
             self.cells_cache[key] = cells = tuple(cells)
         return list(cells)
 
+    def _renew_stamps(self) -> None:
+        """New seat, board and bid stamps (change stamps; see `invalidate_cache`)."""
+        self.seat_stamps = [new_stamp() for _ in range(self.config.num_players)]
+        self.board_stamp = new_stamp()
+        self._new_bid_stamp()
+
+    def _new_bid_stamp(self) -> None:
+        """A new round of bids, or bids that may differ from what an observer saw."""
+        self.bid_stamp = new_stamp()
+        self.bid_log: list[int] = []
+
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
         caches keyed on stamps (connectors here, encoders and agents elsewhere) recompute."""
@@ -485,26 +510,29 @@ class FarlightGame:
         if phase is Phase.REFIT:
             parts = self.cards.parts
             removals: list[Action] = [
-                RefitRemove(parts[i].name) for i in sorted(self.ship_parts[p])
+                _action(RefitRemove, parts[i].name) for i in sorted(self.ship_parts[p])
             ]
-            return [*removals, RefitStop()]
+            return [*removals, _action(RefitStop)]
         if phase is Phase.ENGINEER:
-            return [
-                ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
-            ]
+            return self._engine_choices(p)
         if phase in (Phase.UPGRADE, Phase.OVERHAUL):
-            choices: list[Action] = [
-                ChooseEngine(rank) for rank, value in sorted(self.engines(p)) if value < MAX_ENGINE
-            ]
-            return [*choices, SkipEngine()]
+            return [*self._engine_choices(p), _action(SkipEngine)]
         if phase is Phase.INSTALL:
             return self._legal_installs(p)
         if phase is Phase.MISSION:
             name = self.cards.missions[self._mission].name
             if self._can_complete(p, self._mission):
-                return [CompleteMission(name), PassMission(name)]
-            return [PassMission(name)]
+                return [_action(CompleteMission, name), _action(PassMission, name)]
+            return [_action(PassMission, name)]
         raise AssertionError(f"unknown phase {phase}")
+
+    def _engine_choices(self, p: int) -> list[Action]:
+        """R-BEN-3, R-RES-5: any engine of the seat's ship below the top value."""
+        return [
+            _action(ChooseEngine, rank)
+            for rank, value in sorted(self.engines(p))
+            if value < MAX_ENGINE
+        ]
 
     def _legal_bids(self, p: int) -> list[Action]:
         """R-BID-2/3: a tile in hand on a filled part space, a facility or an available mission."""
@@ -549,7 +577,7 @@ class FarlightGame:
     def _legal_installs(self, p: int) -> list[Action]:
         parts = self.cards.parts
         if self._selected is None:
-            return [SelectPart(parts[i].name) for i in sorted(self.pending[p])]
+            return [_action(SelectPart, parts[i].name) for i in sorted(self.pending[p])]
         part = self._selected
         card = parts[part]
         installs: list[Action] = []
@@ -561,7 +589,7 @@ class FarlightGame:
                 if action is None:
                     action = table[(part, *cell)] = Install(card.name, *cell)
                 installs.append(action)
-        return [*installs, Discard(card.name)]
+        return [*installs, _action(Discard, card.name)]
 
     def _can_complete(self, p: int, mission_id: int) -> bool:
         """R-MIS-4/5: engines matched one-to-one, bio-tech with bought temporaries, science paid."""
@@ -588,7 +616,10 @@ class FarlightGame:
             if slot is None:
                 raise IllegalActionError(self._illegal_message(action))
             # record the canonical value, whatever equal form came in
-            self.history.append(self.bid_actions[(action.tile, slot, action.crew)])
+            known = self.bid_slots.get(id(action))
+            if known is None or known[0] is not action:
+                action = self.bid_actions[(action.tile, slot, action.crew)]
+            self.history.append(action)
             self._legal = None
             self._legal_set = None
             self._place_tile(self._current, action.tile, slot, action.crew)
@@ -601,10 +632,21 @@ class FarlightGame:
         self._advance()
 
     def invalidate_cache(self) -> None:
-        """Forget cached legal actions; call after editing state directly (tests, search)."""
+        """Forget cached legal actions and renew the change stamps; call after editing state
+        directly (tests, search). Ship edits also need `renew_ship_stamps()`.
+
+        Change stamps let observers skip what did not change (process-wide unique ints, as
+        ship stamps): `seat_stamps[p]` is renewed whenever seat p's crew, science, points,
+        hand, temporary bio-tech or pending parts change; `board_stamp` when the part spaces,
+        their bonus crew or dice, the deck, the face-up awards or the mission stacks change;
+        `bid_stamp` at the start of every bidding phase (a clone takes a new one too), and
+        under one bid stamp bids change only as `bid_log` says, in order: `slot` for a bid
+        placed on that target, `~slot` for a target whose bids were all taken back.
+        """
         self._legal = None
         self._legal_set = None
         self._reset_bid_cache()
+        self._renew_stamps()
 
     def is_legal(self, action: object) -> bool:
         """Whether `action` is legal now; cheap for bids, which dominate play."""
@@ -616,12 +658,18 @@ class FarlightGame:
 
     def _legal_bid_slot(self, bid: Bid) -> int | None:
         """The target slot of a legal bid in the bidding phase, None if the bid is illegal."""
-        if type(bid.tile) is not int or type(bid.crew) is not bool:
-            return None
-        if not isinstance(bid.target, Target) or isinstance(bid.target.index, bool):
-            return None
-        slot = self.target_slot.get(bid.target)
-        if slot is None or bid.tile not in self.hands[self._current]:
+        known = self.bid_slots.get(id(bid))
+        if known is not None and known[0] is bid:  # one of ours: fields known to be sound
+            slot = known[1]
+        else:
+            if type(bid.tile) is not int or type(bid.crew) is not bool:
+                return None
+            if not isinstance(bid.target, Target) or isinstance(bid.target.index, bool):
+                return None
+            slot = self.target_slot.get(bid.target)
+            if slot is None:
+                return None
+        if bid.tile not in self.hands[self._current]:
             return None
         if bid.crew and self.crew[self._current] < 1:
             return None
@@ -660,6 +708,7 @@ class FarlightGame:
         elif isinstance(action, Discard):
             part = self.part_index[action.part]
             self.pending[p].remove(part)
+            self.seat_stamps[p] = new_stamp()
             self._leave_game(part)
             self._selected = None
             self._resume = Resume.INSTALL
@@ -689,6 +738,7 @@ class FarlightGame:
         self._legal = None
         self._legal_set = None
         self._reset_bid_cache()
+        self._new_bid_stamp()  # every target starts the round without bids
         self._selected: int | None = None
         self._resume: Resume | None = None
         self._resolve_cursor = 0
@@ -706,7 +756,9 @@ class FarlightGame:
         self.hands[p].remove(tile)
         if crew:
             self.crew[p] -= 1
+        self.seat_stamps[p] = new_stamp()
         self.bids[slot].append((p, tile, crew))
+        self.bid_log.append(slot)
         self._tiles_left -= 1
         if self._tiles_left:
             return
@@ -781,7 +833,9 @@ class FarlightGame:
                 self.crew[p] += int(crew) + (1 if tile else 0)
         for p in totals:
             self.hands[p].sort()
+            self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
+        self.bid_log.append(~slot)
         return winner
 
     def _best_bidder(self, totals: dict[int, int]) -> int | None:
@@ -800,15 +854,19 @@ class FarlightGame:
         assert part is not None
         self.pending[p].append(part)
         self.crew[p] += self.bonus[slot]
+        self.seat_stamps[p] = new_stamp()
         self.bonus[slot] = 0
         self.spaces[slot] = None
+        self.board_stamp = new_stamp()
 
     def _win_facility(self, p: int, facility: int) -> bool:
         """R-RES-5; True when the winner now faces a decision."""
         if facility == HIRE:
             self.crew[p] += HIRE_CREW
+            self.seat_stamps[p] = new_stamp()
         elif facility == DISCOVER:
             self.science[p] += 1
+            self.seat_stamps[p] = new_stamp()
         elif facility == REFIT and self.ship_parts[p]:
             self._phase = Phase.REFIT
             self._current = p
@@ -834,7 +892,11 @@ class FarlightGame:
         self.out_of_game.append(part)
 
     def _engine_choice(self, p: int, rank: int) -> None:
+        rule = self.config.rule_options.edge_connectors
+        counts = self.connector_cache.get((self.ship_stamps[p], rule))
         self.ship_stamps[p] = new_stamp()
+        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
+            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
@@ -868,9 +930,16 @@ class FarlightGame:
         """R-INST-3..5: pay crew, place the part; its dice stay at their values."""
         self.crew[p] -= self.cards.parts[part].crew_cost
         self.pending[p].remove(part)
+        self.seat_stamps[p] = new_stamp()
+        counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
         self.ship_stamps[p] = new_stamp()
+        if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
+            self.connector_cache.clear()
+        self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
+            counts
+        )
         self.installed_this_round[p].append(part)
         self._selected = None
         self._resume = Resume.INSTALL
@@ -891,6 +960,7 @@ class FarlightGame:
             self.science[p] += gains[IconKind.SCIENCE]
             self._benefit_left.append([gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL]])
             self.installed_this_round[p] = []
+            self.seat_stamps[p] = new_stamp()
         self._next_benefit()
 
     def _next_benefit(self) -> None:
@@ -953,6 +1023,7 @@ class FarlightGame:
         self.temp_biotech[p] += shortfall
         self.science[p] -= mission.science
         self.points[p] += mission.value if self._completers == 0 else math.ceil(mission.value / 2)
+        self.seat_stamps[p] = new_stamp()
         self._completers += 1
         self._mission_cursor += 1
         self._resume = Resume.MISSIONS
@@ -966,23 +1037,29 @@ class FarlightGame:
             touched.add(p)
         for p in touched:
             self.hands[p].sort()
+            self.seat_stamps[p] = new_stamp()
         self.bids[slot] = []
+        self.bid_log.append(~slot)
         if self.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
             self.temp_biotech = [0] * self.num_players
+            self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         if self._completers:
             stack = self.stacks[self._mission_stack]
             done = stack.pop(0)
+            self.board_stamp = new_stamp()
             self.missions_out.append(done)
             if self.cards.missions[done].climactic:
                 self._climactic_done = True
 
     def _finish_missions(self) -> None:
         self.temp_biotech = [0] * self.num_players  # R-MIS-5
+        self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         self._resume = Resume.RESET
 
     # ------------------------------------------------------------- reset
     def _round_reset(self) -> None:
         """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
+        self.board_stamp = new_stamp()
         if self._climactic_done:
             self._end(EndReason.CLIMACTIC)
             return
@@ -1028,6 +1105,7 @@ class FarlightGame:
         breakdown, winners = scoring.final_scores(self)
         for p, parts in enumerate(breakdown):
             self.points[p] += parts["awards"] + parts["tokens"]
+        self.seat_stamps = [new_stamp() for _ in range(self.num_players)]
         self.final_breakdown = breakdown
         self._winners = winners
 
@@ -1060,6 +1138,7 @@ class FarlightGame:
         other._legal = None
         other._legal_set = None
         other._reset_bid_cache()
+        other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
 
     def to_json(self) -> str:

@@ -119,9 +119,7 @@ def load_state(game: FarlightGame, s: dict[str, Any]) -> None:
     game._climactic_done = s["climactic_done"]
     game._benefit_left = [list(x) for x in s["benefit_left"]]
     game.history = [action_from_dict(a) for a in s["history"]]
-    game._legal = None
-    game._legal_set = None
-    game._reset_bid_cache()
+    game.invalidate_cache()  # also new change stamps
 
 
 def game_to_json(game: FarlightGame) -> str:

@@ -1,0 +1,142 @@
+"""Change stamps: the engine renews a stamp whenever what it covers changes, so observers
+(the observation encoder, the action codec) may skip whatever still carries a stamp they saw.
+
+Stamps are process-wide unique, so one ledger serves every game here: clones, saved and
+reloaded games and edited positions included. Equal seat, board or ship stamps must mean
+equal facts; under one bid stamp bids change only as `bid_log` says.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from farlight_env.game import FarlightGame, Phase
+from tests import scenarios
+
+
+def seat_facts(game: FarlightGame, p: int) -> tuple:
+    """What `seat_stamps[p]` covers: crew, science, points, hand, temporary bio-tech, won
+    parts waiting to be installed and the dice on them."""
+    parts = game.cards.parts
+    dice = tuple(game.engine_values.get(r) for part in game.pending[p] for r in parts[part].engines)
+    return (
+        *(game.crew[p], game.science[p], game.points[p], tuple(game.hands[p])),
+        *(game.temp_biotech[p], tuple(game.pending[p]), dice),
+    )
+
+
+def board_facts(game: FarlightGame) -> tuple:
+    """What `board_stamp` covers: part spaces, bonus crew, station dice, deck, face-up awards
+    and mission stacks."""
+    parts = game.cards.parts
+    dice = tuple(
+        game.engine_values.get(r)
+        for part in game.spaces
+        if part is not None
+        for r in parts[part].engines
+    )
+    return (
+        *(tuple(game.spaces), tuple(game.bonus), dice, tuple(game.deck)),
+        *(tuple(game.awards_up), tuple(tuple(stack) for stack in game.stacks)),
+    )
+
+
+def ship_facts(game: FarlightGame, p: int) -> tuple:
+    parts = game.cards.parts
+    dice = tuple(game.engine_values[r] for part in game.ship_parts[p] for r in parts[part].engines)
+    return tuple(sorted(game.ships[p].items())), tuple(game.ship_parts[p]), dice
+
+
+class Ledger:
+    """Every stamp seen so far and the facts it stood for."""
+
+    def __init__(self) -> None:
+        self.seats: dict[int, tuple] = {}
+        self.boards: dict[int, tuple] = {}
+        self.ships: dict[int, tuple] = {}
+        self.bids: dict[int, tuple[list[tuple], int]] = {}  # bids and bid_log length seen
+        self.checked = 0
+
+    def check(self, game: FarlightGame) -> None:
+        for p in range(game.num_players):
+            facts = seat_facts(game, p)
+            assert self.seats.setdefault(game.seat_stamps[p], facts) == facts, f"seat {p}"
+            facts = ship_facts(game, p)
+            assert self.ships.setdefault(game.ship_stamps[p], facts) == facts, f"ship {p}"
+        facts = board_facts(game)
+        assert self.boards.setdefault(game.board_stamp, facts) == facts, "board"
+        bids = [tuple(placed) for placed in game.bids]
+        seen, logged = self.bids.setdefault(game.bid_stamp, (bids, len(game.bid_log)))
+        grown = [list(placed) for placed in seen]  # what was seen, changed as logged since
+        events = game.bid_log[logged:]
+        last_clear = {~entry: i for i, entry in enumerate(events) if entry < 0}
+        for i, entry in enumerate(events):
+            if entry < 0:
+                grown[~entry] = []
+            elif i < last_clear.get(entry, -1):
+                grown[entry].append(None)  # placed, then taken back: nothing left to compare
+            else:
+                grown[entry].append(bids[entry][len(grown[entry])])
+        assert [tuple(placed) for placed in grown] == bids, "bids changed beyond bid_log"
+        self.bids[game.bid_stamp] = (bids, len(game.bid_log))
+        self.checked += 1
+
+
+def play(game: FarlightGame, rng: random.Random, steps: int, ledger: Ledger) -> None:
+    for _ in range(steps):
+        if game.is_over:
+            return
+        ledger.check(game)
+        game.apply(rng.choice(game.legal_actions()))
+    ledger.check(game)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_stamps_change_with_what_they_cover(num_players: int, fuzz_games: int) -> None:
+    """Through whole games, with clones and reloaded copies branching off on their own."""
+    ledger = Ledger()
+    for seed in range(max(2, fuzz_games // 10)):
+        rng = random.Random(seed)
+        game = FarlightGame(num_players, seed=seed)
+        while not game.is_over:
+            play(game, rng, rng.randrange(1, 40), ledger)
+            branch = game.clone() if rng.random() < 0.5 else FarlightGame.from_json(game.to_json())
+            play(branch, random.Random(rng.random()), rng.randrange(1, 60), ledger)
+    assert ledger.checked > 200
+
+
+def test_clones_share_seat_and_board_stamps_but_not_the_bid_stamp() -> None:
+    """A clone's bids may grow apart from the original's, so it takes its own bid stamp."""
+    game = FarlightGame(4, seed=3)
+    for _ in range(7):
+        game.apply(game.legal_actions()[0])
+    clone = game.clone()
+    assert clone.seat_stamps == game.seat_stamps and clone.board_stamp == game.board_stamp
+    assert clone.ship_stamps == game.ship_stamps
+    assert clone.bid_stamp != game.bid_stamp
+
+
+def test_loading_and_invalidating_renew_every_change_stamp() -> None:
+    game = FarlightGame(3, seed=4)
+    before = (game.seat_stamps[:], game.board_stamp, game.bid_stamp)
+    loaded = FarlightGame.from_json(game.to_json())
+    game.invalidate_cache()
+    for other in (game, loaded):
+        assert not set(other.seat_stamps) & set(before[0])
+        assert other.board_stamp != before[1] and other.bid_stamp != before[2]
+
+
+def test_scenario_edits_keep_the_ledger_true() -> None:
+    """Direct edits followed by `invalidate_cache` (as tests/scenarios.py does) renew stamps."""
+    ledger = Ledger()
+    game = scenarios.make_game(4, seed=5)
+    ledger.check(game)
+    scenarios.give(game, 1, crew=9, science=2, points=4)
+    ledger.check(game)
+    scenarios.put_part(game, 0, game.cards.parts[game.deck[0]].name)
+    ledger.check(game)
+    scenarios.clear_space(game, 1)
+    ledger.check(game)
+    assert game.phase is Phase.BIDDING
