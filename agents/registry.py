@@ -42,16 +42,37 @@ FACTORIES: dict[str, Callable[..., Agent]] = {
 }
 AGENT_NAMES: tuple[str, ...] = tuple(FACTORIES)
 
+#: `ismcts@N` names a search with its own budget (N iterations per decision), so one lineup,
+#: league or opponent list can hold several budgets and each keeps its own label.
+BUDGET_SEPARATOR = "@"
+MAX_BUDGET = 100_000
+
+
+def budget_spec(name: str) -> tuple[str, int] | None:
+    """`("ismcts", N)` for a valid `ismcts@N` name, else None."""
+    base, sep, budget = name.partition(BUDGET_SEPARATOR)
+    if not sep or base != "ismcts" or not budget.isdigit() or budget != str(int(budget)):
+        return None
+    iterations = int(budget)
+    return (base, iterations) if 1 <= iterations <= MAX_BUDGET else None
+
 
 def unknown_agents(names: list[str]) -> list[str]:
     """The names that are neither registered nor an existing saved policy (*.pt) file."""
     return [
-        n for n in names if n not in FACTORIES and not (n.endswith(".pt") and Path(n).is_file())
+        n
+        for n in names
+        if n not in FACTORIES
+        and budget_spec(n) is None
+        and not (n.endswith(".pt") and Path(n).is_file())
     ]
 
 
 def agent_names_help() -> str:
-    return ", ".join(FACTORIES) + " or a saved policy path (*.pt)"
+    return (
+        ", ".join(FACTORIES)
+        + f", ismcts@N (N iterations, 1..{MAX_BUDGET}) or a saved policy path (*.pt)"
+    )
 
 
 def make(name: str, **kwargs: Any) -> Agent:
@@ -62,6 +83,9 @@ def make(name: str, **kwargs: Any) -> Agent:
     factory = FACTORIES.get(name)
     if factory is not None:
         return factory(**kwargs)
+    spec = budget_spec(name)
+    if spec is not None:
+        return FACTORIES[spec[0]](**{**kwargs, "iterations": spec[1]})
     if name.endswith(".pt"):
         path = Path(name)
         if not path.exists():
@@ -70,6 +94,6 @@ def make(name: str, **kwargs: Any) -> Agent:
 
         return PolicyAgent(path, **kwargs)
     raise ValueError(
-        f"unknown agent {name!r}: expected one of {', '.join(FACTORIES)} or a path to a "
-        "saved policy (.pt)"
+        f"unknown agent {name!r}: expected one of {', '.join(FACTORIES)}, ismcts@N "
+        f"(N = 1..{MAX_BUDGET} iterations) or a path to a saved policy (.pt)"
     )

@@ -418,6 +418,34 @@ class LivePolicy:
         return int(action)
 
 
+#: Parameter names of the critic; everything else is the actor (or features both share).
+VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
+
+
+class ValueWarmup(BaseCallback):
+    """Freezes all but the value head until `until` steps, then unfreezes: a warm-started actor
+    is first judged by a critic that has learnt its values, not by a random one."""
+
+    def __init__(self, until: int) -> None:
+        super().__init__()
+        self.until = until
+
+    def _set_frozen(self, frozen: bool) -> None:
+        for name, param in self.model.policy.named_parameters():
+            if not name.startswith(VALUE_PREFIXES):
+                param.requires_grad_(not frozen)
+
+    def _on_rollout_end(self) -> None:
+        # called after each rollout, before the update that learns from it
+        self._set_frozen(self.model.num_timesteps < self.until)
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        self._set_frozen(False)
+
+
 class ProgressCallback(BaseCallback):
     """A tqdm bar over timesteps (SB3's own bar needs `rich`)."""
 

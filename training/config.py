@@ -90,6 +90,11 @@ class PPOConfig:
         "start from another run's checkpoint.zip (weights only) or a saved policy *.pt "
         "(its actor; the value head starts fresh)",
     )
+    value_warmup_steps: int = opt(
+        0,
+        "train only the value head for this many first steps (the actor stays frozen), so a "
+        "policy warm-started with a fresh value head is not updated from a random critic",
+    )
     torch_threads: int = opt(1, "torch threads of the learner")
     rule_options: dict[str, Any] = opt(
         {}, "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
@@ -157,6 +162,7 @@ def config_problems(config: PPOConfig) -> list[str]:
         "eval_games": 1,
         "bc_games": 0,
         "bc_epochs": 1,
+        "value_warmup_steps": 0,
         "torch_threads": 1,
         "snapshot_every": 0,
         "rating_games": 0,

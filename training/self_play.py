@@ -36,6 +36,7 @@ from training.checkpoints import CHECKPOINT, save_checkpoint
 from training.common import (
     LivePolicy,
     ProgressCallback,
+    ValueWarmup,
     build_model,
     env_options,
     evaluate_against,
@@ -341,6 +342,7 @@ def train(
         callbacks = CallbackList(
             [
                 league,
+                ValueWarmup(config.value_warmup_steps),
                 *([ProgressCallback(config.total_steps, model.num_timesteps)] if progress else []),
             ]
         )

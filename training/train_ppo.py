@@ -32,8 +32,10 @@ from training.checkpoints import (
 )
 from training.common import (
     RUN_CONFIG,
+    VALUE_PREFIXES,
     LivePolicy,
     ProgressCallback,
+    ValueWarmup,
     build_model,
     card_set_of,
     check_agents,
@@ -57,7 +59,6 @@ from training.game_options import check_game_options
 from training.imitation import behaviour_clone
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
-VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
 
 
 class RunError(ValueError):
@@ -279,6 +280,7 @@ def train(
         callbacks = CallbackList(
             [
                 CheckpointAndEval(config, run_dir),
+                ValueWarmup(config.value_warmup_steps),
                 *([ProgressCallback(config.total_steps, model.num_timesteps)] if progress else []),
             ]
         )
