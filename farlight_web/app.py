@@ -36,7 +36,16 @@ from farlight_web.schemas import (
     decode,
     read_body,
 )
-from farlight_web.sessions import HUMAN, BadAction, GameNotFound, Tables
+from farlight_web.sessions import (
+    HUMAN,
+    POLICY_FOLDER,
+    WEB_MAX_ITERATIONS,
+    BadAction,
+    GameNotFound,
+    Tables,
+    opponent_problem,
+    policy_names,
+)
 
 STATIC = Path(__file__).parent / "static"
 MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
@@ -93,6 +102,8 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
         return JSONResponse(
             {
                 "agents": list(AGENT_NAMES),
+                "policies": await run_in_threadpool(policy_names, tables.policies),
+                "max_ismcts_iterations": WEB_MAX_ITERATIONS,
                 "players": [2, 5],
                 "rule_options": rules,
                 "grid_size": defaults.grid_size,
@@ -103,7 +114,7 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
     async def create_game(request: Request) -> Response:
         try:
             spec = decode(await read_body(request), NewGame)
-            lineup, seed, config = _lineup(spec)
+            lineup, seed, config = _lineup(spec, tables.policies)
         except BodyError as exc:
             return error(str(exc), exc.status)
         try:
@@ -111,7 +122,8 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
         except (ConfigError, RuleOptionError, FileNotFoundError) as exc:
             return error(str(exc), 400)
         except ValueError as exc:  # a saved policy that does not load
-            return error(f"cannot start the game: {exc}", 400)
+            where = str(tables.policies.resolve())
+            return error(f"cannot start the game: {exc}".replace(where, POLICY_FOLDER), 400)
         except ImportError as exc:  # ppo and saved policies need torch
             return error(f"that opponent needs the train extra (torch): {exc}", 400)
         return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
@@ -258,9 +270,10 @@ def _query_int(request: Request, name: str) -> int | None:
     return int(text)
 
 
-def _lineup(spec: NewGame) -> tuple[list[str], int, dict[str, Any]]:
-    """The seat lineup (the human at spec.seat), the seed and the game options, checked."""
-    from agents.registry import agent_names_help, unknown_agents
+def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, dict[str, Any]]:
+    """The seat lineup (the human at spec.seat), the seed and the game options, checked.
+    A saved policy is named relative to --data/policies; no other file can be named."""
+    from agents.registry import AGENT_NAMES
 
     opponents = list(spec.opponents)
     if len(opponents) == 1:
@@ -272,10 +285,15 @@ def _lineup(spec: NewGame) -> tuple[list[str], int, dict[str, Any]]:
         )
     if spec.seat >= spec.players:
         raise BodyError(f"seat must be 0..{spec.players - 1}, got {spec.seat}")
-    unknown = unknown_agents(opponents)
-    if unknown or HUMAN in opponents:
-        bad = ", ".join(unknown or [HUMAN])
-        raise BodyError(f"unknown opponent(s) {bad}; choose from {agent_names_help()}")
+    problems = [opponent_problem(name, policies) for name in dict.fromkeys(opponents)]
+    problems = [p for p in problems if p]
+    if problems:
+        mine = policy_names(policies)
+        shown = ", ".join(mine[:10]) + (", ..." if len(mine) > 10 else "") or "none yet"
+        raise BodyError(
+            f"{problems[0]}; choose from {', '.join(AGENT_NAMES)}, ismcts@N (N <= "
+            f"{WEB_MAX_ITERATIONS}) or a policy in --data/{POLICY_FOLDER} ({shown})"
+        )
     config: dict[str, Any] = {}
     if spec.rule_options:
         config["rule_options"] = dict(spec.rule_options)

@@ -150,7 +150,20 @@ class Replay:
 
 
 def open_replay(data: Path, relative: str, game: int | None) -> Replay:
-    """A replay of `data/relative` (a record, or game `game` of a results.json)."""
+    """A replay of `data/relative` (a record, or game `game` of a results.json). Errors name
+    the file as the client did, never by its place on the server's disk."""
+    try:
+        return _open_replay(data, relative, game)
+    except (RecordError, ValueError, OSError) as exc:
+        message = str(exc)
+        for where in {str(data.resolve() / relative), str(data / relative)}:
+            message = message.replace(where, relative)
+        if str(data.resolve()) in message or str(data) in message:
+            message = f"{relative}: cannot be opened"
+        raise RecordError(message) from None
+
+
+def _open_replay(data: Path, relative: str, game: int | None) -> Replay:
     path = inside(data, relative)
     if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
         raise RecordError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")

@@ -30,11 +30,17 @@ from farlight_env.record import (
     save_record,
 )
 from farlight_env.view_model import board_view, to_builtins
+from farlight_web.library import inside, walk
 from farlight_web.moves import action_info, move_label
 
 HUMAN = "human"
 ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 MAX_MOVES_SHOWN = 400  # bot moves kept between two human decisions (far above a round's)
+#: Saved policies a browser may name as opponents live here, under --data; nothing else on the
+#: server's disk can be named, so a client learns nothing about other files.
+POLICY_FOLDER = "policies"
+#: A client picks the search budget, so it is bounded: a game stays a few seconds per move.
+WEB_MAX_ITERATIONS = 1000
 
 
 class GameNotFound(LookupError):
@@ -43,6 +49,38 @@ class GameNotFound(LookupError):
 
 class BadAction(ValueError):
     """An index that is not a legal action now, or a move when it is not the human's turn."""
+
+
+def policy_names(policies: Path) -> list[str]:
+    """The saved policies a client may choose, as names relative to the policies folder."""
+    if not policies.is_dir():
+        return []
+    return [f.relative_to(policies).as_posix() for f in walk(policies, suffix=".pt")]
+
+
+def opponent_problem(name: str, policies: Path) -> str | None:
+    """Why `name` cannot be an opponent on this server (None when it can)."""
+    from agents.registry import FACTORIES, budget_spec
+
+    if name in FACTORIES:
+        return None
+    spec = budget_spec(name)
+    if spec is not None:
+        if spec[1] <= WEB_MAX_ITERATIONS:
+            return None
+        return f"{name}: this server allows at most ismcts@{WEB_MAX_ITERATIONS}"
+    if name.endswith(".pt"):
+        try:
+            if inside(policies, name).is_file():
+                return None
+        except ValueError:
+            pass
+    return f"unknown opponent(s) {name}"
+
+
+def agent_source(name: str, policies: Path) -> str:
+    """What `agents.make` is given for a lineup name: a policy's file under the policies folder."""
+    return str(inside(policies, name)) if name.endswith(".pt") else name
 
 
 def opponent_seed(seed: int, seat: int) -> int:
@@ -61,6 +99,7 @@ class Table:
         seed: int,
         config: dict[str, Any],
         folder: Path,
+        policies: Path,
     ) -> None:
         from agents import make
         from farlight_env.env.aec import raw_env
@@ -74,7 +113,9 @@ class Table:
         self.lock = threading.Lock()
         self.env = raw_env(**self.config)
         self.bots = {
-            s: make(name, seed=opponent_seed(seed, s)) for s, name in enumerate(lineup) if s != seat
+            s: make(agent_source(name, policies), seed=opponent_seed(seed, s))
+            for s, name in enumerate(lineup)
+            if s != seat
         }
         for bot in self.bots.values():
             bot.reset()
@@ -194,6 +235,7 @@ class Tables:
 
     def __init__(self, data: Path) -> None:
         self.folder = data / "games"
+        self.policies = data / POLICY_FOLDER
         self.live: dict[str, Table] = {}
         self.lock = threading.Lock()
 
@@ -201,7 +243,7 @@ class Tables:
         """A new table at the human's first decision (bots before it have moved), saved."""
         self.folder.mkdir(parents=True, exist_ok=True)
         game_id = secrets.token_hex(6)
-        table = Table(game_id, lineup, seat, seed, config, self.folder)
+        table = Table(game_id, lineup, seat, seed, config, self.folder, self.policies)
         table.advance()
         table.save()
         with self.lock:
@@ -219,13 +261,21 @@ class Tables:
         path = self.folder / f"{game_id}.json"
         if not path.is_file():
             raise GameNotFound(f"unknown game {game_id!r}")
-        table = resume(game_id, path)
+        table = resume(game_id, path, self.policies)
         with self.lock:
             return self.live.setdefault(game_id, table)
 
 
-def resume(game_id: str, path: Path) -> Table:
-    """Rebuild a table from its saved record: same env seed, bots asked again at their turns."""
+def resume(game_id: str, path: Path, policies: Path) -> Table:
+    """Rebuild a table from its saved record: same env seed, bots asked again at their turns.
+    Errors name the record as `games/<id>.json`, never by its place on the server's disk."""
+    try:
+        return _resume(game_id, path, policies)
+    except RecordError as exc:
+        raise RecordError(str(exc).replace(str(path), f"games/{path.name}")) from None
+
+
+def _resume(game_id: str, path: Path, policies: Path) -> Table:
     record = load_record(path)
     seat = record.get("human_seat")
     lineup = [str(p) for p in record["players"]]
@@ -237,7 +287,10 @@ def resume(game_id: str, path: Path) -> Table:
     config = {k: v for k, v in record["config"].items() if k != "num_players"}
     if "card_set" in record:
         config["card_set"] = new_game(record).cards
-    table = Table(game_id, lineup, seat, env_seed, config, path.parent)
+    for name in lineup:
+        if name != HUMAN and opponent_problem(name, policies):
+            raise RecordError(f"{path}: {opponent_problem(name, policies)}")
+    table = Table(game_id, lineup, seat, env_seed, config, path.parent, policies)
     codec = table.env.codec
     for i, action in enumerate(record_actions(record)):
         game = table.game

@@ -46,6 +46,8 @@ const play = { game: null, busy: false, chosenSlot: null };
 
 async function loadOptions() {
   const opts = await api("GET", "/api/options");
+  const choices = [...opts.agents, `ismcts@N (N <= ${opts.max_ismcts_iterations})`, ...opts.policies];
+  $("#opponents").title = "comma-separated, one per seat or one for all: " + choices.join(", ");
   const holder = $("#rules");
   for (const rule of opts.rule_options) {
     const label = document.createElement("label");
