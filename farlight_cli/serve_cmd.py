@@ -42,6 +42,14 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="folder for games played here and for records, results.json and scorecard.json "
         "files to list (created if missing)",
     )
+    p.add_argument(
+        "--card-set",
+        type=argtypes.card_set_file,
+        default=None,
+        metavar="PATH",
+        help="a card file (.toml or .json) every game started here is played with (default: "
+        "the shipped standard set); saved games keep the set they began with",
+    )
     p.set_defaults(func=run, parser=p)
 
 
@@ -99,9 +107,15 @@ def run(args: argparse.Namespace) -> int:
         raise
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Farlight in the browser: http://{shown}:{port}/  (data: {data}; Ctrl-C stops)")
+    cards = "standard" if args.card_set is None else str(args.card_set)
+    print(
+        f"Farlight in the browser: http://{shown}:{port}/  (data: {data}; cards: {cards}; "
+        "Ctrl-C stops)"
+    )
     sys.stdout.flush()
-    server = uvicorn.Server(uvicorn.Config(make_app(data), log_level="warning"))
+    card_set = None if args.card_set is None else args.card_set.cards
+    app = make_app(data, card_set=card_set)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[sock])
     finally:

@@ -22,6 +22,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
 from farlight_env.jsontext import loads
@@ -79,11 +80,14 @@ class Replays:
             return replay
 
 
-def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
-    """The app serving `data` (created if missing): games, records, tournaments, scorecards."""
+def make_app(
+    data: Path | str = Path("farlight-data"), card_set: CardSet | None = None
+) -> Starlette:
+    """The app serving `data` (created if missing): games, records, tournaments, scorecards.
+    New games use `card_set` (default: the standard set); saved ones keep their own."""
     data = Path(data)
     data.mkdir(parents=True, exist_ok=True)
-    tables = Tables(data)
+    tables = Tables(data, card_set)
     replays = Replays()
 
     async def index(request: Request) -> Response:
@@ -105,6 +109,7 @@ def make_app(data: Path | str = Path("farlight-data")) -> Starlette:
                 "policies": await run_in_threadpool(policy_names, tables.policies),
                 "max_ismcts_iterations": WEB_MAX_ITERATIONS,
                 "players": [2, 5],
+                "card_set": tables.card_set_name,
                 "rule_options": rules,
                 "grid_size": defaults.grid_size,
                 "max_rounds": defaults.max_rounds,

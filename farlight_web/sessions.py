@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from farlight_env.cards.model import CardSet
 from farlight_env.game import FarlightGame
 from farlight_env.record import (
     RecordError,
@@ -233,9 +234,11 @@ def _ranges(values: list[int]) -> str:
 class Tables:
     """The server's games by id: created here, kept in memory, reloaded from --data on demand."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, card_set: CardSet | None = None) -> None:
         self.folder = data / "games"
         self.policies = data / POLICY_FOLDER
+        self.card_set = card_set
+        self.card_set_name = "standard" if card_set is None else card_set.name
         self.live: dict[str, Table] = {}
         self.lock = threading.Lock()
 
@@ -243,6 +246,8 @@ class Tables:
         """A new table at the human's first decision (bots before it have moved), saved."""
         self.folder.mkdir(parents=True, exist_ok=True)
         game_id = secrets.token_hex(6)
+        if self.card_set is not None:
+            config = {**config, "card_set": self.card_set}
         table = Table(game_id, lineup, seat, seed, config, self.folder, self.policies)
         table.advance()
         table.save()

@@ -91,3 +91,60 @@ def test_bad_options_are_one_or_two_lines(tmp_path: Path, args: list[str], needl
     assert proc.returncode == 2
     assert needle in err and "Traceback" not in err
     assert len(err.strip().splitlines()) <= 2
+
+
+def _variant_cards(tmp_path: Path) -> Path:
+    from farlight_env.cards import standard_card_set
+    from farlight_env.cards.loader import card_set_to_dict
+
+    data = card_set_to_dict(standard_card_set())
+    data["name"] = "club variant"
+    path = tmp_path / "club.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_serve_plays_every_new_game_with_the_card_set(tmp_path: Path) -> None:
+    proc = _farlight(
+        "serve",
+        "--port",
+        "0",
+        "--data",
+        str(tmp_path / "d"),
+        "--card-set",
+        str(_variant_cards(tmp_path)),
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "cards: " in line and "club.json" in line, line
+        url = line.split()[4]
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(url + "api/options", timeout=2) as response:
+                    assert json.load(response)["card_set"] == "club variant"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.1)
+        body = json.dumps({"players": 2, "opponents": ["random"], "seed": 3}).encode()
+        request = urllib.request.Request(
+            url + "api/games", data=body, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            game_id = json.load(response)["id"]
+        record = json.loads((tmp_path / "d" / "games" / f"{game_id}.json").read_text())
+        assert record["card_set"]["name"] == "club variant"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_serve_refuses_a_bad_card_file_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("{not toml")
+    proc = _farlight("serve", "--port", "0", "--data", str(tmp_path / "d"), "--card-set", str(bad))
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "--card-set" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2
