@@ -125,7 +125,9 @@ def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         left = lambda: {p for p, t in started.items() if alive(p) and start_time(p) == t}  # noqa: E731
-        deadline = time.monotonic() + 30
+        # the watchdog acts within seconds; 60 s leaves room for a CI machine under full load
+        # (30 s failed once), far below the minute-plus Ray's agents linger without it
+        deadline = time.monotonic() + 60
         while left() and time.monotonic() < deadline:
             time.sleep(0.1)
         leftover = left()
