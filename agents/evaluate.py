@@ -154,19 +154,19 @@ def evaluate(
     policy_kwargs: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
     card_file: Path | None = None,
+    out_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
     scorecard (a JSON-able dict; see docs/evaluation.md for every field).
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
-    card file for the hash): the scorecard records it and is then marked non-standard.
+    card file for the hash): the scorecard records it and is then marked non-standard. With
+    `out_dir`, every game is journalled there as it ends, so `resume_evaluation` finishes a
+    killed run with the same scorecard.
     """
+    from agents.journal import EVAL_GAMES, EVAL_SPEC, EvaluationSpec, Journal, stored_config
     from agents.registry import agent_names_help, unknown_agents
-    from agents.tournament import play_games, rate
-    from farlight_env import __version__
-    from farlight_env.game.game import GameConfig
-    from farlight_env.game.rules_options import RuleOptions
 
     if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
@@ -174,13 +174,93 @@ def evaluate(
     policy_kwargs = dict(policy_kwargs or {})
     if agent == "ismcts":
         policy_kwargs.setdefault("iterations", ISMCTS_ITERATIONS)
+    card_hash = card_set_hash(card_file)
+    journal = None
+    if out_dir is not None:
+        if not isinstance(agent, str):
+            raise ValueError("out_dir (a resumable journal) needs the agent by name or path")
+        spec = EvaluationSpec(
+            "farlight-eval-spec",
+            1,
+            PROTOCOL,
+            agent,
+            _file_hash(agent),
+            quick,
+            card_hash,
+            policy_kwargs,
+            stored_config(config),
+        )
+        journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
+    return _scorecard(
+        agent, quick, workers, progress, policy_kwargs, config, card_hash, journal, []
+    )
+
+
+def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -> dict[str, Any]:
+    """Finish the evaluation journalled in `out_dir`: only its missing games are played, and
+    the scorecard is the one an uninterrupted run gives (timing fields aside)."""
+    from agents.journal import (
+        EVAL_GAMES,
+        Journal,
+        JournalError,
+        game_options,
+        read_eval_spec,
+        read_games,
+    )
+
+    spec = read_eval_spec(out_dir)
+    if spec.protocol != PROTOCOL:
+        raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {PROTOCOL}")
+    if _file_hash(spec.agent) != spec.agent_file_hash:
+        raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
+    config = game_options(spec)
+    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs))
+    expected = {s.index: (s.seed, s.lineup) for s in plan}
+    finished = read_games(out_dir, expected, EVAL_GAMES)
+    return _scorecard(
+        spec.agent,
+        spec.quick,
+        workers,
+        progress,
+        dict(spec.policy_kwargs),
+        config,
+        spec.card_set_hash,
+        Journal(out_dir, EVAL_GAMES),
+        finished,
+    )
+
+
+def _specs(
+    agent: str | Agent, quick: bool, config: dict[str, Any], policy_kwargs: dict[str, Any]
+) -> list[GameSpec]:
     opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
-    plan = cells(quick)
     specs: list[GameSpec] = []
-    for cell in plan:
+    for cell in cells(quick):
         specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs)
+    return specs
+
+
+def _scorecard(
+    agent: str | Agent,
+    quick: bool,
+    workers: int,
+    progress: bool,
+    policy_kwargs: dict[str, Any],
+    config: dict[str, Any],
+    card_hash: str,
+    journal: Any,
+    finished: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
+    from agents.tournament import play_games, rate
+    from farlight_env import __version__
+    from farlight_env.game.game import GameConfig
+    from farlight_env.game.rules_options import RuleOptions
+
+    plan = cells(quick)
+    specs = _specs(agent, quick, config, policy_kwargs)
     started = time.perf_counter()
-    records = play_games(specs, workers, progress)
+    records = play_games(specs, workers, progress, journal, finished)
     wall = time.perf_counter() - started
     results, first = [], 0
     for cell in plan:
@@ -200,7 +280,7 @@ def evaluate(
     }
     standard = (
         not rules.changed()
-        and card_file is None
+        and card_hash == card_set_hash(None)
         and "card_set" not in config
         and game == {"grid_size": defaults.grid_size, "max_rounds": defaults.max_rounds}
     )
@@ -212,7 +292,7 @@ def evaluate(
         "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
         "agent_file_hash": _file_hash(agent) if isinstance(agent, str) else None,
         "package_version": __version__,
-        "card_set_hash": card_set_hash(card_file),
+        "card_set_hash": card_hash,
         "rule_options": rules.to_dict(),
         "game": game,
         "seeds": {"base": BASE_SEED, "cells": [c.seed for c in plan]},

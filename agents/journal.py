@@ -43,6 +43,34 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     agent_kwargs: dict[str, dict[str, Scalar]] = {}
 
 
+EVAL_SPEC = "evaluation.json"
+EVAL_GAMES = "evaluation_games.jsonl"
+
+
+class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """What `farlight evaluate --out DIR` was started with; `--resume DIR` plays on with it."""
+
+    format: Literal["farlight-eval-spec"]
+    version: Literal[1]
+    protocol: Annotated[str, msgspec.Meta(max_length=100)]
+    agent: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+    agent_file_hash: Annotated[str, msgspec.Meta(max_length=100)] | None
+    quick: bool
+    card_set_hash: Annotated[str, msgspec.Meta(max_length=100)]
+    policy_kwargs: dict[str, Scalar] = {}
+    config: dict[str, Scalar | dict[str, Any]] = {}
+
+
+def read_eval_spec(out_dir: Path) -> EvaluationSpec:
+    path = Path(out_dir) / EVAL_SPEC
+    if not path.is_file():
+        raise JournalError(f"{out_dir}: no {EVAL_SPEC}; not an evaluation started with --out")
+    try:
+        return decode(read_bounded(path), EvaluationSpec)
+    except (msgspec.DecodeError, ValueError) as exc:
+        raise JournalError(f"{path}: not an evaluation spec ({exc})") from exc
+
+
 class Timing(msgspec.Struct):
     seconds: list[float]
     decisions: list[int]
@@ -71,7 +99,7 @@ def stored_config(config: dict[str, Any]) -> dict[str, Any]:
     return {k: card_set_to_dict(v) if isinstance(v, CardSet) else v for k, v in config.items()}
 
 
-def game_options(spec: TournamentSpec) -> dict[str, Any]:
+def game_options(spec: TournamentSpec | EvaluationSpec) -> dict[str, Any]:
     """The stored game options back as env keyword arguments; a stored card set is re-checked."""
     config = dict(spec.config)
     if isinstance(config.get("card_set"), dict):
@@ -103,26 +131,33 @@ def new_spec(
 
 
 class Journal:
-    """Appends finished games to `games.jsonl` in `out_dir`, durably."""
+    """Appends finished games to `games.jsonl` (or `games`) in `out_dir`, durably."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, games: str = GAMES) -> None:
         self.out_dir = Path(out_dir)
-        self.path = self.out_dir / GAMES
+        self.path = self.out_dir / games
 
     @classmethod
-    def create(cls, out_dir: Path, spec: TournamentSpec) -> Journal:
-        """Start a journal; a folder that already holds a tournament is refused."""
+    def create(
+        cls,
+        out_dir: Path,
+        spec: msgspec.Struct,
+        spec_name: str = SPEC,
+        games: str = GAMES,
+        what: str = "a tournament",
+    ) -> Journal:
+        """Start a journal; a folder that already holds one (spec or games) is refused."""
         out_dir = Path(out_dir)
-        for name in (SPEC, GAMES):
+        for name in (spec_name, games):
             if (out_dir / name).exists():
                 raise JournalError(
-                    f"{out_dir} already holds a tournament ({name}); finish it with --resume "
+                    f"{out_dir} already holds {what} ({name}); finish it with --resume "
                     f"{out_dir} or choose another --out"
                 )
         out_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write(out_dir / SPEC, msgspec.json.format(msgspec.json.encode(spec)))
-        (out_dir / GAMES).touch()
-        return cls(out_dir)
+        atomic_write(out_dir / spec_name, msgspec.json.format(msgspec.json.encode(spec)))
+        (out_dir / games).touch()
+        return cls(out_dir, games)
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         """Write one finished game and return it as it will be read back."""
@@ -144,10 +179,12 @@ def read_spec(out_dir: Path) -> TournamentSpec:
         raise JournalError(f"{path}: not a tournament spec ({exc})") from exc
 
 
-def read_games(out_dir: Path, expected: dict[int, tuple[int, tuple[str, ...]]]) -> list[dict]:
+def read_games(
+    out_dir: Path, expected: dict[int, tuple[int, tuple[str, ...]]], games: str = GAMES
+) -> list[dict]:
     """The finished games, each checked against the schedule (`index -> (seed, lineup)`).
     A torn last line (the kill came mid-write) is cut off; any other bad line is refused."""
-    path = Path(out_dir) / GAMES
+    path = Path(out_dir) / games
     if not path.is_file():
         return []
     data = read_bounded(path, MAX_GAMES_BYTES)

@@ -347,19 +347,30 @@ def _run_local(specs: Sequence[GameSpec], workers: int, done: Callable[[Record],
     pool.shutdown()
 
 
-def play_games(specs: Sequence[GameSpec], workers: int, progress: bool) -> list[Record]:
-    """Play `specs` on a local process pool (die-with-parent workers) with a progress bar;
-    the records come back in index order whatever the number of workers."""
+def play_games(
+    specs: Sequence[GameSpec],
+    workers: int,
+    progress: bool,
+    journal: Journal | None = None,
+    finished: Sequence[Record] = (),
+) -> list[Record]:
+    """Play the `specs` not already `finished` on a local process pool (die-with-parent
+    workers) with a progress bar, appending each to `journal` as it ends; all the records come
+    back in index order whatever the number of workers."""
     from tqdm.auto import tqdm
 
-    records: list[Record] = []
-    with tqdm(total=len(specs), desc="games", unit="game", disable=not progress) as bar:
+    records: list[Record] = list(finished)
+    played = {r["index"] for r in records}
+    todo = [s for s in specs if s.index not in played]
+    with tqdm(
+        total=len(specs), initial=len(records), desc="games", unit="game", disable=not progress
+    ) as bar:
 
         def done(record: Record) -> None:
-            records.append(record)
+            records.append(journal.append(record) if journal is not None else record)
             bar.update(1)
 
-        _run_local(specs, workers, done)
+        _run_local(todo, workers, done)
     return sorted(records, key=lambda r: r["index"])
 
 

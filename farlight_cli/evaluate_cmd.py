@@ -21,7 +21,8 @@ A victory shared by k seats counts as 1/k of a win. The margin is the policy's s
 best opponent's score. Per cell the output gives games, wins, win rate, Wilson 95% interval,
 fair share 1/N and mean margin. Also printed: an OpenSkill rating of the policy against the
 three reference agents, rated over all the games, and CPU seconds per policy decision. With
---out DIR it writes DIR/scorecard.json and DIR/scorecard.png. Game options (--rule,
+--out DIR it writes DIR/scorecard.json and DIR/scorecard.png, and journals every game there
+as it ends: --resume DIR finishes a killed run with the same scorecard. Game options (--rule,
 --card-set, ...) are allowed and recorded, but such a scorecard is marked non-standard.
 """
 
@@ -35,7 +36,16 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "policy",
         metavar="POLICY",
-        help="random, heuristic, ismcts, ppo, or the path of a saved policy (*.pt)",
+        nargs="?",
+        help="random, heuristic, ismcts, ismcts@N, ppo, or the path of a saved policy (*.pt)",
+    )
+    p.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="finish the evaluation started with --out DIR (after a kill): only its missing "
+        "games are played, with its stored options",
     )
     p.add_argument(
         "--quick",
@@ -63,10 +73,55 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="directory for scorecard.json and scorecard.png (default: print the table only)",
+        help="directory for scorecard.json and scorecard.png; every game is journalled there "
+        "as it ends, so --resume DIR finishes a killed run (default: print the table only)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
+
+
+#: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
+STORED_OPTIONS = (
+    "quick",
+    "ismcts_iterations",
+    "card_set",
+    "grid_size",
+    "max_rounds",
+    "rule_options",
+    "out",
+)
+
+
+def resume(args: argparse.Namespace) -> int:
+    """`--resume DIR`: the stored evaluation, finished, printed and written to DIR."""
+    import sys
+
+    from agents.evaluate import format_scorecard, resume_evaluation, write_scorecard
+    from agents.journal import JournalError
+
+    if args.policy is not None:
+        raise InputError("--resume DIR evaluates the policy stored there; drop POLICY")
+    given = [n for n in STORED_OPTIONS if getattr(args, n) != args.parser.get_default(n)]
+    if given:
+        flags = ", ".join(
+            "--rule" if n == "rule_options" else "--" + n.replace("_", "-") for n in given
+        )
+        raise InputError(f"--resume plays on with the stored options; drop {flags}")
+    if not args.resume.is_dir():
+        raise InputError(f"--resume {args.resume}: no such folder")
+    from agents.tournament import GameFailure
+
+    try:
+        card = resume_evaluation(args.resume, args.workers, progress=not args.no_progress)
+    except JournalError as exc:
+        raise InputError(str(exc)) from None
+    except GameFailure as exc:
+        print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
+        return 1
+    print(format_scorecard(card))
+    paths = write_scorecard(card, args.resume)
+    print("wrote " + ", ".join(str(path) for path in paths.values()))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
 
     from agents.registry import agent_names_help, unknown_agents
 
+    if args.resume is not None:
+        return resume(args)
+    if args.policy is None:
+        raise InputError("give POLICY to evaluate (or --resume DIR to finish a killed run)")
     policy = args.policy
     if policy.endswith(".pt") and not Path(policy).is_file():
         raise InputError(f"no such policy file: {policy}")
@@ -83,6 +142,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
+        from agents.journal import EVAL_GAMES, EVAL_SPEC
+
+        held = [n for n in (EVAL_SPEC, EVAL_GAMES) if (args.out / n).exists()]
+        if held:
+            raise InputError(
+                f"--out {args.out} already holds an evaluation ({held[0]}); finish it with "
+                f"--resume {args.out} or choose another --out"
+            )
     argtypes.check_agents([policy])  # a corrupt or hostile .pt: one line, before any game
 
     from agents.evaluate import evaluate, format_scorecard, write_scorecard
@@ -100,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             policy_kwargs=policy_kwargs,
             config=argtypes.game_config(args),
             card_file=None if args.card_set is None else args.card_set.path,
+            out_dir=args.out,
         )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)

@@ -183,7 +183,12 @@ def test_quick_ppo_scorecard_from_the_cli(quick_cli) -> None:
     assert card["seconds_per_decision"] > 0
     with Image.open(out / "scorecard.png") as image:
         assert image.format == "PNG" and image.size[0] > 400
-    assert sorted(p.name for p in out.iterdir()) == ["scorecard.json", "scorecard.png"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "evaluation.json",  # the journal that --resume reads
+        "evaluation_games.jsonl",
+        "scorecard.json",
+        "scorecard.png",
+    ]
 
 
 @pytest.mark.slow
