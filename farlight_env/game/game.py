@@ -169,6 +169,7 @@ _SHARED_TABLES = (
     "cells_cache",
     "bid_blocks",
     "engines_cache",
+    "ship_transitions",
 )
 
 
@@ -211,6 +212,9 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
         "bid_blocks": {},  # (open target slots, tile, crew possible) -> that tile's bids
         "engines_cache": {},  # ship stamp -> (rank, value) of its engines
+        # (ship stamp, change) -> the stamp after it: equal ships changed alike stay equal, so
+        # games that make the same change (search rollouts) share every stamp-keyed cache
+        "ship_transitions": {},
     }
 
 
@@ -476,6 +480,20 @@ class FarlightGame:
         """A new round of bids, or bids that may differ from what an observer saw."""
         self.bid_stamp = new_stamp()
         self.bid_log: list[int] = []
+
+    def _change_ship(self, p: int, change: tuple) -> None:
+        """Give seat p's ship the stamp that follows its current one under `change`.
+
+        `change` must name everything that differs afterwards (part, cell, dice), so equal
+        stamps still mean equal ships; the first game to make a change takes a new stamp.
+        """
+        key = (self.ship_stamps[p], *change)
+        stamp = self.ship_transitions.get(key)
+        if stamp is None:
+            if len(self.ship_transitions) >= CONNECTOR_CACHE_SIZE:
+                self.ship_transitions.clear()
+            stamp = self.ship_transitions[key] = new_stamp()
+        self.ship_stamps[p] = stamp
 
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
@@ -879,7 +897,7 @@ class FarlightGame:
 
     def _refit_remove(self, p: int, part: int) -> None:
         """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-        self.ship_stamps[p] = new_stamp()
+        self._change_ship(p, ("remove", part))
         self.ship_parts[p].remove(part)
         ship = self.ships[p]
         cell = next(c for c, piece in ship.items() if piece == part)
@@ -894,13 +912,13 @@ class FarlightGame:
     def _engine_choice(self, p: int, rank: int) -> None:
         rule = self.config.rule_options.edge_connectors
         counts = self.connector_cache.get((self.ship_stamps[p], rule))
-        self.ship_stamps[p] = new_stamp()
-        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
-            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
             self.engine_values[rank] = min(MAX_ENGINE, self.engine_values[rank] + 1)
+        self._change_ship(p, ("engine", rank, self.engine_values[rank]))
+        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
+            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.ENGINEER:
             self._resume = Resume.RESOLVE
         else:
@@ -934,7 +952,8 @@ class FarlightGame:
         counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
-        self.ship_stamps[p] = new_stamp()
+        dice = tuple(self.engine_values[r] for r in self.cards.parts[part].engines)
+        self._change_ship(p, ("install", part, cell, dice))
         if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
             self.connector_cache.clear()
         self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
