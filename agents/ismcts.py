@@ -7,7 +7,7 @@ iteration descends one shared tree keyed by action, choosing among the actions a
 determinization by UCB1 with availability counts, adds one node, then plays the round out with
 the heuristic policy and scores the position with a static evaluation. Candidate moves at each
 node are the heuristic's best few, which keeps the 190-way bidding decisions searchable.
-Nothing hidden is ever read: the search starts from `PlayerView.determinize`.
+Nothing hidden is ever read: the search starts from `PlayerView.determinizer`.
 """
 
 from __future__ import annotations
@@ -125,9 +125,9 @@ class ISMCTSAgent(EngineAgent):
     def search(self, view: PlayerView) -> Action:
         root = Node(player=view.seat)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
+        done, draw = 0, view.determinizer()
         while True:
-            self._iterate(root, view.determinize(self.rng))
+            self._iterate(root, draw(self.rng))
             done += 1
             if deadline is None and done >= self.iterations:
                 break
