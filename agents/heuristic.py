@@ -42,7 +42,7 @@ from farlight_env.game import (
     SkipEngine,
     TargetKind,
 )
-from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE
+from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE, TILES
 
 ICON_WORTH = {
     (IconKind.SCIENCE, Timing.EVERY_ROUND): 2.2,
@@ -148,6 +148,8 @@ class Placements:
     refund_free: np.ndarray  # missions and 0 tiles are never refunded
     waste: np.ndarray  # what a tile on a worthless target throws away
     ticket: np.ndarray  # a lone 0 without crew on a mission
+    slots: tuple[int, ...]  # the distinct target slots, ascending
+    gather: np.ndarray  # each placement's place among its slots' `SLOT_BLOCK`s, in order
 
     @classmethod
     def of(cls, fields: np.ndarray, first_mission: int) -> Placements:
@@ -155,7 +157,10 @@ class Placements:
         is_mission = slot >= first_mission
         value = tile + crew
         base = np.where(is_mission, 0.9, 0.35)
+        slots, rank = np.unique(slot, return_inverse=True)
         return cls(
+            slots=tuple(slots.tolist()),
+            gather=rank.reshape(-1) * len(SLOT_BLOCK) + tile * 2 + crew,
             slot=slot,
             value=value,
             is_mission=is_mission,
@@ -165,6 +170,11 @@ class Placements:
             waste=0.05 * tile,
             ticket=is_mission & (value == 0),
         )
+
+
+#: Every placement on one target slot, as (tile, crew) rows; gains are computed per slot.
+SLOT_BLOCK = tuple((tile, crew) for tile in TILES for crew in (0, 1))
+assert all(SLOT_BLOCK[2 * tile + crew] == (tile, crew) for tile, crew in SLOT_BLOCK)
 
 
 def _placement_gains(
@@ -313,6 +323,8 @@ class HeuristicAgent(EngineAgent):
         self._bid_fields: dict[int, tuple[int, int, int]] = {}
         self._fields_cache: dict[tuple[int, ...], Placements] = {}
         self._gains_cache: dict[tuple, np.ndarray] = {}
+        self._slot_rows: dict[int, Placements] = {}  # slot -> its SLOT_BLOCK placements
+        self._slot_gains: dict[tuple, np.ndarray] = {}  # one slot's SLOT_BLOCK gains
         self._planners: dict[tuple, Planner] = {}
         self._quality_cache: dict[tuple, float] = {}
         self._board_ids: dict[int, tuple[int, int]] = {}  # board stamp -> fact ids
@@ -468,9 +480,43 @@ class HeuristicAgent(EngineAgent):
                 self._gains_cache.clear()
             worths = self.slot_worths(game, seat, valuation)
             crew_low = game.crew[seat] <= 2
-            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
+            blocks = [
+                self._block_gains(game, s, worths, mine, rivals, crew_low, lone_zero)
+                for s in rows.slots
+            ]
+            gains = np.concatenate(blocks)[rows.gather]
             self._gains_cache[key] = gains
         return gains + 1e-3 * self.rng.random(len(legal))
+
+    def _block_gains(
+        self,
+        game: FarlightGame,
+        slot: int,
+        worths: np.ndarray,
+        mine: list[int],
+        rivals: list[float],
+        crew_low: bool,
+        lone_zero: bool,
+    ) -> np.ndarray:
+        """`_placement_gains` of every placement on one slot, cached on what that slot reads.
+
+        A placement's gain depends only on its own slot's worth, bids and the seat's crew, and
+        element-wise float operations give the same result in any array, so gains assembled
+        from these blocks equal those computed over the legal list at once.
+        """
+        key = (slot, float(worths[slot]), mine[slot], rivals[slot], crew_low, lone_zero)
+        gains = self._slot_gains.get(key)
+        if gains is None:
+            rows = self._slot_rows.get(slot)
+            if rows is None:
+                fields = np.array([(slot, tile, crew) for tile, crew in SLOT_BLOCK])
+                first_mission = game.num_spaces + len(FACILITIES)
+                rows = self._slot_rows[slot] = Placements.of(fields, first_mission)
+            if len(self._slot_gains) >= VALUES_CACHE_SIZE:
+                self._slot_gains.clear()
+            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
+            self._slot_gains[key] = gains
+        return gains
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
         """The placements of `legal`; cached for lists of the game's canonical Bids."""
@@ -480,8 +526,9 @@ class HeuristicAgent(EngineAgent):
             self._bid_fields = {
                 id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
             }
-            self._fields_cache.clear()
-            self._gains_cache.clear()
+            for cache in (self._fields_cache, self._gains_cache, self._slot_rows):
+                cache.clear()
+            self._slot_gains.clear()  # slot numbers mean other targets in other tables
         key = tuple(map(id, legal))
         cached = self._fields_cache.get(key)
         if cached is not None:
