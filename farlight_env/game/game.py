@@ -170,6 +170,7 @@ _SHARED_TABLES = (
     "bid_blocks",
     "engines_cache",
     "ship_transitions",
+    "benefits_cache",
 )
 
 
@@ -215,6 +216,7 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         # (ship stamp, change) -> the stamp after it: equal ships changed alike stay equal, so
         # games that make the same change (search rollouts) share every stamp-keyed cache
         "ship_transitions": {},
+        "benefits_cache": {},  # (ship stamp, parts installed this round) -> icon counts
     }
 
 
@@ -966,21 +968,35 @@ class FarlightGame:
     # -------------------------------------------------- assembly 3: benefits
     def _start_benefits(self) -> None:
         """R-BEN-1/2: crew and science for all; count upgrade and overhaul decisions."""
-        parts = self.cards.parts
         self._benefit_left = []
         for p in range(self.num_players):
+            crew, science, upgrades, overhauls = self._benefits(p)
+            self.crew[p] += crew
+            self.science[p] += science
+            self._benefit_left.append([upgrades, overhauls])
+            self.installed_this_round[p] = []
+            self.seat_stamps[p] = new_stamp()
+        self._next_benefit()
+
+    def _benefits(self, p: int) -> tuple[int, int, int, int]:
+        """Crew, science, upgrade and overhaul icons seat p's ship yields this round (R-BEN-1);
+        cached on the ship's stamp and the parts installed this round, which decide them."""
+        key = (self.ship_stamps[p], tuple(self.installed_this_round[p]))
+        found = self.benefits_cache.get(key)
+        if found is None:
+            parts = self.cards.parts
             fresh = set(self.installed_this_round[p])
             gains = {kind: 0 for kind in IconKind}
             for part in self.ship_parts[p]:
                 for icon in parts[part].icons:
                     if icon.timing is Timing.EVERY_ROUND or part in fresh:
                         gains[icon.kind] += 1
-            self.crew[p] += gains[IconKind.CREW]
-            self.science[p] += gains[IconKind.SCIENCE]
-            self._benefit_left.append([gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL]])
-            self.installed_this_round[p] = []
-            self.seat_stamps[p] = new_stamp()
-        self._next_benefit()
+            found = (gains[IconKind.CREW], gains[IconKind.SCIENCE])
+            found += (gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL])
+            if len(self.benefits_cache) >= CONNECTOR_CACHE_SIZE:
+                self.benefits_cache.clear()
+            self.benefits_cache[key] = found
+        return found
 
     def _next_benefit(self) -> None:
         """R-BEN-3: in turn order, each player's upgrades, then its overhauls [decision]."""
