@@ -170,8 +170,12 @@ _SHARED_TABLES = (
     "bid_blocks",
     "engines_cache",
     "ship_transitions",
-    "benefits_cache",
+    "compact_changes",
 )
+
+
+# Kinds of ship change in the low 2 bits of `_change_ship` codes.
+_INSTALLED, _REMOVED, _BOOSTED = 0, 1, 2
 
 
 _TABLES_KEPT = 16
@@ -216,8 +220,17 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         # (ship stamp, change) -> the stamp after it: equal ships changed alike stay equal, so
         # games that make the same change (search rollouts) share every stamp-keyed cache
         "ship_transitions": {},
-        "benefits_cache": {},  # (ship stamp, parts installed this round) -> icon counts
+        # ship changes code into 64 bits: parts, ranks and the grid (<= 41) within the widths
+        "compact_changes": _changes_fit(cards),
     }
+
+
+def _changes_fit(cards: CardSet) -> bool:
+    """Whether `_change_ship` codes fit 64 bits: parts below 2**32 with at most 6 engines,
+    ranks below 2**59 (the grid, at most 41 wide, and dice 1..6 always fit)."""
+    return len(cards.parts) < 1 << 32 and all(
+        len(p.engines) <= 6 and all(0 <= r < 1 << 59 for r in p.engines) for p in cards.parts
+    )
 
 
 # A game's mutable state by how `clone` copies it: immutable values, flat lists, lists of lists
@@ -483,13 +496,18 @@ class FarlightGame:
         self.bid_stamp = new_stamp()
         self.bid_log: list[int] = []
 
-    def _change_ship(self, p: int, change: tuple) -> None:
-        """Give seat p's ship the stamp that follows its current one under `change`.
+    def _change_ship(self, p: int, change: int) -> None:
+        """Give seat p's ship the stamp that follows its current one under a change.
 
-        `change` must name everything that differs afterwards (part, cell, dice), so equal
-        stamps still mean equal ships; the first game to make a change takes a new stamp.
+        `change` codes everything that differs afterwards in 64 bits (see the callers), so
+        equal stamps still mean equal ships; the first game to make a change takes a new
+        stamp. Keys are ints, which the garbage collector does not track: a large table does
+        not make collections more frequent (tuples would).
         """
-        key = (self.ship_stamps[p], *change)
+        if not self.compact_changes:  # a card set whose changes do not fit 64 bits
+            self.ship_stamps[p] = new_stamp()
+            return
+        key = self.ship_stamps[p] << 64 | change
         stamp = self.ship_transitions.get(key)
         if stamp is None:
             if len(self.ship_transitions) >= CONNECTOR_CACHE_SIZE:
@@ -899,7 +917,7 @@ class FarlightGame:
 
     def _refit_remove(self, p: int, part: int) -> None:
         """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-        self._change_ship(p, ("remove", part))
+        self._change_ship(p, part << 2 | _REMOVED)
         self.ship_parts[p].remove(part)
         ship = self.ships[p]
         cell = next(c for c, piece in ship.items() if piece == part)
@@ -918,7 +936,7 @@ class FarlightGame:
             self.engine_values[rank] = MAX_ENGINE
         else:
             self.engine_values[rank] = min(MAX_ENGINE, self.engine_values[rank] + 1)
-        self._change_ship(p, ("engine", rank, self.engine_values[rank]))
+        self._change_ship(p, (rank << 3 | self.engine_values[rank]) << 2 | _BOOSTED)
         if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
             self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.ENGINEER:
@@ -954,8 +972,11 @@ class FarlightGame:
         counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
-        dice = tuple(self.engine_values[r] for r in self.cards.parts[part].engines)
-        self._change_ship(p, ("install", part, cell, dice))
+        dice = 0  # 3 bits per die (1..6), at most 6 dice: 18 bits
+        for i, rank in enumerate(self.cards.parts[part].engines):
+            dice |= self.engine_values[rank] << 3 * i
+        code = ((dice << 32 | part) << 6 | cell[0] + 32) << 6 | cell[1] + 32  # 62 bits
+        self._change_ship(p, code << 2 | _INSTALLED)
         if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
             self.connector_cache.clear()
         self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
@@ -968,35 +989,21 @@ class FarlightGame:
     # -------------------------------------------------- assembly 3: benefits
     def _start_benefits(self) -> None:
         """R-BEN-1/2: crew and science for all; count upgrade and overhaul decisions."""
+        parts = self.cards.parts
         self._benefit_left = []
         for p in range(self.num_players):
-            crew, science, upgrades, overhauls = self._benefits(p)
-            self.crew[p] += crew
-            self.science[p] += science
-            self._benefit_left.append([upgrades, overhauls])
-            self.installed_this_round[p] = []
-            self.seat_stamps[p] = new_stamp()
-        self._next_benefit()
-
-    def _benefits(self, p: int) -> tuple[int, int, int, int]:
-        """Crew, science, upgrade and overhaul icons seat p's ship yields this round (R-BEN-1);
-        cached on the ship's stamp and the parts installed this round, which decide them."""
-        key = (self.ship_stamps[p], tuple(self.installed_this_round[p]))
-        found = self.benefits_cache.get(key)
-        if found is None:
-            parts = self.cards.parts
             fresh = set(self.installed_this_round[p])
             gains = {kind: 0 for kind in IconKind}
             for part in self.ship_parts[p]:
                 for icon in parts[part].icons:
                     if icon.timing is Timing.EVERY_ROUND or part in fresh:
                         gains[icon.kind] += 1
-            found = (gains[IconKind.CREW], gains[IconKind.SCIENCE])
-            found += (gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL])
-            if len(self.benefits_cache) >= CONNECTOR_CACHE_SIZE:
-                self.benefits_cache.clear()
-            self.benefits_cache[key] = found
-        return found
+            self.crew[p] += gains[IconKind.CREW]
+            self.science[p] += gains[IconKind.SCIENCE]
+            self._benefit_left.append([gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL]])
+            self.installed_this_round[p] = []
+            self.seat_stamps[p] = new_stamp()
+        self._next_benefit()
 
     def _next_benefit(self) -> None:
         """R-BEN-3: in turn order, each player's upgrades, then its overhauls [decision]."""
