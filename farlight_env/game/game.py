@@ -295,6 +295,9 @@ class FarlightGame:
             _TABLES[key] = hit
         for name, value in hit[1].items():
             setattr(self, name, value)
+        # A game played on its own never meets a ship state again; copies of one position
+        # (search) do, so only clones look their ship changes up (see `_change_ship`).
+        self._share_ship_stamps = False
 
     def _setup(self) -> None:
         n = self.num_players
@@ -504,7 +507,7 @@ class FarlightGame:
         stamp. Keys are ints, which the garbage collector does not track: a large table does
         not make collections more frequent (tuples would).
         """
-        if not self.compact_changes:  # a card set whose changes do not fit 64 bits
+        if not self._share_ship_stamps:  # not a clone, or codes would not fit 64 bits
             self.ship_stamps[p] = new_stamp()
             return
         key = self.ship_stamps[p] << 64 | change
@@ -514,6 +517,14 @@ class FarlightGame:
                 self.ship_transitions.clear()
             stamp = self.ship_transitions[key] = new_stamp()
         self.ship_stamps[p] = stamp
+
+    def _install_code(self, part: int, cell: Cell) -> int:
+        """`_change_ship`'s code for installing `part` with its dice on `cell`."""
+        dice = 0  # 3 bits per die (1..6), at most 6 dice: 18 bits
+        for i, rank in enumerate(self.cards.parts[part].engines):
+            dice |= self.engine_values[rank] << 3 * i
+        code = ((dice << 32 | part) << 6 | cell[0] + 32) << 6 | cell[1] + 32  # 62 bits
+        return code << 2 | _INSTALLED
 
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
@@ -972,11 +983,7 @@ class FarlightGame:
         counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
-        dice = 0  # 3 bits per die (1..6), at most 6 dice: 18 bits
-        for i, rank in enumerate(self.cards.parts[part].engines):
-            dice |= self.engine_values[rank] << 3 * i
-        code = ((dice << 32 | part) << 6 | cell[0] + 32) << 6 | cell[1] + 32  # 62 bits
-        self._change_ship(p, code << 2 | _INSTALLED)
+        self._change_ship(p, self._install_code(part, cell) if self._share_ship_stamps else 0)
         if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
             self.connector_cache.clear()
         self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
@@ -1180,6 +1187,7 @@ class FarlightGame:
         )
         other._legal = None
         other._legal_set = None
+        other._share_ship_stamps = self.compact_changes
         other._reset_bid_cache()
         other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
