@@ -19,6 +19,7 @@ completes a mission.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -41,7 +42,7 @@ from farlight_env.game import (
     SkipEngine,
     TargetKind,
 )
-from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE
+from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE, TILES
 
 ICON_WORTH = {
     (IconKind.SCIENCE, Timing.EVERY_ROUND): 2.2,
@@ -86,28 +87,40 @@ def _descending(need: tuple[int, ...]) -> tuple[int, ...]:
 def planner_key(game: FarlightGame, seat: int) -> tuple:
     """Every fact a `Planner` for `seat` derives its targets from: equal keys, equal plans.
 
-    The ship stamp stands for the ship's layout (installability, bio-tech); the seat's engine
-    dice, tokens and the missions on offer are listed.
+    The ship stamp stands for the ship's layout and engine dice (installability, bio-tech,
+    engines); the seat's tokens and the missions on offer are listed.
     """
-    return (
-        seat,
-        game.ship_stamps[seat],
-        tuple(v for _, v in game.engines(seat)),
-        game.crew[seat],
-        game.science[seat],
-        game.temp_biotech[seat],
-        tuple(game.available_missions()),
-    )
+    return (*_seat_facts(game, seat), tuple(game.available_missions()))
 
 
 def valuation_key(game: FarlightGame, seat: int) -> tuple:
     """Every public fact `target_values` reads for `seat`: the planner's plus the station."""
+    return (*_seat_facts(game, seat), board_facts(game))
+
+
+def _seat_facts(game: FarlightGame, seat: int) -> tuple:
+    """The seat's part of `planner_key`: its ship stamp and tokens."""
+    return (
+        seat,
+        game.ship_stamps[seat],
+        game.crew[seat],
+        game.science[seat],
+        game.temp_biotech[seat],
+    )
+
+
+def board_facts(game: FarlightGame) -> tuple:
+    """The board facts valuations read: missions on offer, part spaces, bonus crew, station."""
     parts = game.cards.parts
     dice = game.engine_values
     station = tuple(
         dice.get(r, 1) for part in game.spaces if part is not None for r in parts[part].engines
     )
-    return (*planner_key(game, seat), tuple(game.spaces), tuple(game.bonus), station)
+    return tuple(game.available_missions()), tuple(game.spaces), tuple(game.bonus), station
+
+
+#: Ids for interned board facts; never reused, so a cleared table cannot alias two facts.
+_FACT_IDS = itertools.count()
 
 
 def _p_win(total: np.ndarray, rival: np.ndarray, is_mission: np.ndarray) -> np.ndarray:
@@ -135,6 +148,8 @@ class Placements:
     refund_free: np.ndarray  # missions and 0 tiles are never refunded
     waste: np.ndarray  # what a tile on a worthless target throws away
     ticket: np.ndarray  # a lone 0 without crew on a mission
+    slots: tuple[int, ...]  # the distinct target slots, ascending
+    gather: np.ndarray  # each placement's place among its slots' `SLOT_BLOCK`s, in order
 
     @classmethod
     def of(cls, fields: np.ndarray, first_mission: int) -> Placements:
@@ -142,7 +157,10 @@ class Placements:
         is_mission = slot >= first_mission
         value = tile + crew
         base = np.where(is_mission, 0.9, 0.35)
+        slots, rank = np.unique(slot, return_inverse=True)
         return cls(
+            slots=tuple(slots.tolist()),
+            gather=rank.reshape(-1) * len(SLOT_BLOCK) + tile * 2 + crew,
             slot=slot,
             value=value,
             is_mission=is_mission,
@@ -152,6 +170,11 @@ class Placements:
             waste=0.05 * tile,
             ticket=is_mission & (value == 0),
         )
+
+
+#: Every placement on one target slot, as (tile, crew) rows; gains are computed per slot.
+SLOT_BLOCK = tuple((tile, crew) for tile in TILES for crew in (0, 1))
+assert all(SLOT_BLOCK[2 * tile + crew] == (tile, crew) for tile, crew in SLOT_BLOCK)
 
 
 def _placement_gains(
@@ -300,8 +323,12 @@ class HeuristicAgent(EngineAgent):
         self._bid_fields: dict[int, tuple[int, int, int]] = {}
         self._fields_cache: dict[tuple[int, ...], Placements] = {}
         self._gains_cache: dict[tuple, np.ndarray] = {}
+        self._slot_rows: dict[int, Placements] = {}  # slot -> its SLOT_BLOCK placements
+        self._slot_gains: dict[tuple, np.ndarray] = {}  # one slot's SLOT_BLOCK gains
         self._planners: dict[tuple, Planner] = {}
         self._quality_cache: dict[tuple, float] = {}
+        self._board_ids: dict[int, tuple[int, int]] = {}  # board stamp -> fact ids
+        self._fact_ids: dict[tuple, int] = {}  # interned board facts -> id
 
     def choose(self, game: FarlightGame, seat: int) -> Action:
         legal = game.legal_actions()
@@ -346,7 +373,7 @@ class HeuristicAgent(EngineAgent):
     def planner(self, game: FarlightGame, seat: int) -> Planner:
         """A `Planner` for `seat` in `game`, cached on `planner_key` (same answers as new)."""
         self._check_cards(game)
-        key = planner_key(game, seat)
+        key = (*_seat_facts(game, seat), self._board_id(game)[1])
         plan = self._planners.get(key)
         if plan is None:
             if len(self._planners) >= VALUES_CACHE_SIZE:
@@ -356,6 +383,27 @@ class HeuristicAgent(EngineAgent):
             plan.game = game  # equal keys: the plan's derived facts hold in this game too
         return plan
 
+    def _board_id(self, game: FarlightGame) -> tuple[int, int]:
+        """Ids of `board_facts` and of the missions on offer, memoised per board stamp.
+
+        Equal ids mean equal facts, so keys holding them stand for `valuation_key` and
+        `planner_key` while hashing two small ints instead of the board.
+        """
+        ids = self._board_ids.get(game.board_stamp)
+        if ids is None:
+            if len(self._board_ids) >= VALUES_CACHE_SIZE:
+                self._board_ids.clear()
+            if len(self._fact_ids) >= VALUES_CACHE_SIZE:
+                self._fact_ids.clear()
+            facts = board_facts(game)
+            ids = tuple(self._fact_ids.setdefault(f, next(_FACT_IDS)) for f in (facts, facts[0]))
+            self._board_ids[game.board_stamp] = ids  # type: ignore[assignment]
+        return ids  # type: ignore[return-value]
+
+    def _valuation_key(self, game: FarlightGame, seat: int) -> tuple:
+        """`valuation_key` with the board facts as an id (equal keys, equal valuations)."""
+        return (*_seat_facts(game, seat), self._board_id(game)[0])
+
     def _check_cards(self, game: FarlightGame) -> None:
         """Forget every cached valuation when the card set changes."""
         if game.cards is not self._values_cards:
@@ -363,10 +411,14 @@ class HeuristicAgent(EngineAgent):
                 cache.clear()
             self._values_cards = game.cards
 
-    def slot_worths(self, game: FarlightGame, seat: int) -> np.ndarray:
-        """`target_values` as an array over all target slots (0 where worthless), cached."""
+    def slot_worths(self, game: FarlightGame, seat: int, key: tuple | None = None) -> np.ndarray:
+        """`target_values` as an array over all target slots (0 where worthless), cached.
+
+        `key`: the `_valuation_key` if the caller has it.
+        """
         self._check_cards(game)
-        key = valuation_key(game, seat)
+        if key is None:
+            key = self._valuation_key(game, seat)
         worths = self._values_cache.get(key)
         if worths is None:
             if len(self._values_cache) >= VALUES_CACHE_SIZE:
@@ -419,16 +471,52 @@ class HeuristicAgent(EngineAgent):
                     per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + c
             rivals[s] = max(per_seat.values(), default=0.0)
         lone_zero = game.config.rule_options.lone_zero_mission_chance
-        key = (id(rows), valuation_key(game, seat), tuple(mine), tuple(rivals), lone_zero)
+        self._check_cards(game)
+        valuation = self._valuation_key(game, seat)
+        key = (id(rows), valuation, tuple(mine), tuple(rivals), lone_zero)
         gains = self._gains_cache.get(key)
         if gains is None:
             if len(self._gains_cache) >= VALUES_CACHE_SIZE:
                 self._gains_cache.clear()
-            worths = self.slot_worths(game, seat)
+            worths = self.slot_worths(game, seat, valuation)
             crew_low = game.crew[seat] <= 2
-            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
+            blocks = [
+                self._block_gains(game, s, worths, mine, rivals, crew_low, lone_zero)
+                for s in rows.slots
+            ]
+            gains = np.concatenate(blocks)[rows.gather]
             self._gains_cache[key] = gains
         return gains + 1e-3 * self.rng.random(len(legal))
+
+    def _block_gains(
+        self,
+        game: FarlightGame,
+        slot: int,
+        worths: np.ndarray,
+        mine: list[int],
+        rivals: list[float],
+        crew_low: bool,
+        lone_zero: bool,
+    ) -> np.ndarray:
+        """`_placement_gains` of every placement on one slot, cached on what that slot reads.
+
+        A placement's gain depends only on its own slot's worth, bids and the seat's crew, and
+        element-wise float operations give the same result in any array, so gains assembled
+        from these blocks equal those computed over the legal list at once.
+        """
+        key = (slot, float(worths[slot]), mine[slot], rivals[slot], crew_low, lone_zero)
+        gains = self._slot_gains.get(key)
+        if gains is None:
+            rows = self._slot_rows.get(slot)
+            if rows is None:
+                fields = np.array([(slot, tile, crew) for tile, crew in SLOT_BLOCK])
+                first_mission = game.num_spaces + len(FACILITIES)
+                rows = self._slot_rows[slot] = Placements.of(fields, first_mission)
+            if len(self._slot_gains) >= VALUES_CACHE_SIZE:
+                self._slot_gains.clear()
+            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
+            self._slot_gains[key] = gains
+        return gains
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
         """The placements of `legal`; cached for lists of the game's canonical Bids."""
@@ -438,8 +526,9 @@ class HeuristicAgent(EngineAgent):
             self._bid_fields = {
                 id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
             }
-            self._fields_cache.clear()
-            self._gains_cache.clear()
+            for cache in (self._fields_cache, self._gains_cache, self._slot_rows):
+                cache.clear()
+            self._slot_gains.clear()  # slot numbers mean other targets in other tables
         key = tuple(map(id, legal))
         cached = self._fields_cache.get(key)
         if cached is not None:

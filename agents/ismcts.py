@@ -7,7 +7,7 @@ iteration descends one shared tree keyed by action, choosing among the actions a
 determinization by UCB1 with availability counts, adds one node, then plays the round out with
 the heuristic policy and scores the position with a static evaluation. Candidate moves at each
 node are the heuristic's best few, which keeps the 190-way bidding decisions searchable.
-Nothing hidden is ever read: the search starts from `PlayerView.determinize`.
+Nothing hidden is ever read: the search starts from `PlayerView.determinizer`.
 """
 
 from __future__ import annotations
@@ -125,9 +125,9 @@ class ISMCTSAgent(EngineAgent):
     def search(self, view: PlayerView) -> Action:
         root = Node(player=view.seat)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
+        done, draw = 0, view.determinizer()
         while True:
-            self._iterate(root, view.determinize(self.rng))
+            self._iterate(root, draw(self.rng))
             done += 1
             if deadline is None and done >= self.iterations:
                 break
@@ -143,36 +143,37 @@ class ISMCTSAgent(EngineAgent):
             seat = game.current_player
             assert seat is not None
             moves = self._candidates(game, seat)
-            for move in moves:
+            children, untried = [], None
+            for move in moves:  # one lookup per move: hashing actions is not free
                 child = node.children.get(move)
-                if child is not None:
+                if child is None:
+                    untried = move if untried is None else untried  # candidates best-first
+                else:
                     child.available += 1
-            untried = [m for m in moves if m not in node.children]
-            if untried:
-                move = untried[0]  # candidates come best-first
-                child = node.children[move] = Node(player=seat, available=1)
-                game.apply(move)
+                    children.append((move, child))
+            if untried is not None:
+                child = node.children[untried] = Node(player=seat, available=1)
+                game.apply(untried)
                 path.append((child, seat))
                 break
-            move = self._select(node, moves)
+            move, node = self._select(children)
             game.apply(move)
-            node = node.children[move]
             path.append((node, seat))
         values = self._rollout(game)
         for child, seat in path:
             child.visits += 1
             child.total += values[seat]
 
-    def _select(self, node: Node, moves: list[Action]) -> Action:
-        best, best_score = moves[0], -math.inf
-        for move in moves:
-            child = node.children[move]
+    def _select(self, children: list[tuple[Action, Node]]) -> tuple[Action, Node]:
+        """The (move, child) with the best UCB1 score; the first of equals."""
+        best, best_score = children[0], -math.inf
+        for move, child in children:
             mean = child.total / child.visits if child.visits else 0.0
             bonus = self.exploration * math.sqrt(
                 math.log(max(child.available, 1)) / max(child.visits, 1)
             )
             if mean + bonus > best_score:
-                best, best_score = move, mean + bonus
+                best, best_score = (move, child), mean + bonus
         return best
 
     def _candidates(self, game: FarlightGame, seat: int) -> list[Action]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from farlight_env.game import FarlightGame, Phase
@@ -116,6 +117,26 @@ def test_clones_share_seat_and_board_stamps_but_not_the_bid_stamp() -> None:
     assert clone.seat_stamps == game.seat_stamps and clone.board_stamp == game.board_stamp
     assert clone.ship_stamps == game.ship_stamps
     assert clone.bid_stamp != game.bid_stamp
+
+
+def test_ships_changed_alike_share_stamps_and_other_dice_do_not() -> None:
+    """Clones with their own chance (as search draws them) making the same moves share ship
+    stamps while their ships agree (dice included), and the ledger stays true throughout."""
+    ledger = Ledger()
+    game = FarlightGame(2, seed=8)
+    seen, shared = set(game.ship_stamps), set()
+    for seed in range(20):
+        branch, moves = game.clone(rng=np.random.default_rng(seed)), random.Random(0)
+        stamps = set()
+        while not branch.is_over:
+            ledger.check(branch)
+            stamps.update(branch.ship_stamps)
+            legal = branch.legal_actions()
+            branch.apply(legal[moves.randrange(len(legal))])
+        ledger.check(branch)
+        shared |= (stamps - set(game.ship_stamps)) & seen
+        seen |= stamps
+    assert shared
 
 
 def test_loading_and_invalidating_renew_every_change_stamp() -> None:

@@ -266,6 +266,19 @@ def test_determinize_same_rng_seed_same_copy() -> None:
             assert a.to_json() == b.to_json()
 
 
+def test_determinizer_draws_equal_fresh_determinize_calls() -> None:
+    """Search draws many copies from one redaction: each equals a fresh `determinize` on the
+    same random stream, even after the earlier copies were played on."""
+    for i, game in enumerate(random_states(3, seed=62, every=11)):
+        seat = i % 3
+        draw = PlayerView(game, seat).determinizer()
+        mine, fresh = np.random.default_rng(i), np.random.default_rng(i)
+        for _ in range(3):
+            copy = draw(mine)
+            assert copy.to_json() == determinize(game, seat, fresh).to_json()
+            play_out(copy, seed=i)
+
+
 # ------------------------------------------------------------------------------ playable copies
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_redacted_and_determinized_copies_play_to_the_end(num_players: int) -> None:

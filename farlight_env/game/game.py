@@ -169,7 +169,13 @@ _SHARED_TABLES = (
     "cells_cache",
     "bid_blocks",
     "engines_cache",
+    "ship_transitions",
+    "compact_changes",
 )
+
+
+# Kinds of ship change in the low 2 bits of `_change_ship` codes.
+_INSTALLED, _REMOVED, _BOOSTED = 0, 1, 2
 
 
 _TABLES_KEPT = 16
@@ -211,7 +217,20 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "cells_cache": {},  # (ship stamp, part mask) -> legal install cells
         "bid_blocks": {},  # (open target slots, tile, crew possible) -> that tile's bids
         "engines_cache": {},  # ship stamp -> (rank, value) of its engines
+        # (ship stamp, change) -> the stamp after it: equal ships changed alike stay equal, so
+        # games that make the same change (search rollouts) share every stamp-keyed cache
+        "ship_transitions": {},
+        # ship changes code into 64 bits: parts, ranks and the grid (<= 41) within the widths
+        "compact_changes": _changes_fit(cards),
     }
+
+
+def _changes_fit(cards: CardSet) -> bool:
+    """Whether `_change_ship` codes fit 64 bits: parts below 2**32 with at most 6 engines,
+    ranks below 2**59 (the grid, at most 41 wide, and dice 1..6 always fit)."""
+    return len(cards.parts) < 1 << 32 and all(
+        len(p.engines) <= 6 and all(0 <= r < 1 << 59 for r in p.engines) for p in cards.parts
+    )
 
 
 # A game's mutable state by how `clone` copies it: immutable values, flat lists, lists of lists
@@ -276,6 +295,9 @@ class FarlightGame:
             _TABLES[key] = hit
         for name, value in hit[1].items():
             setattr(self, name, value)
+        # A game played on its own never meets a ship state again; copies of one position
+        # (search) do, so only clones look their ship changes up (see `_change_ship`).
+        self._share_ship_stamps = False
 
     def _setup(self) -> None:
         n = self.num_players
@@ -476,6 +498,33 @@ class FarlightGame:
         """A new round of bids, or bids that may differ from what an observer saw."""
         self.bid_stamp = new_stamp()
         self.bid_log: list[int] = []
+
+    def _change_ship(self, p: int, change: int) -> None:
+        """Give seat p's ship the stamp that follows its current one under a change.
+
+        `change` codes everything that differs afterwards in 64 bits (see the callers), so
+        equal stamps still mean equal ships; the first game to make a change takes a new
+        stamp. Keys are ints, which the garbage collector does not track: a large table does
+        not make collections more frequent (tuples would).
+        """
+        if not self._share_ship_stamps:  # not a clone, or codes would not fit 64 bits
+            self.ship_stamps[p] = new_stamp()
+            return
+        key = self.ship_stamps[p] << 64 | change
+        stamp = self.ship_transitions.get(key)
+        if stamp is None:
+            if len(self.ship_transitions) >= CONNECTOR_CACHE_SIZE:
+                self.ship_transitions.clear()
+            stamp = self.ship_transitions[key] = new_stamp()
+        self.ship_stamps[p] = stamp
+
+    def _install_code(self, part: int, cell: Cell) -> int:
+        """`_change_ship`'s code for installing `part` with its dice on `cell`."""
+        dice = 0  # 3 bits per die (1..6), at most 6 dice: 18 bits
+        for i, rank in enumerate(self.cards.parts[part].engines):
+            dice |= self.engine_values[rank] << 3 * i
+        code = ((dice << 32 | part) << 6 | cell[0] + 32) << 6 | cell[1] + 32  # 62 bits
+        return code << 2 | _INSTALLED
 
     def renew_ship_stamps(self) -> None:
         """Give every ship a new stamp; call after editing ships or dice directly (tests), so
@@ -879,7 +928,7 @@ class FarlightGame:
 
     def _refit_remove(self, p: int, part: int) -> None:
         """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-        self.ship_stamps[p] = new_stamp()
+        self._change_ship(p, part << 2 | _REMOVED)
         self.ship_parts[p].remove(part)
         ship = self.ships[p]
         cell = next(c for c, piece in ship.items() if piece == part)
@@ -894,13 +943,13 @@ class FarlightGame:
     def _engine_choice(self, p: int, rank: int) -> None:
         rule = self.config.rule_options.edge_connectors
         counts = self.connector_cache.get((self.ship_stamps[p], rule))
-        self.ship_stamps[p] = new_stamp()
-        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
-            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.OVERHAUL:
             self.engine_values[rank] = MAX_ENGINE
         else:
             self.engine_values[rank] = min(MAX_ENGINE, self.engine_values[rank] + 1)
+        self._change_ship(p, (rank << 3 | self.engine_values[rank]) << 2 | _BOOSTED)
+        if counts is not None and len(self.connector_cache) < CONNECTOR_CACHE_SIZE:
+            self.connector_cache[(self.ship_stamps[p], rule)] = counts  # same layout, new die
         if self._phase is Phase.ENGINEER:
             self._resume = Resume.RESOLVE
         else:
@@ -934,7 +983,7 @@ class FarlightGame:
         counts = self.connectors_after(p, cell, part)  # from the cached counts, no recount
         self.ships[p][cell] = part
         self.ship_parts[p].append(part)
-        self.ship_stamps[p] = new_stamp()
+        self._change_ship(p, self._install_code(part, cell) if self._share_ship_stamps else 0)
         if len(self.connector_cache) >= CONNECTOR_CACHE_SIZE:
             self.connector_cache.clear()
         self.connector_cache[(self.ship_stamps[p], self.config.rule_options.edge_connectors)] = (
@@ -1118,18 +1167,19 @@ class FarlightGame:
         against `to_json`, so a new state field must be added here as in `serialize`.
         """
         other = object.__new__(FarlightGame)
+        mine, copy = self.__dict__, other.__dict__  # direct dict access: clones are hot
         for name in _SHARED_TABLES:
-            setattr(other, name, getattr(self, name))
+            copy[name] = mine[name]
         if rng is None:
             rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
             rng.bit_generator.state = self.rng.bit_generator.state
         other.rng = rng
         for name in _VALUE_STATE:
-            setattr(other, name, getattr(self, name))
+            copy[name] = mine[name]
         for name in _LIST_STATE:
-            setattr(other, name, list(getattr(self, name)))
+            copy[name] = mine[name][:]
         for name in _NESTED_STATE:
-            setattr(other, name, [list(inner) for inner in getattr(self, name)])
+            copy[name] = [inner[:] for inner in mine[name]]
         other.ships = [dict(ship) for ship in self.ships]
         other.engine_values = dict(self.engine_values)
         other.final_breakdown = (
@@ -1137,6 +1187,7 @@ class FarlightGame:
         )
         other._legal = None
         other._legal_set = None
+        other._share_ship_stamps = self.compact_changes
         other._reset_bid_cache()
         other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other

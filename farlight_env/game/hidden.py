@@ -13,9 +13,7 @@ import numpy as np
 from farlight_env.game.game import TILES, FarlightGame, Phase
 
 
-def redact(
-    game: FarlightGame, seat: int, rng: np.random.Generator | None = None
-) -> FarlightGame:
+def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None) -> FarlightGame:
     """A copy in which every fact hidden from `seat` is replaced by a canonical stand-in.
 
     Two games that look the same to `seat` give identical redacted copies (same `to_json`).
@@ -40,18 +38,34 @@ def determinize(game: FarlightGame, seat: int, rng: np.random.Generator) -> Farl
 
     Built from `redact`, so the result depends only on public facts and `rng`.
     """
-    chance = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
-    copy = redact(game, seat, rng=chance)
-    deck, awards = copy.deck, copy.awards_down  # tolist(): plain ints index lists faster
-    copy.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
-    copy.awards_down = [awards[i] for i in rng.permutation(len(awards)).tolist()]
-    if copy.phase is Phase.BIDDING:
-        for q in range(copy.num_players):
-            if q != seat:
-                values = [TILES[i] for i in rng.permutation(len(TILES)).tolist()]
-                _assign_tiles(copy, q, values)
-    copy.invalidate_cache()
-    return copy
+    return Determinizer(game, seat)(rng)
+
+
+class Determinizer:
+    """Draws determinizations of one position for one seat, redacting it only once.
+
+    `Determinizer(game, seat)(rng)` equals `determinize(game, seat, rng)`; search draws one
+    per iteration from the same position, so the shared redaction is worth keeping.
+    """
+
+    def __init__(self, game: FarlightGame, seat: int) -> None:
+        self.seat = seat
+        self._base = redact(game, seat)
+        self._bidding = self._base.phase is Phase.BIDDING
+
+    def __call__(self, rng: np.random.Generator) -> FarlightGame:
+        chance = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
+        copy = self._base.clone(rng=chance)
+        deck, awards = copy.deck, copy.awards_down  # tolist(): plain ints index lists faster
+        copy.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
+        copy.awards_down = [awards[i] for i in rng.permutation(len(awards)).tolist()]
+        if self._bidding:
+            for q in range(copy.num_players):
+                if q != self.seat:
+                    values = [TILES[i] for i in rng.permutation(len(TILES)).tolist()]
+                    _assign_tiles(copy, q, values)
+        copy.invalidate_cache()
+        return copy
 
 
 def _assign_tiles(game: FarlightGame, q: int, values: list[int]) -> None:
@@ -90,3 +104,7 @@ class PlayerView:
 
     def determinize(self, rng: np.random.Generator) -> FarlightGame:
         return determinize(self._game, self.seat, rng)
+
+    def determinizer(self) -> Determinizer:
+        """Draws `determinize(rng)` copies of the game as it is now, redacted only once."""
+        return Determinizer(self._game, self.seat)
