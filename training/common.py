@@ -122,6 +122,40 @@ class StructuredPolicy(MaskableActorCriticPolicy):
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 
+    def forward(
+        self,
+        obs: torch.Tensor,
+        deterministic: bool = False,
+        action_masks: np.ndarray | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The rollout step (actions, values, log-probabilities) of sb3-contrib's policy, without
+        building its distribution objects: on a batch of 2 they cost a third of the step. The
+        same operations in the same order, so the same numbers and random draws."""
+        if action_masks is None:
+            return super().forward(obs, deterministic)
+        logits, latent_vf = self.mlp_extractor(self.extract_features(obs))
+        masks = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
+        log_probs = masked_log_probs(logits, masks)
+        probs = torch.softmax(log_probs, dim=-1)
+        if deterministic:
+            actions = probs.argmax(dim=-1)
+        else:
+            actions = torch.multinomial(probs, 1, True).T.reshape(-1)
+        log_prob = log_probs.gather(-1, actions[:, None]).squeeze(-1)
+        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+
+
+#: What sb3-contrib's MaskableCategorical puts in place of a masked-out logit.
+MASKED_LOGIT = -1e8
+
+
+def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Normalised log-probabilities of masked logits, as MaskableCategorical computes them
+    (normalise, mask, normalise again), so sampling from them draws the same actions."""
+    logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+    logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
+    return logits - logits.logsumexp(dim=-1, keepdim=True)
+
 
 def policy_class(arch: str) -> type | str:
     """The SB3 policy for a network architecture name."""
