@@ -83,6 +83,38 @@ class DistinctShips(NamedTuple):
     own: torch.Tensor
 
 
+class ShipMapCache:
+    """Ship CNN maps of the grids seen since the CNN's weights last changed, for inference
+    (no gradients): in a rollout, most ships of a step are those of the step before."""
+
+    #: Entries kept at most (about 32 kB each at 32 features); then the cache starts afresh.
+    LIMIT = 1024
+
+    def __init__(self) -> None:
+        self.stamp: tuple[tuple[int, int], ...] = ()
+        self.entries: dict[float, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+        """cnn(planes), computed only for grids not seen with these weights: an in-place update
+        or a new tensor changes a parameter's (address, version) stamp and clears the cache."""
+        stamp = tuple((p.data_ptr(), p._version) for p in cnn.parameters())
+        if stamp != self.stamp or len(self.entries) > self.LIMIT:
+            self.stamp, self.entries = stamp, {}
+        flat = planes.flatten(1)
+        keys = torch.mv(flat, _row_hash_weights(flat.shape[1], flat.dtype)).tolist()
+        found: list[torch.Tensor | None] = []
+        for key, row in zip(keys, flat, strict=True):
+            entry = self.entries.get(key)
+            found.append(entry[1] if entry is not None and torch.equal(entry[0], row) else None)
+        missing = [i for i, m in enumerate(found) if m is None]
+        if missing:
+            computed = cnn(planes[missing])
+            for i, new in zip(missing, computed, strict=True):
+                found[i] = new
+                self.entries[keys[i]] = (flat[i].clone(), new)
+        return torch.stack(found)
+
+
 class ObservationNet(nn.Module):
     """Features of a flat Farlight observation: a linear layer over everything but the ships,
     and a small shared CNN over each seat's ship planes, pooled to a fixed size."""
@@ -112,6 +144,7 @@ class ObservationNet(nn.Module):
             nn.ReLU(),
         )
         self.ship_features = ship_features
+        self.map_cache = ShipMapCache()
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -145,7 +178,10 @@ class ObservationNet(nn.Module):
         grids = obs[:, a:b].reshape(batch * self.num_seats, -1)
         first, inverse = distinct_rows(grids)
         planes = grids.index_select(0, first).view(-1, self.channels, self.grid, self.grid)
-        maps = self.ship_cnn(planes)
+        if torch.is_grad_enabled():
+            maps = self.ship_cnn(planes)
+        else:
+            maps = self.map_cache.maps(self.ship_cnn, planes)
         pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
         pooled = pooled.index_select(0, inverse).view(batch, self.num_seats, -1)
         return DistinctShips(pooled, maps, planes, inverse.view(batch, self.num_seats)[:, 0])

@@ -122,6 +122,30 @@ def test_distinct_ship_network_equals_the_plain_network(seed: int) -> None:
         torch.testing.assert_close(fast_grads[name], grad, rtol=0, atol=1e-4 * scale, msg=name)
 
 
+def test_inference_map_cache_follows_the_weights() -> None:
+    """Without gradients, ship maps come from a cache: still the plain network's outputs, one
+    observation at a time as in a rollout, and after an optimiser step or a weight load."""
+    net = structured_net(3)
+    obs = repeated_batch(3)
+    optimiser = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _round in range(3):
+        with torch.no_grad():
+            expected = plain_forward(net, obs)[0]
+            for _twice in range(2):
+                for start in range(0, len(obs), 2):
+                    logits = net(obs[start : start + 2])[0]
+                    torch.testing.assert_close(
+                        logits, expected[start : start + 2], rtol=1e-5, atol=1e-5
+                    )
+        assert net.observation.map_cache.entries
+        optimiser.zero_grad()
+        net(obs)[0].square().mean().backward()
+        optimiser.step()
+    net.load_state_dict(structured_net(4).state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+
+
 def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
     net, _config = load_policy(SHIPPED_POLICY)
     assert isinstance(net, PolicyNet)
@@ -148,18 +172,15 @@ def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
 
 
 # ------------------------------------------------------------------------------ rollout step
-def test_rollout_step_draws_what_sb3_contribs_distribution_draws() -> None:
-    """StructuredPolicy.forward gives bit for bit the actions, values and log-probabilities of
-    MaskableActorCriticPolicy.forward from the same random state, sampled and deterministic."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
+def small_policy(seed: int) -> object:
+    """A small StructuredPolicy over the real observation and action spaces."""
     from farlight_env.env.single_agent import FarlightSingleAgentEnv
     from training.common import StructuredPolicy, observation_layout
     from training.config import PPOConfig
 
     env = FarlightSingleAgentEnv(num_players=2)
-    torch.manual_seed(3)
-    policy = StructuredPolicy(
+    torch.manual_seed(seed)
+    return StructuredPolicy(
         env.observation_space,
         env.action_space,
         lambda _progress: 3e-4,
@@ -169,6 +190,14 @@ def test_rollout_step_draws_what_sb3_contribs_distribution_draws() -> None:
         hidden=32,
         vf=16,
     )
+
+
+def test_rollout_step_draws_what_sb3_contribs_distribution_draws() -> None:
+    """StructuredPolicy.forward gives bit for bit the actions, values and log-probabilities of
+    MaskableActorCriticPolicy.forward from the same random state, sampled and deterministic."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = small_policy(3)
     policy.set_training_mode(False)
     states = list(random_states(2, seed=5, every=4))[:12]
     for start in range(0, len(states) - 1, 2):
@@ -185,3 +214,78 @@ def test_rollout_step_draws_what_sb3_contribs_distribution_draws() -> None:
                     outputs.append(forward(obs, deterministic=deterministic, action_masks=masks))
             for fast, reference in zip(*outputs, strict=True):
                 assert torch.equal(fast, reference)
+
+
+# ------------------------------------------------------------------------------ PPO update
+def test_update_evaluates_actions_as_sb3_contribs_distribution_does() -> None:
+    """StructuredPolicy.evaluate_actions: values, log-probabilities, entropies and every
+    gradient of a PPO-like loss bit for bit those of MaskableActorCriticPolicy's."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = small_policy(4)
+    states = list(random_states(2, seed=8, every=3))[:24]
+    obs = torch.as_tensor(np.stack([s[0] for s in states]))
+    masks = np.stack([s[1] for s in states]).astype(np.float32)  # as the buffer stores them
+    rng = np.random.default_rng(0)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks]).float()
+    results = []
+    for evaluate in (
+        policy.evaluate_actions,
+        MaskableActorCriticPolicy.evaluate_actions.__get__(policy),
+    ):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, actions.long().flatten(), masks)
+        (values.square().mean() - log_prob.exp().mean() - 0.01 * entropy.mean()).backward()
+        grads = [p.grad.clone() for p in policy.parameters() if p.grad is not None]
+        results.append(([values, log_prob, entropy], grads))
+    (fast, fast_grads), (reference, grads) = results
+    for a, b in zip(fast, reference, strict=True):
+        assert torch.equal(a, b)
+    assert len(fast_grads) == len(grads) > 0
+    for a, b in zip(fast_grads, grads, strict=True):
+        assert torch.equal(a, b)
+
+
+def fill(buffer: object, rng: np.random.Generator) -> None:
+    """One rollout of random data, then returns and advantages."""
+    from gymnasium import spaces
+
+    assert isinstance(buffer.observation_space, spaces.Box)
+    for _ in range(buffer.buffer_size):
+        buffer.add(
+            rng.random((buffer.n_envs, *buffer.obs_shape), dtype=np.float32),
+            rng.integers(0, 5, (buffer.n_envs,)),
+            rng.random(buffer.n_envs, dtype=np.float32),
+            rng.random(buffer.n_envs) < 0.2,
+            torch.as_tensor(rng.random(buffer.n_envs, dtype=np.float32)),
+            torch.as_tensor(rng.random(buffer.n_envs, dtype=np.float32)),
+            action_masks=rng.random((buffer.n_envs, 5)) < 0.7,
+        )
+    buffer.compute_returns_and_advantage(torch.zeros(buffer.n_envs), np.zeros(buffer.n_envs))
+
+
+def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
+    """Over two rollouts (the storage is reused), every minibatch field equals the stock
+    MaskableRolloutBuffer's for the same data and the same numpy random state."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from training.common import EnvMajorRolloutBuffer
+
+    space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
+    buffers = [
+        cls(6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3)
+        for cls in (EnvMajorRolloutBuffer, MaskableRolloutBuffer)
+    ]
+    for rollout in range(2):
+        batches = []
+        for buffer in buffers:
+            buffer.reset()
+            fill(buffer, np.random.default_rng(rollout))
+            np.random.seed(rollout)
+            batches.append([b for _ in range(2) for b in buffer.get(batch_size=4)])
+        assert len(batches[0]) == len(batches[1]) == 10
+        for fast, stock in zip(*batches, strict=True):
+            for a, b in zip(fast, stock, strict=True):
+                assert a.dtype == b.dtype
+                assert torch.equal(a, b)
