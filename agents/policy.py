@@ -87,8 +87,9 @@ class ShipMapCache:
     """Ship CNN maps of the grids seen since the CNN's weights last changed, for inference
     (no gradients): in a rollout, most ships of a step are those of the step before."""
 
-    #: Entries kept at most (about 32 kB each at 32 features); then the cache starts afresh.
-    LIMIT = 1024
+    #: Entries kept at most (about 32 kB each at 32 features; a rollout of 2 x 512 steps sees
+    #: about 400 grids); then the cache starts afresh.
+    LIMIT = 512
 
     def __init__(self) -> None:
         self.stamp: tuple[tuple[int, int], ...] = ()
