@@ -1,0 +1,139 @@
+"""Training throughput of this checkout against an earlier commit, measured side by side.
+
+    nice -n 10 python scripts/train_speed_vs.py --baseline main --rounds 3
+
+Runs the same short MaskablePPO run (the README's stage-2 command: structured network with 32
+ship features warm-started from the shipped policy, margin reward against the heuristic, 2
+SubprocVecEnv workers, seed 1; no evaluations or checkpoints) in a child process per tree,
+taking turns so load from other jobs falls on both alike. The baseline is checked out into a
+temporary `git worktree`. Figures are learner steps per CPU-second of the whole process tree
+(the learner and its env workers, user + system time, read from /proc) over `model.learn`
+only, so imports, model building and the final export do not count; the table gives each
+tree's best round and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MEASURE = r"""
+import json, os, sys, tempfile
+from pathlib import Path
+import sb3_contrib
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+def cpu_seconds(pid):
+    # user + system time of one process, from /proc (fields 14 and 15 after the name)
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+def tree_cpu(model):
+    venv = model.get_env()
+    while hasattr(venv, "venv"):
+        venv = venv.venv
+    pids = [os.getpid()] + [p.pid for p in getattr(venv, "processes", [])]
+    return sum(cpu_seconds(pid) for pid in pids)
+
+learn = sb3_contrib.MaskablePPO.learn
+spent = {}
+
+def timed_learn(self, total_timesteps, *args, **kwargs):
+    start, steps = tree_cpu(self), self.num_timesteps
+    out = learn(self, total_timesteps, *args, **kwargs)
+    spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps
+    return out
+
+sb3_contrib.MaskablePPO.learn = timed_learn
+from training.config import PPOConfig
+from training.train_ppo import train
+
+steps, vec_env = int(sys.argv[1]), sys.argv[2]
+with tempfile.TemporaryDirectory() as tmp:
+    config = PPOConfig(
+        run_dir=str(Path(tmp) / "run"), init_from="agents/data/ppo_2p.pt",
+        learning_rate=0.0006, total_steps=steps, opponents=["heuristic"],
+        reward_mode="margin", n_envs=2, vec_env=vec_env, eval_every=0,
+        checkpoint_every=0, seed=1, arch="structured", ship_features=32,
+    )
+    train(config, progress=False)
+print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"]}))
+"""
+
+
+def measure(tree: Path, steps: int, vec_env: str) -> dict[str, float]:
+    """One training run in `tree`: learner steps per CPU-second of its process tree."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(steps), vec_env],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def short_head(ref: str) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", required=True, help="git commit to compare against")
+    parser.add_argument("--rounds", type=int, default=3, help="turns per tree (best kept)")
+    parser.add_argument("--steps", type=int, default=8192, help="training steps per run")
+    parser.add_argument("--vec-env", choices=("subproc", "dummy"), default="subproc")
+    args = parser.parse_args()
+    if args.rounds < 1 or args.steps < 1024:
+        sys.exit("train_speed_vs: --rounds must be at least 1 and --steps at least 1024")
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        added = subprocess.run(
+            ["git", "worktree", "add", "--detach", str(base), args.baseline],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if added.returncode != 0:
+            sys.exit(f"train_speed_vs: cannot check out {args.baseline!r}: {added.stderr.strip()}")
+        try:
+            for turn in range(args.rounds):
+                for label, tree in (("baseline", base), ("current", ROOT)):
+                    result = measure(tree, args.steps, args.vec_env)
+                    print(
+                        f"turn {turn + 1} {label:<8} {result['rate']:7.1f} steps/CPU-s "
+                        f"({result['cpu']:.1f} CPU-s)",
+                        flush=True,
+                    )
+                    best[label] = max(best.get(label, 0.0), result["rate"])
+        except subprocess.CalledProcessError as exc:
+            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            sys.exit(f"train_speed_vs: a run failed: {last[0]}")
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
+            )
+    print(
+        f"best of {args.rounds} turns, {args.steps} steps, {args.vec_env} envs, process-tree CPU "
+        f"time, baseline {short_head(args.baseline)}, current {short_head('HEAD')}"
+    )
+    print(f"{'figure':<34}{'baseline':>10}{'current':>10}{'ratio':>8}")
+    old, new = best["baseline"], best["current"]
+    print(f"{'learner steps/CPU-s':<34}{old:>10,.1f}{new:>10,.1f}{new / old:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""The learner's speed-ups change no number that matters: the structured network run once per
+distinct ship grid equals the plain per-seat network (outputs and gradients), the shipped
+policy's action probabilities are those of the plain network, and the rollout step samples
+exactly what sb3-contrib's masked distribution samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from env_states import random_states
+
+torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
+
+from agents import policy as policy_module  # noqa: E402 - after the importorskip above
+from agents.policy import SHIPPED_POLICY, PolicyNet, StructuredNet, distinct_rows, load_policy  # noqa: E402
+from farlight_env import farlight_v0  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def plain_forward(net: StructuredNet, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The structured network written out without any speed-up: the ship CNN on every seat of
+    every observation, the install head's 1x1 convolutions as convolutions."""
+    o = net.observation
+    a, b = o.ships_slice
+    batch = obs.shape[0]
+    ships = obs[:, a:b].reshape(batch * o.num_seats, o.channels, o.grid, o.grid)
+    maps = o.ship_cnn(ships)
+    pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+    flat = o.flat(obs.index_select(1, o.flat_index))
+    features = torch.cat([flat, pooled.reshape(batch, -1)], dim=1)
+    own_map = maps.reshape(batch, o.num_seats, *maps.shape[1:])[:, 0]
+    context = net.trunk(features)
+    rest = net.rest(context)
+    pending = net._field(obs, "pending")[:, 0]
+    selected = (pending[:, :, :1] * pending[:, :, 1:]).sum(dim=1)
+    cells = net.cell(torch.cat([own_map, net._field(obs, "ships")[:, 0]], dim=1))
+    cond = net.cell_context(torch.cat([context, selected], dim=1))[:, :, None, None]
+    install = net.cell_out(torch.relu(cells + cond)).reshape(batch, -1)
+    logits = torch.cat(
+        [
+            net._bid_logits(obs, context),
+            rest[:, : net.num_parts],
+            install,
+            rest[:, net.num_parts :],
+        ],
+        dim=1,
+    )
+    return logits, net.value(features)
+
+
+def observations(seed: int) -> np.ndarray:
+    """Real observations of 2- to 5-player games, many sharing ship grids."""
+    rows = [
+        obs
+        for players in (2, 3, 5)
+        for obs, _mask, _info in random_states(players, seed=seed + players, every=5)
+    ]
+    return np.stack(rows[:60])
+
+
+def repeated_batch(seed: int) -> torch.Tensor:
+    """A shuffled batch with repeated observations and one with no ship at all."""
+    obs = observations(seed)
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([obs, obs[rng.integers(0, len(obs), 40)], np.zeros_like(obs[:1])])
+    return torch.as_tensor(rows[rng.permutation(len(rows))])
+
+
+def structured_net(seed: int) -> StructuredNet:
+    torch.manual_seed(seed)
+    fields = farlight_v0.raw_env(num_players=2).encoder.fields
+    layout = {k: (f.start, f.start + f.size, f.shape) for k, f in fields.items()}
+    size = farlight_v0.raw_env(num_players=2).codec.size
+    return StructuredNet(layout, size, embed=16, ship_features=8, hidden=32, vf=16)
+
+
+# ------------------------------------------------------------------------------ distinct rows
+def test_distinct_rows_groups_equal_rows_exactly() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.choice(
+        [0.0, 1 / 6, 0.5, 1.0, 2.0], size=(30, 50), p=[0.9, 0.025, 0.025, 0.025, 0.025]
+    )
+    rows = torch.as_tensor(base[rng.integers(0, 30, 200)], dtype=torch.float32)
+    first, inverse = distinct_rows(rows)
+    assert torch.equal(rows[first][inverse], rows)
+    assert len(first) == len(np.unique(rows.numpy(), axis=0))
+
+
+def test_distinct_rows_stays_exact_when_every_hash_collides(monkeypatch) -> None:
+    """With a projection that maps every row to one key, rows are never wrongly merged."""
+    monkeypatch.setattr(
+        policy_module, "_row_hash_weights", lambda width, dtype: torch.zeros(width, dtype=dtype)
+    )
+    rows = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    first, inverse = distinct_rows(rows)
+    assert torch.equal(rows[first][inverse], rows)
+    assert torch.equal(first, torch.arange(3))
+
+
+# ------------------------------------------------------------------------------ network
+@pytest.mark.parametrize("seed", [1, 2])
+def test_distinct_ship_network_equals_the_plain_network(seed: int) -> None:
+    """Logits, values and every parameter's gradient, on a batch of repeated grids."""
+    net = structured_net(seed)
+    obs = repeated_batch(seed)
+    results = []
+    for forward in (net.forward, lambda x: plain_forward(net, x)):
+        net.zero_grad()
+        logits, value = forward(obs)
+        (logits.square().mean() + logits.amax(dim=1).sum() + value.square().sum()).backward()
+        grads = {n: p.grad.clone() for n, p in net.named_parameters()}
+        results.append((logits.detach(), value.detach(), grads))
+    (fast_logits, fast_value, fast_grads), (logits, value, grads) = results
+    torch.testing.assert_close(fast_logits, logits, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(fast_value, value, rtol=1e-5, atol=1e-5)
+    assert fast_grads.keys() == grads.keys()
+    for name, grad in grads.items():
+        # sums over the batch run in another order: compare against the gradient's scale
+        scale = float(grad.abs().max()) + 1e-12
+        torch.testing.assert_close(fast_grads[name], grad, rtol=0, atol=1e-4 * scale, msg=name)
+
+
+def test_inference_map_cache_follows_the_weights() -> None:
+    """Without gradients, ship maps come from a cache: still the plain network's outputs, one
+    observation at a time as in a rollout, and after an optimiser step or a weight load."""
+    net = structured_net(3)
+    obs = repeated_batch(3)
+    optimiser = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _round in range(3):
+        with torch.no_grad():
+            expected = plain_forward(net, obs)[0]
+            for _twice in range(2):
+                for start in range(0, len(obs), 2):
+                    logits = net(obs[start : start + 2])[0]
+                    torch.testing.assert_close(
+                        logits, expected[start : start + 2], rtol=1e-5, atol=1e-5
+                    )
+        assert net.observation.map_cache.entries
+        optimiser.zero_grad()
+        net(obs)[0].square().mean().backward()
+        optimiser.step()
+    net.load_state_dict(structured_net(4).state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+
+
+def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
+    net, _config = load_policy(SHIPPED_POLICY)
+    assert isinstance(net, PolicyNet)
+    structured = net.mlp_extractor.net
+    for players in (2, 3, 4):
+        states = list(random_states(players, seed=70 + players, every=3))
+        obs = torch.as_tensor(np.stack([s[0] for s in states]))
+        masks = torch.as_tensor(np.stack([s[1] for s in states])).bool()
+        with torch.no_grad():
+            fast = net(obs)
+            plain = plain_forward(structured, obs)[0]
+        for logits in (fast, plain):
+            logits.masked_fill_(~masks, -torch.inf)
+        torch.testing.assert_close(
+            torch.softmax(fast, dim=1), torch.softmax(plain, dim=1), rtol=0, atol=1e-5
+        )
+        for obs_row, mask_row in zip(obs[:5], masks[:5], strict=True):  # one at a time, too
+            with torch.no_grad():
+                one = net(obs_row[None])[0].masked_fill(~mask_row, -torch.inf)
+            row = int(np.flatnonzero((obs == obs_row).all(dim=1).numpy())[0])
+            torch.testing.assert_close(
+                torch.softmax(one, 0), torch.softmax(plain[row], 0), rtol=0, atol=1e-5
+            )
+
+
+# ------------------------------------------------------------------------------ rollout step
+def small_policy(seed: int) -> object:
+    """A small StructuredPolicy over the real observation and action spaces."""
+    from farlight_env.env.single_agent import FarlightSingleAgentEnv
+    from training.common import StructuredPolicy, observation_layout
+    from training.config import PPOConfig
+
+    env = FarlightSingleAgentEnv(num_players=2)
+    torch.manual_seed(seed)
+    return StructuredPolicy(
+        env.observation_space,
+        env.action_space,
+        lambda _progress: 3e-4,
+        layout=observation_layout(PPOConfig()),
+        embed=16,
+        ship_features=8,
+        hidden=32,
+        vf=16,
+    )
+
+
+def test_rollout_step_draws_what_sb3_contribs_distribution_draws() -> None:
+    """StructuredPolicy.forward gives bit for bit the actions, values and log-probabilities of
+    MaskableActorCriticPolicy.forward from the same random state, sampled and deterministic."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = small_policy(3)
+    policy.set_training_mode(False)
+    states = list(random_states(2, seed=5, every=4))[:12]
+    for start in range(0, len(states) - 1, 2):
+        obs = torch.as_tensor(np.stack([s[0] for s in states[start : start + 2]]))
+        masks = np.stack([s[1] for s in states[start : start + 2]]).astype(bool)
+        for deterministic in (False, True):
+            outputs = []
+            for forward in (
+                policy.forward,
+                lambda *a, **k: MaskableActorCriticPolicy.forward(policy, *a, **k),
+            ):
+                torch.manual_seed(start)
+                with torch.no_grad():
+                    outputs.append(forward(obs, deterministic=deterministic, action_masks=masks))
+            for fast, reference in zip(*outputs, strict=True):
+                assert torch.equal(fast, reference)
+
+
+# ------------------------------------------------------------------------------ PPO update
+def test_update_evaluates_actions_as_sb3_contribs_distribution_does() -> None:
+    """StructuredPolicy.evaluate_actions: values, log-probabilities, entropies and every
+    gradient of a PPO-like loss bit for bit those of MaskableActorCriticPolicy's."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = small_policy(4)
+    states = list(random_states(2, seed=8, every=3))[:24]
+    obs = torch.as_tensor(np.stack([s[0] for s in states]))
+    masks = np.stack([s[1] for s in states]).astype(np.float32)  # as the buffer stores them
+    rng = np.random.default_rng(0)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks]).float()
+    results = []
+    for evaluate in (
+        policy.evaluate_actions,
+        MaskableActorCriticPolicy.evaluate_actions.__get__(policy),
+    ):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, actions.long().flatten(), masks)
+        (values.square().mean() - log_prob.exp().mean() - 0.01 * entropy.mean()).backward()
+        grads = [p.grad.clone() for p in policy.parameters() if p.grad is not None]
+        results.append(([values, log_prob, entropy], grads))
+    (fast, fast_grads), (reference, grads) = results
+    for a, b in zip(fast, reference, strict=True):
+        assert torch.equal(a, b)
+    assert len(fast_grads) == len(grads) > 0
+    for a, b in zip(fast_grads, grads, strict=True):
+        assert torch.equal(a, b)
+
+
+def fill(buffer: object, rng: np.random.Generator) -> None:
+    """One rollout of random data, then returns and advantages."""
+    from gymnasium import spaces
+
+    assert isinstance(buffer.observation_space, spaces.Box)
+    for _ in range(buffer.buffer_size):
+        buffer.add(
+            rng.random((buffer.n_envs, *buffer.obs_shape), dtype=np.float32),
+            rng.integers(0, 5, (buffer.n_envs,)),
+            rng.random(buffer.n_envs, dtype=np.float32),
+            rng.random(buffer.n_envs) < 0.2,
+            torch.as_tensor(rng.random(buffer.n_envs, dtype=np.float32)),
+            torch.as_tensor(rng.random(buffer.n_envs, dtype=np.float32)),
+            action_masks=rng.random((buffer.n_envs, 5)) < 0.7,
+        )
+    buffer.compute_returns_and_advantage(torch.zeros(buffer.n_envs), np.zeros(buffer.n_envs))
+
+
+def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
+    """Over two rollouts (the storage is reused), every minibatch field equals the stock
+    MaskableRolloutBuffer's for the same data and the same numpy random state."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from training.common import EnvMajorRolloutBuffer
+
+    space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
+    buffers = [
+        cls(6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3)
+        for cls in (EnvMajorRolloutBuffer, MaskableRolloutBuffer)
+    ]
+    for rollout in range(2):
+        batches = []
+        for buffer in buffers:
+            buffer.reset()
+            fill(buffer, np.random.default_rng(rollout))
+            np.random.seed(rollout)
+            batches.append([b for _ in range(2) for b in buffer.get(batch_size=4)])
+        assert len(batches[0]) == len(batches[1]) == 10
+        for fast, stock in zip(*batches, strict=True):
+            for a, b in zip(fast, stock, strict=True):
+                assert a.dtype == b.dtype
+                assert torch.equal(a, b)
