@@ -391,3 +391,37 @@ def test_ctrl_c_names_the_training_command_in_one_line(
     monkeypatch.setattr(train_ppo, "train", interrupted)
     assert main(["train", "ppo", "--run-dir", str(tmp_path / "run")]) == 130
     assert capsys.readouterr().err.strip() == "farlight train ppo: interrupted"
+
+
+@pytest.mark.parametrize("kind", ["ppo", "self-play"])
+def test_ctrl_c_with_subprocess_envs_is_one_line(tmp_path: Path, kind: str) -> None:
+    """A terminal's Ctrl-C reaches the env workers too; closing the envs they left must not
+    turn the interrupt into a broken-pipe traceback."""
+    run = tmp_path / "run"
+    argv = [a for a in TINY if a not in ("--opponents", "random")]
+    argv[argv.index("dummy")] = "subproc"
+    argv[argv.index("--total-steps") + 1] = "100000"
+    argv[argv.index("--checkpoint-every") + 1] = "128"
+    argv += ["--baselines", "random"] if kind == "self-play" else ["--opponents", "random"]
+    if kind == "self-play":
+        argv += ["--snapshot-every", "0"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "farlight_cli", "train", kind, "--run-dir", str(run), *argv],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 240
+    while not (run / CHECKPOINT).exists() and proc.poll() is None:
+        assert time.monotonic() < deadline, "no checkpoint"
+        time.sleep(0.1)
+    time.sleep(1.0)  # mid-rollout
+    os.killpg(proc.pid, signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip() == f"farlight train {kind}: interrupted"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import json
@@ -526,6 +527,13 @@ class ValueWarmup(BaseCallback):
 
     def _on_training_end(self) -> None:
         self._set_frozen(False)
+
+
+def close_env(env: Any) -> None:
+    """Close the vectorised env, also when its workers already died (Ctrl-C reaches the whole
+    process group): the interrupt, not a broken pipe, is what the user should hear about."""
+    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
+        env.close()
 
 
 class ProgressCallback(BaseCallback):

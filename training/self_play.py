@@ -38,6 +38,7 @@ from training.common import (
     ProgressCallback,
     ValueWarmup,
     build_model,
+    close_env,
     env_options,
     evaluate_against,
     export_policy,
@@ -353,5 +354,5 @@ def train(
             league.snapshot(model.num_timesteps)
         league.checkpoint()
     finally:
-        env.close()
+        close_env(env)
     return model

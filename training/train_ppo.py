@@ -39,6 +39,7 @@ from training.common import (
     build_model,
     card_set_of,
     check_agents,
+    close_env,
     env_options,
     evaluate_against,
     export_policy,
@@ -291,5 +292,5 @@ def train(
         export_policy(model, run_dir / "policy.pt", actor_config(model, config))
         plot_ppo_curve(run_dir)
     finally:
-        env.close()
+        close_env(env)
     return model
