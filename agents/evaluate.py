@@ -382,6 +382,9 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     from agents.tournament import short_labels
 
     name = short_labels([card["agent"]])[card["agent"]]  # a policy path: its file name
+    budget = card.get("budgets", {}).get("policy", {}).get("iterations")
+    if budget is not None:
+        name += f", {budget} iterations"
     notes = [f"rating mu {card['rating']['mu']:.1f} ± {card['rating']['sigma']:.1f}"]
     if card["quick"]:
         notes.append("QUICK subset, not the full protocol")
