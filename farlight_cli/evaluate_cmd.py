@@ -45,7 +45,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="DIR",
         help="finish the evaluation started with --out DIR (after a kill): only its missing "
-        "games are played, with its stored options",
+        "games are played, with its stored options (default: start a new one)",
     )
     p.add_argument(
         "--quick",
