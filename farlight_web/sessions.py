@@ -293,8 +293,9 @@ def _resume(game_id: str, path: Path, policies: Path) -> Table:
     if "card_set" in record:
         config["card_set"] = new_game(record).cards
     for name in lineup:
-        if name != HUMAN and opponent_problem(name, policies):
-            raise RecordError(f"{path}: {opponent_problem(name, policies)}")
+        problem = None if name == HUMAN else opponent_problem(name, policies)
+        if problem:
+            raise RecordError(f"{path}: {problem}")
     table = Table(game_id, lineup, seat, env_seed, config, path.parent, policies)
     codec = table.env.codec
     for i, action in enumerate(record_actions(record)):
