@@ -62,13 +62,7 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def read_eval_spec(out_dir: Path) -> EvaluationSpec:
-    path = Path(out_dir) / EVAL_SPEC
-    if not path.is_file():
-        raise JournalError(f"{out_dir}: no {EVAL_SPEC}; not an evaluation started with --out")
-    try:
-        return decode(read_bounded(path), EvaluationSpec)
-    except (msgspec.DecodeError, ValueError) as exc:
-        raise JournalError(f"{path}: not an evaluation spec ({exc})") from exc
+    return _read_spec(out_dir, EVAL_SPEC, EvaluationSpec, "an evaluation")
 
 
 class Timing(msgspec.Struct):
@@ -170,13 +164,18 @@ class Journal:
 
 
 def read_spec(out_dir: Path) -> TournamentSpec:
-    path = Path(out_dir) / SPEC
+    return _read_spec(out_dir, SPEC, TournamentSpec, "a tournament")
+
+
+def _read_spec(out_dir: Path, name: str, kind: type[Any], what: str) -> Any:
+    """The spec file `name` of a journal folder as `kind`, size-bounded and type-checked."""
+    path = Path(out_dir) / name
     if not path.is_file():
-        raise JournalError(f"{out_dir}: no {SPEC}; not a tournament started with --out")
+        raise JournalError(f"{out_dir}: no {name}; not {what} started with --out")
     try:
-        return decode(read_bounded(path), TournamentSpec)
+        return decode(read_bounded(path), kind)
     except (msgspec.DecodeError, ValueError) as exc:
-        raise JournalError(f"{path}: not a tournament spec ({exc})") from exc
+        raise JournalError(f"{path}: not {what} spec ({exc})") from exc
 
 
 def read_games(

@@ -13,11 +13,13 @@ and 4 players, using only APIs both trees have.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,6 +102,27 @@ def measure(tree: Path, kind: str, players: int) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+@contextlib.contextmanager
+def baseline_checkout(ref: str, prog: str) -> Iterator[Path]:
+    """The commit `ref` checked out beside this tree (a temporary `git worktree`), removed after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        added = subprocess.run(
+            ["git", "worktree", "add", "--detach", str(base), ref],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if added.returncode != 0:
+            sys.exit(f"{prog}: cannot check out {ref!r}: {added.stderr.strip()}")
+        try:
+            yield base
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="git commit to compare against")
@@ -107,18 +130,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1:
         sys.exit("speed_vs: --rounds must be at least 1")
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        added = subprocess.run(
-            ["git", "worktree", "add", "--detach", str(base), args.baseline],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
-        if added.returncode != 0:
-            sys.exit(f"speed_vs: cannot check out {args.baseline!r}: {added.stderr.strip()}")
+    best: dict[tuple[str, str, int], float] = {}
+    with baseline_checkout(args.baseline, "speed_vs") as base:
         try:
-            best: dict[tuple[str, str, int], float] = {}
             for _ in range(args.rounds):
                 for kind, players in FIGURES:
                     for label, tree in (("baseline", base), ("current", ROOT)):
@@ -128,10 +142,6 @@ def main() -> None:
         except subprocess.CalledProcessError as exc:
             last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
             sys.exit(f"speed_vs: a measurement failed: {last[0]}")
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
-            )
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()

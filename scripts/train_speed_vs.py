@@ -19,10 +19,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+from speed_vs import baseline_checkout  # noqa: E402  (this folder is sys.path[0])
 
 MEASURE = r"""
 import json, os, sys, tempfile
@@ -99,16 +100,7 @@ def main() -> None:
     if args.rounds < 1 or args.steps < 1024:
         sys.exit("train_speed_vs: --rounds must be at least 1 and --steps at least 1024")
     best: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        added = subprocess.run(
-            ["git", "worktree", "add", "--detach", str(base), args.baseline],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
-        if added.returncode != 0:
-            sys.exit(f"train_speed_vs: cannot check out {args.baseline!r}: {added.stderr.strip()}")
+    with baseline_checkout(args.baseline, "train_speed_vs") as base:
         try:
             for turn in range(args.rounds):
                 for label, tree in (("baseline", base), ("current", ROOT)):
@@ -122,10 +114,6 @@ def main() -> None:
         except subprocess.CalledProcessError as exc:
             last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
             sys.exit(f"train_speed_vs: a run failed: {last[0]}")
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, check=False
-            )
     print(
         f"best of {args.rounds} turns, {args.steps} steps, {args.vec_env} envs, process-tree CPU "
         f"time, baseline {short_head(args.baseline)}, current {short_head('HEAD')}"
