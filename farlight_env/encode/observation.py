@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,31 +71,15 @@ class Field:
         return slice(self.start, self.start + self.size)
 
 
-@dataclass(frozen=True, slots=True)
-class ShipSummary:
-    """What the observation needs of one ship; computed once per ship stamp."""
+class ShipSummary(NamedTuple):
+    """What the observation needs of one ship; computed once per ship stamp (a named tuple:
+    built often, so cheaper than a frozen dataclass)."""
 
     planes: np.ndarray
     engines: np.ndarray
-    biotech: int
-    num_engines: int
-    engine_sum: int
-    num_parts: int
-    open: int
-    blocked: int
-
-    @property
-    def row(self) -> tuple[float, ...]:
-        """The ship's entries of a player row, in PLAYER_FEATURES order (biotech .. blocked,
-        temp_biotech between them filled by the caller)."""
-        return (
-            self.biotech / 5.0,
-            self.num_engines / 5.0,
-            self.engine_sum / 30.0,
-            self.num_parts / 10.0,
-            self.open / 10.0,
-            self.blocked / 10.0,
-        )
+    #: The ship's entries of a player row, in PLAYER_FEATURES order: biotech/5, engines/5,
+    #: engine sum/30, parts/10, open/10, blocked/10 (temp_biotech between them is the seat's).
+    row: tuple[float, float, float, float, float, float]
 
 
 def _float32_steps(step: float, count: int) -> tuple[float, ...]:
@@ -125,6 +110,7 @@ _FIFTHS = _float32_steps(0.2, 64)
 _ROW = struct.Struct(f"={len(PLAYER_FEATURES)}f")
 _CELL = struct.Struct("=3f")
 _FLAG = struct.Struct("=f")
+_PAIR = struct.Struct("=2f")
 _SLOT_BYTES = _CELL.size * MAX_PLAYERS  # one target's cells, every relative seat
 _SLOT_ZEROS = bytes(_SLOT_BYTES)
 #: Head rows (decision .. first player) by their facts; the same for every card set.
@@ -281,16 +267,19 @@ class ObservationEncoder:
         self.fields = self._build_layout()
         self.size = sum(f.size for f in self.fields.values())
         self._views = [(f.name, f.start, f.start + f.size, f.shape) for f in self.fields.values()]
-        self._mission_cache: dict[tuple, np.ndarray] = {}
-        self._station_cache: dict[tuple, np.ndarray] = {}
+        self._mission_cache: dict[tuple, bytes] = {}
+        self._station_cache: dict[tuple, bytes] = {}
         self._tail_start = self.fields["awards"].start
         self._ship_cache: dict[int, ShipSummary] = {}
-        self._feature_cache: dict[tuple, np.ndarray] = {}
+        self._feature_cache: dict[tuple, bytes] = {}
+        self._static_features = [row.tobytes() for row in self.part_features]
+        self._station_blank = bytes(self.fields["station"].shape[1] * 4)
         self._hand_cache: dict[tuple, np.ndarray] = {}  # hand -> drawn own_hand
         self._board_cache: dict[int, tuple[bytes, bytes]] = {}
         self._bid_tallies: dict[int, _BidTally] = {}  # bid stamp -> its tallies
         self._seats = _SeatTables(self.fields["pending"].shape[1:])
-        self._engine_parts = frozenset(i for i, part in enumerate(cards.parts) if part.engines)
+        #: Engine ranks of every part that has engines (the core, -1, has none).
+        self._part_engines = {i: part.engines for i, part in enumerate(cards.parts) if part.engines}
         #: Per seat, the last ship drawn: (cells, dice per cell, planes); planes are never
         #: written once drawn, so the next drawing starts from a copy.
         self._drawn_ships: dict[int, tuple[dict, dict, np.ndarray]] = {}
@@ -531,9 +520,7 @@ class ObservationEncoder:
             if len(self._board_cache) >= BOARD_CACHE_SIZE:
                 del self._board_cache[next(iter(self._board_cache))]
             found = (
-                np.concatenate(
-                    (self._station_table(game), self._mission_table(game).ravel())
-                ).tobytes(),
+                self._station_table(game) + self._mission_table(game),
                 self._tail(game).tobytes(),
             )
             self._board_cache[game.board_stamp] = found
@@ -560,56 +547,56 @@ class ObservationEncoder:
         deck[-1] = len(game.deck) / 57.0
         return tail
 
-    def _features(self, game: FarlightGame, part: int) -> np.ndarray:
-        """Static card features plus the dice currently on its engine icons."""
-        engines = self.cards.parts[part].engines
-        if not engines:
-            return self.part_features[part]
-        values = tuple(sorted((game.engine_values.get(r, 0) for r in engines), reverse=True))
+    def _features(self, game: FarlightGame, part: int) -> bytes:
+        """Static card features plus the dice currently on its engine icons (float32 bytes)."""
+        engines = self._part_engines.get(part)
+        if engines is None:
+            return self._static_features[part]
+        values = tuple(sorted([game.engine_values.get(r, 0) for r in engines], reverse=True))
         key = (part, values)
         row = self._feature_cache.get(key)
         if row is None:
-            row = self.part_features[part].copy()
+            drawn = self.part_features[part].copy()
             for j, value in enumerate(values):
-                row[len(row) - self.engine_slots + j] = value / 6.0
-            self._feature_cache[key] = row
+                drawn[len(drawn) - self.engine_slots + j] = value / 6.0
+            row = self._feature_cache[key] = drawn.tobytes()
         return row
 
-    def _station_table(self, game: FarlightGame) -> np.ndarray:
+    def _station_table(self, game: FarlightGame) -> bytes:
         """Station rows (part, bonus crew/5, features), cached on the parts, bonus and dice."""
-        values = game.engine_values
+        values, part_engines = game.engine_values, self._part_engines
+        spaces = tuple(game.spaces)
         key = (
-            tuple(game.spaces),
+            spaces,
             tuple(game.bonus),
             tuple(
                 values.get(rank, 0)
-                for part in game.spaces
-                if part is not None
-                for rank in self.cards.parts[part].engines
+                for part in spaces
+                if part in part_engines
+                for rank in part_engines[part]
             ),
         )
         table = self._station_cache.get(key)
         if table is None:
             if len(self._station_cache) > CACHE_SIZE:
                 self._station_cache.clear()
-            table = np.zeros(self.fields["station"].shape, dtype=np.float32)
-            for slot, part in enumerate(game.spaces):
-                if part is None:
-                    continue
-                table[slot, 0] = 1.0
-                table[slot, 1] = game.bonus[slot] / 5.0
-                table[slot, 2:] = self._features(game, part)
-            table = self._station_cache[key] = table.ravel()
+            blank = self._station_blank
+            table = b"".join(
+                blank if part is None else _PAIR.pack(1.0, bonus / 5.0) + self._features(game, part)
+                for part, bonus in zip(spaces, game.bonus, strict=True)
+            )
+            table += bytes(self.fields["station"].size * 4 - len(table))
+            self._station_cache[key] = table
         return table
 
-    def _mission_table(self, game: FarlightGame) -> np.ndarray:
+    def _mission_table(self, game: FarlightGame) -> bytes:
         """The splayed stacks: every card's value and requirements are public (R-SETUP-3)."""
         key = tuple(tuple(stack) for stack in game.stacks)
         table = self._mission_cache.get(key)
         if table is None:
             if len(self._mission_cache) > CACHE_SIZE:
                 self._mission_cache.clear()
-            table = self._mission_cache[key] = self._missions_of(game)
+            table = self._mission_cache[key] = self._missions_of(game).tobytes()
         return table
 
     def _missions_of(self, game: FarlightGame) -> np.ndarray:
@@ -679,7 +666,7 @@ class ObservationEncoder:
     def _pending_table(self, game: FarlightGame, p: int, selected: int | None) -> bytes:
         """A seat's won parts waiting to be installed: selected flag, card features."""
         rows = [
-            _FLAG.pack(float(part == selected)) + self._features(game, part).tobytes()
+            _FLAG.pack(float(part == selected)) + self._features(game, part)
             for part in sorted(game.pending[p])[:MAX_SPACES]
         ]
         table = b"".join(rows)
@@ -698,19 +685,20 @@ class ObservationEncoder:
     def _summarise_ship(self, game: FarlightGame, p: int) -> ShipSummary:
         engines = game.engines(p)
         by_rank = np.zeros(len(self.ranks), dtype=np.float32)
+        engine_sum = 0
         for rank, value in engines:
             by_rank[self.rank_pos[rank]] = value / 6.0
+            engine_sum += value
         open_, _connected, blocked = game.connectors(p)
-        return ShipSummary(
-            planes=self._draw_ship(game, p),
-            engines=by_rank,
-            biotech=game.biotech(p),
-            num_engines=len(engines),
-            engine_sum=sum(v for _, v in engines),
-            num_parts=len(game.ship_parts[p]),
-            open=open_,
-            blocked=blocked,
+        row = (
+            game.biotech(p) / 5.0,
+            len(engines) / 5.0,
+            engine_sum / 30.0,
+            len(game.ship_parts[p]) / 10.0,
+            open_ / 10.0,
+            blocked / 10.0,
         )
+        return ShipSummary(self._draw_ship(game, p), by_rank, row)
 
     def _cell_table(self) -> np.ndarray:
         """Static ship channels of every part (row per part, the core last: CORE is -1)."""
@@ -734,34 +722,30 @@ class ObservationEncoder:
         a die at a time, so only the cells whose part or dice differ are written.
         """
         ship = game.ships[p]
-        values, parts = game.engine_values, self.cards.parts
+        values, part_engines = game.engine_values, self._part_engines
         dice = {
-            cell: tuple(
-                sorted((values.get(rank, 0) for rank in parts[piece].engines), reverse=True)
-            )
+            cell: tuple(sorted([values.get(rank, 0) for rank in part_engines[piece]], reverse=True))
             for cell, piece in ship.items()
-            if piece in self._engine_parts
+            if piece in part_engines
         }
         drawn = self._drawn_ships.get(p)
         if drawn is None:
             planes = np.zeros((self.ship_channels, self.grid_size, self.grid_size), np.float32)
-            changed = ship.keys()
+            changed = set(ship)
         else:
             old_ship, old_dice, old_planes = drawn
             planes = old_planes.copy()
-            changed = [
-                cell
-                for cell in ship.keys() | old_ship.keys()
-                if ship.get(cell) != old_ship.get(cell) or dice.get(cell) != old_dice.get(cell)
-            ]
-        h, first_die = self.half, 7 + len(ICON_CHANNELS)
+            # cells whose part or dice differ, from C-level set differences of the item views
+            changed = {cell for cell, _ in ship.items() ^ old_ship.items()}
+            changed.update(cell for cell, _ in dice.items() ^ old_dice.items())
+        h, first_die, cells = self.half, 7 + len(ICON_CHANNELS), self._cells
         for cell in changed:
             row, col = cell[0] + h, cell[1] + h
             piece = ship.get(cell)
             if piece is None:
                 planes[:, row, col] = 0.0
                 continue
-            planes[:, row, col] = self._cells[piece]
+            planes[:, row, col] = cells[piece]
             for j, value in enumerate(dice.get(cell, ())):
                 planes[first_die + j, row, col] = value / 6.0
         self._drawn_ships[p] = (dict(ship), dice, planes)
