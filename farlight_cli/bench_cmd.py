@@ -12,7 +12,7 @@ import importlib.util
 import time
 
 from farlight_cli import argtypes
-from farlight_env import bench
+from farlight_env import bench, compiled
 
 #: ismcts: decision points timed per player count.
 SEARCH_POSITIONS = 12
@@ -79,6 +79,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmarks described by parsed arguments; print tables and one line per figure."""
     print(f"machine: {bench.machine_line()}")
+    print(compiled.summary())
     print(f"game: {argtypes.describe_game_config(args)}")
     budget = f"{args.games} games" if args.games is not None else f"{args.seconds:g} s"
     if not args.env_only:

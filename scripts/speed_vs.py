@@ -81,8 +81,16 @@ def ismcts(players):
         agent.search(PlayerView(game, game.current_player))
     return len(games) * agent.iterations / (time.thread_time() - start)
 
+def build():
+    try:
+        from farlight_env import compiled
+    except ImportError:
+        return "pure Python (no compiled build)"
+    return compiled.summary()
+
 kind, players = sys.argv[1], int(sys.argv[2])
-print(json.dumps({"engine": engine, "env": env, "ismcts": ismcts}[kind](players)))
+figures = {"engine": engine, "env": env, "ismcts": ismcts}
+print(json.dumps(build() if kind == "build" else figures[kind](players)))
 """
 
 FIGURES = [("engine", 2), ("engine", 4), ("env", 2), ("env", 4), ("ismcts", 2), ("ismcts", 4)]
@@ -90,6 +98,15 @@ UNITS = {"engine": "actions/CPU-s", "env": "steps/CPU-s", "ismcts": "iterations/
 
 
 def measure(tree: Path, kind: str, players: int) -> float:
+    return float(_child(tree, kind, players))
+
+
+def build_line(tree: Path) -> str:
+    """Whether the tree's hot modules run compiled (farlight_env/compiled.py) or from source."""
+    return str(_child(tree, "build", 0))
+
+
+def _child(tree: Path, kind: str, players: int) -> float | str:
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, kind, str(players)],
@@ -99,7 +116,7 @@ def measure(tree: Path, kind: str, players: int) -> float:
         text=True,
         check=True,
     )
-    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 @contextlib.contextmanager
@@ -133,6 +150,9 @@ def main() -> None:
     best: dict[tuple[str, str, int], float] = {}
     with baseline_checkout(args.baseline, "speed_vs") as base:
         try:
+            builds = {
+                label: build_line(tree) for label, tree in (("baseline", base), ("current", ROOT))
+            }
             for _ in range(args.rounds):
                 for kind, players in FIGURES:
                     for label, tree in (("baseline", base), ("current", ROOT)):
@@ -146,6 +166,8 @@ def main() -> None:
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     print(f"best of {args.rounds} turns, thread CPU time, baseline {args.baseline}, current {head}")
+    for label, line in builds.items():
+        print(f"{label}: {line}")
     print(f"{'figure':<34}{'baseline':>10}{'current':>10}{'ratio':>8}")
     for kind, players in FIGURES:
         old, new = best[("baseline", kind, players)], best[("current", kind, players)]

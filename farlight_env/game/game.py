@@ -181,6 +181,8 @@ _INSTALLED, _REMOVED, _BOOSTED = 0, 1, 2
 _TABLES_KEPT = 16
 CONNECTOR_CACHE_SIZE = 65536
 BID_BLOCKS_KEPT = 4096
+#: Whether a bid adds a crew, by whether the seat has crew to add.
+CREW_CHOICES = {False: (False,), True: (False, True)}
 _TABLES: dict[tuple[int, int, int], tuple[CardSet, dict[str, Any]]] = {}
 
 
@@ -612,7 +614,7 @@ class FarlightGame:
         if block is None:
             if len(self.bid_blocks) >= BID_BLOCKS_KEPT:
                 self.bid_blocks.clear()
-            crews = (False, True) if crew_ok else (False,)
+            crews = CREW_CHOICES[crew_ok]
             table = self.bid_actions
             block = [table[(tile, slot, crew)] for slot in slots for crew in crews]
             self.bid_blocks[key] = block

@@ -1,0 +1,48 @@
+"""Builds the hot modules with Cython when it can; pyproject.toml holds everything else.
+
+The compiled modules are the unchanged Python sources (`farlight_env/compiled.py` lists them);
+a failed or skipped build leaves the package pure Python, only slower. Set
+FARLIGHT_NO_COMPILE=1 to skip the build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "farlight_env"))  # compiled.py alone, without the package
+from compiled import COMPILED_MODULES  # noqa: E402
+
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,  # annotations stay documentation: Python semantics throughout
+    "binding": True,
+}
+
+
+def extensions() -> list[Extension]:
+    if os.environ.get("FARLIGHT_NO_COMPILE", "") not in ("", "0"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("farlight-env: Cython not found, installing pure Python", file=sys.stderr)
+        return []
+    paths = {name: Path(*name.split(".")).with_suffix(".py") for name in COMPILED_MODULES}
+    digests = {
+        name: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for name, p in paths.items()
+    }
+    record = {"sources": digests, "cython": __import__("Cython").__version__}
+    (ROOT / "farlight_env" / "_compiled.json").write_text(json.dumps(record, indent=1) + "\n")
+    modules = [Extension(name, [str(p)], optional=True) for name, p in paths.items()]
+    jobs = os.cpu_count() or 1
+    return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True, nthreads=jobs)
+
+
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})
