@@ -92,7 +92,6 @@ def connector_counts(
     return open_count, connected, blocked
 
 
-
 def connector_delta(
     cells: Mapping[Cell, int],
     masks: Sequence[int],
@@ -131,6 +130,7 @@ def connector_delta(
             else:
                 d_open += 1
     return d_open, d_connected, d_blocked
+
 
 def mask_sides(mask: int) -> Iterable[Side]:
     """The sides present in a mask, in the order up, right, down, left."""
