@@ -345,3 +345,28 @@ def test_league_snapshots_play_from_their_bytes():
     play_league_game(env, seed=3)
     (opponent,) = env.scripted.values()
     assert opponent.path.read_bytes() == SHIPPED_POLICY.read_bytes()
+
+
+def test_rllib_resume_hides_tensorboard_events_logged_after_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """RunLog (progress.csv and TensorBoard) keeps each step once across a resume from 256."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from training.rllib_self_play import STEP, RunLog
+
+    first = RunLog(tmp_path, None)
+    for step in (128, 256, 384):
+        first.write({STEP: step, "learner/entropy": 0.0})
+    first.close()
+    time.sleep(1.1)  # a new process's event file: tensorboardX names them by the second
+    resumed = RunLog(tmp_path, 256)
+    for step in (384, 512):
+        resumed.write({STEP: step, "learner/entropy": 1.0})
+    resumed.close()
+    events = EventAccumulator(str(tmp_path / "logs"))
+    events.Reload()
+    scalars = events.Scalars("learner/entropy")
+    assert [(e.step, e.value) for e in scalars] == [(128, 0), (256, 0), (384, 1), (512, 1)]
+    with (tmp_path / "logs" / "progress.csv").open(newline="") as fh:
+        assert [float(r[STEP]) for r in csv.DictReader(fh)] == [128, 256, 384, 512]

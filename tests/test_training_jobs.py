@@ -311,6 +311,33 @@ def test_resume_drops_log_rows_written_after_its_checkpoint(tmp_path: Path) -> N
     assert rows == [header, ["128", "0.1"], ["256", "0.2"]]
 
 
+def _tensorboard_steps(folder: Path, tag: str) -> list[int]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    return [event.step for event in events.Scalars(tag)]
+
+
+def test_resume_hides_tensorboard_events_logged_after_its_checkpoint(tmp_path: Path) -> None:
+    """A killed run logged 128..384 after its checkpoint at 256; the resumed run's log shows
+    each step once, the new 384 in place of the stale one."""
+    from training.common import run_logger
+
+    def log(logger, steps: list[int], value: float) -> None:
+        for step in steps:
+            logger.record("rollout/ep_rew_mean", value)
+            logger.dump(step)
+
+    first = run_logger(tmp_path)
+    log(first, [128, 256, 384], 0.0)
+    first.close()
+    resumed = run_logger(tmp_path, resumed_at=256)
+    log(resumed, [384, 512], 1.0)
+    resumed.close()
+    assert _tensorboard_steps(tmp_path / "logs", "rollout/ep_rew_mean") == [128, 256, 384, 512]
+
+
 def test_resumed_run_log_has_each_step_once(tmp_path: Path) -> None:
     """A run checkpointed at 128, then 'killed' after logging 256: the resume from 128 logs
     256 again, and the CSV holds each step once."""

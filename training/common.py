@@ -445,14 +445,30 @@ class AppendingCSV(CSVOutputFormat):
         self.file.seek(0, os.SEEK_END)
 
 
+class ResumedTensorBoard(TensorBoardOutputFormat):
+    """SB3's TensorBoard log, but a resumed run hides the events a killed run logged after its
+    last checkpoint (TensorBoard's purge step), as `trim_log` does for the CSV."""
+
+    def __init__(self, folder: str, purge_step: int | None) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(log_dir=folder, purge_step=purge_step)
+        self._is_closed = False
+
+
 def run_logger(run_dir: Path, resumed_at: int | None = None) -> Logger:
     """CSV (appending across resumes) and TensorBoard logs under run_dir/logs; on a resume
-    from step `resumed_at`, CSV rows of later steps are dropped first."""
+    from step `resumed_at`, CSV rows and TensorBoard events of later steps are dropped first."""
     folder = run_dir / "logs"
     folder.mkdir(parents=True, exist_ok=True)
+    purge_step = None
     if resumed_at is not None:
         trim_log(folder / "progress.csv", resumed_at)
-    formats = [AppendingCSV(str(folder / "progress.csv")), TensorBoardOutputFormat(str(folder))]
+        purge_step = resumed_at + 1
+    formats = [
+        AppendingCSV(str(folder / "progress.csv")),
+        ResumedTensorBoard(str(folder), purge_step),
+    ]
     return Logger(str(folder), formats)
 
 

@@ -357,7 +357,9 @@ class RunLog:
         try:
             from tensorboardX import SummaryWriter
 
-            self.tb: Any = SummaryWriter(str(self.folder))
+            # a resume hides TensorBoard events logged after the checkpoint, as for the CSV
+            purge = None if resumed_at is None else resumed_at + 1
+            self.tb: Any = SummaryWriter(str(self.folder), purge_step=purge)
         except ImportError:
             self.tb = None
 
