@@ -83,37 +83,60 @@ class DistinctShips(NamedTuple):
     own: torch.Tensor
 
 
-class ShipMapCache:
-    """Ship CNN maps of the grids seen since the CNN's weights last changed, for inference
-    (no gradients): in a rollout, most ships of a step are those of the step before."""
+class ShipEntry:
+    """What inference keeps of one ship grid: its CNN `maps` (C, row, col), their mean- and
+    max-pooled `pooled` (2C,), and `cells`, the install head's context-free 1x1 convolution of
+    the grid as the observer's own ship (filled by StructuredNet when first needed)."""
 
-    #: Entries kept at most (about 32 kB each at 32 features; a rollout of 2 x 512 steps sees
+    __slots__ = ("cells", "maps", "pooled")
+
+    def __init__(self, maps: torch.Tensor, pooled: torch.Tensor) -> None:
+        self.maps = maps
+        self.pooled = pooled
+        self.cells: torch.Tensor | None = None
+
+
+def pool_maps(maps: torch.Tensor) -> torch.Tensor:
+    """Mean- and max-pooled features of CNN maps (n, C, row, col) -> (n, 2C)."""
+    return torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+
+
+class ShipMapCache:
+    """Ship CNN results of the grids seen since the weights last changed, for inference (no
+    gradients): in a rollout, most ships of a step are those of the step before. Grids are
+    keyed by their bytes, so a hit is an exact match."""
+
+    #: Entries kept at most (about 65 kB each at 32 features; a rollout of 2 x 512 steps sees
     #: about 400 grids); then the cache starts afresh.
     LIMIT = 512
 
     def __init__(self) -> None:
         self.stamp: tuple[tuple[int, int], ...] = ()
-        self.entries: dict[float, tuple[torch.Tensor, torch.Tensor]] = {}
+        self.entries: dict[bytes, ShipEntry] = {}
+        #: Modules besides the CNN whose outputs entries hold (StructuredNet's `cell`).
+        self.watched: tuple[nn.Module, ...] = ()
 
-    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
-        """cnn(planes), computed only for grids not seen with these weights: an in-place update
-        or a new tensor changes a parameter's (address, version) stamp and clears the cache."""
-        stamp = tuple((p.data_ptr(), p._version) for p in cnn.parameters())
+    def lookup(self, cnn: nn.Module, planes: torch.Tensor) -> list[ShipEntry]:
+        """One entry per grid of `planes` (n, C, row, col); the CNN runs only on grids not seen
+        with these weights. An in-place update or a new tensor changes a parameter's (address,
+        version) stamp and clears the cache."""
+        stamp = tuple(
+            (p.data_ptr(), p._version) for m in (cnn, *self.watched) for p in m.parameters()
+        )
         if stamp != self.stamp or len(self.entries) > self.LIMIT:
             self.stamp, self.entries = stamp, {}
-        flat = planes.flatten(1)
-        keys = torch.mv(flat, _row_hash_weights(flat.shape[1], flat.dtype)).tolist()
-        found: list[torch.Tensor | None] = []
-        for key, row in zip(keys, flat, strict=True):
-            entry = self.entries.get(key)
-            found.append(entry[1] if entry is not None and torch.equal(entry[0], row) else None)
-        missing = [i for i, m in enumerate(found) if m is None]
+        keys = [row.tobytes() for row in planes.detach().flatten(1).numpy()]
+        get = self.entries.get
+        missing = {key: i for i, key in enumerate(keys) if get(key) is None}
         if missing:
-            computed = cnn(planes[missing])
-            for i, new in zip(missing, computed, strict=True):
-                found[i] = new
-                self.entries[keys[i]] = (flat[i].clone(), new)
-        return torch.stack(found)
+            maps = cnn(planes[list(missing.values())])
+            for key, grid_maps, pooled in zip(missing, maps, pool_maps(maps), strict=True):
+                self.entries[key] = ShipEntry(grid_maps, pooled)
+        return [self.entries[key] for key in keys]
+
+    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+        """cnn(planes), computed only for grids not seen with these weights."""
+        return torch.stack([entry.maps for entry in self.lookup(cnn, planes)])
 
 
 class ObservationNet(nn.Module):
@@ -183,8 +206,7 @@ class ObservationNet(nn.Module):
             maps = self.ship_cnn(planes)
         else:
             maps = self.map_cache.maps(self.ship_cnn, planes)
-        pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
-        pooled = pooled.index_select(0, inverse).view(batch, self.num_seats, -1)
+        pooled = pool_maps(maps).index_select(0, inverse).view(batch, self.num_seats, -1)
         return DistinctShips(pooled, maps, planes, inverse.view(batch, self.num_seats)[:, 0])
 
 
@@ -241,6 +263,7 @@ class StructuredNet(nn.Module):
         self.cell_out = nn.Conv2d(64, 1, 1)
         self.rest = nn.Linear(hidden, rest_size)
         self.value = nn.Sequential(nn.Linear(self.observation.out_dim, vf), nn.ReLU())
+        self.observation.map_cache.watched = (self.cell,)
 
     def _field(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         a, b, shape = self.observation.layout[name]
@@ -284,19 +307,54 @@ class StructuredNet(nn.Module):
         return (hidden * weight).sum(dim=1).flatten(1) + self.cell_out.bias
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not torch.is_grad_enabled() and obs.device.type == "cpu":
+            return self._cached_forward(obs)
         features, ships = self.observation.features_and_ships(obs)
+        return self._heads(obs, features, self._distinct_install_logits, ships)
+
+    def _heads(
+        self, obs: torch.Tensor, features: torch.Tensor, install: Any, *args: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and value latent from the features; `install(obs, context, *args)` gives
+        the install logits."""
         context = self.trunk(features)
         rest = self.rest(context)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
                 rest[:, : self.num_parts],
-                self._distinct_install_logits(obs, context, ships),
+                install(obs, context, *args),
                 rest[:, self.num_parts :],
             ],
             dim=1,
         )
         return logits, self.value(features)
+
+    def _cached_forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Inference (a rollout step, a game move): the ship CNN's pooled features and the
+        install head's 1x1 convolution come from the map cache for grids seen before, which
+        at a batch of 2 halves the step. Per-grid operations as in `forward`."""
+        o = self.observation
+        a, b = o.ships_slice
+        planes = obs[:, a:b].reshape(-1, o.channels, o.grid, o.grid)
+        entries = o.map_cache.lookup(o.ship_cnn, planes)
+        pooled = torch.stack([entry.pooled for entry in entries]).view(obs.shape[0], -1)
+        features = torch.cat([o.flat(obs.index_select(1, o.flat_index)), pooled], dim=1)
+        own = entries[:: o.num_seats]
+        return self._heads(obs, features, self._cached_install_logits, own, planes[:: o.num_seats])
+
+    def _cached_install_logits(
+        self, obs: torch.Tensor, context: torch.Tensor, own: list[ShipEntry], planes: torch.Tensor
+    ) -> torch.Tensor:
+        """`_install_logits`, the 1x1 convolution `cell` run once per own ship grid the cache
+        has not seen (entries hold it, keyed with the CNN's and `cell`'s weights)."""
+        missing = {id(entry): i for i, entry in enumerate(own) if entry.cells is None}
+        if missing:
+            rows = list(missing.values())
+            maps = torch.stack([own[i].maps for i in rows])
+            for i, cells in zip(rows, self.cell(torch.cat([maps, planes[rows]], 1)), strict=True):
+                own[i].cells = cells
+        return self._cell_logits(obs, context, torch.stack([entry.cells for entry in own]))
 
 
 class _Extractor(nn.Module):

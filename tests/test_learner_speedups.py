@@ -144,6 +144,27 @@ def test_inference_map_cache_follows_the_weights() -> None:
     net.load_state_dict(structured_net(4).state_dict())
     with torch.no_grad():
         torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+        net.cell.weight.mul_(-2.0)  # only the install head's cached convolution changes
+        torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(net(obs)[1], plain_forward(net, obs)[1], rtol=1e-5, atol=1e-5)
+
+
+def test_inference_cache_keys_grids_by_their_bytes() -> None:
+    """Entries hold exactly one grid: equal grids share one, any differing value misses."""
+    net = structured_net(5)
+    obs = repeated_batch(5)
+    o = net.observation
+    a, b = o.ships_slice
+    planes = obs[:, a:b].reshape(-1, o.channels, o.grid, o.grid)
+    with torch.no_grad():
+        net(obs)
+        entries = o.map_cache.lookup(o.ship_cnn, planes)
+        assert len(o.map_cache.entries) == len(np.unique(planes.flatten(1).numpy(), axis=0))
+        changed = planes[:1].clone()
+        changed[0, 0, 0, 0] += 1.0
+        new = o.map_cache.lookup(o.ship_cnn, changed)[0]
+    assert all(new is not entry for entry in entries)
+    torch.testing.assert_close(new.maps, o.ship_cnn(changed)[0], rtol=1e-5, atol=1e-5)
 
 
 def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
