@@ -54,22 +54,52 @@ def _row_hash_weights(width: int, dtype: torch.dtype) -> torch.Tensor:
     return (torch.rand(width, generator=generator, dtype=torch.float64) + 0.5).to(dtype)
 
 
+#: Bytes of rows compared at a time when checking groups (temporaries stay in cache).
+CHECK_BYTES = 1 << 20
+
+
 def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(first, inverse) with rows == rows[first][inverse], first holding one index per distinct
     row. Rows are grouped by a random projection (float32, else float64 if two rows collide)
-    and every group is checked, so the result is exact whatever the values."""
-    count = rows.shape[0]
+    and every group is checked, so the result is exact whatever the values. `rows` is (n, width)
+    or (batch, seat, width), read as batch * seat rows: a strided view of the observations'
+    ship planes is neither copied nor gathered whole."""
+    table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
+    count = table.shape[0] * table.shape[1]
     with torch.no_grad():
-        rows = rows.detach()
         for dtype in (torch.float32, torch.float64):
-            keys = torch.mv(rows.to(dtype), _row_hash_weights(rows.shape[1], dtype))
+            weights = _row_hash_weights(table.shape[2], dtype)
+            keys = torch.stack(
+                [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
+            ).flatten()
             unique, inverse = torch.unique(keys, return_inverse=True)
             first = torch.full((int(unique.shape[0]),), count, dtype=torch.long)
             first.scatter_reduce_(0, inverse, torch.arange(count), reduce="amin")
-            if torch.equal(rows.index_select(0, first[inverse]), rows):
+            if _rows_equal(table, first[inverse]):
                 return first, inverse
     every = torch.arange(count)
     return every, every
+
+
+def _rows_equal(table: torch.Tensor, source: torch.Tensor) -> bool:
+    """Whether row i of `table` (batch, seat, width) equals row source[i], i < batch * seat,
+    compared a few hundred kB at a time."""
+    seats, width = table.shape[1], table.shape[2]
+    step = max(1, CHECK_BYTES // (seats * width * table.element_size()))
+    source = source.view(-1, seats)
+    for start in range(0, table.shape[0], step):
+        rows = source[start : start + step].flatten()
+        if not torch.equal(
+            table[start : start + step], gather_rows(table, rows).view(-1, seats, width)
+        ):
+            return False
+    return True
+
+
+def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Rows `rows` of `table` (batch, seat, width) read as batch * seat rows: (len(rows), width)."""
+    seats = table.shape[1]
+    return table[torch.div(rows, seats, rounding_mode="floor"), rows % seats]
 
 
 class DistinctShips(NamedTuple):
@@ -199,9 +229,9 @@ class ObservationNet(nn.Module):
         """
         a, b = self.ships_slice
         batch = obs.shape[0]
-        grids = obs[:, a:b].reshape(batch * self.num_seats, -1)
+        grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
         first, inverse = distinct_rows(grids)
-        planes = grids.index_select(0, first).view(-1, self.channels, self.grid, self.grid)
+        planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
         if torch.is_grad_enabled():
             maps = self.ship_cnn(planes)
         else:

@@ -99,6 +99,27 @@ def test_distinct_rows_stays_exact_when_every_hash_collides(monkeypatch) -> None
     assert torch.equal(first, torch.arange(3))
 
 
+def test_distinct_rows_of_a_strided_seat_view_match_the_copied_rows(monkeypatch) -> None:
+    """The (batch, seat, width) view of observations groups exactly as its rows copied out,
+    and the check compared chunk by chunk still catches a wrong group in the last chunk."""
+    obs = repeated_batch(6)
+    o = structured_net(6).observation
+    a, b = o.ships_slice
+    view = obs[:, a:b].reshape(obs.shape[0], o.num_seats, -1)
+    assert view.data_ptr() == obs[:, a:].data_ptr()  # not a copy
+    copied = view.reshape(-1, view.shape[2]).clone()
+    for fast, plain in zip(distinct_rows(view), distinct_rows(copied), strict=True):
+        assert torch.equal(fast, plain)
+    monkeypatch.setattr(policy_module, "CHECK_BYTES", 1)  # one observation per comparison
+    monkeypatch.setattr(
+        policy_module, "_row_hash_weights", lambda width, dtype: torch.zeros(width, dtype=dtype)
+    )
+    rows = torch.zeros(4, 2, 3)
+    rows[3, 1, 2] = 1.0  # the only row unlike the others, in the last chunk
+    first, inverse = distinct_rows(rows)
+    assert torch.equal(first, torch.arange(8)) and torch.equal(inverse, torch.arange(8))
+
+
 # ------------------------------------------------------------------------------ network
 @pytest.mark.parametrize("seed", [1, 2])
 def test_distinct_ship_network_equals_the_plain_network(seed: int) -> None:
