@@ -54,22 +54,52 @@ def _row_hash_weights(width: int, dtype: torch.dtype) -> torch.Tensor:
     return (torch.rand(width, generator=generator, dtype=torch.float64) + 0.5).to(dtype)
 
 
+#: Bytes of rows compared at a time when checking groups (temporaries stay in cache).
+CHECK_BYTES = 1 << 20
+
+
 def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(first, inverse) with rows == rows[first][inverse], first holding one index per distinct
     row. Rows are grouped by a random projection (float32, else float64 if two rows collide)
-    and every group is checked, so the result is exact whatever the values."""
-    count = rows.shape[0]
+    and every group is checked, so the result is exact whatever the values. `rows` is (n, width)
+    or (batch, seat, width), read as batch * seat rows: a strided view of the observations'
+    ship planes is neither copied nor gathered whole."""
+    table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
+    count = table.shape[0] * table.shape[1]
     with torch.no_grad():
-        rows = rows.detach()
         for dtype in (torch.float32, torch.float64):
-            keys = torch.mv(rows.to(dtype), _row_hash_weights(rows.shape[1], dtype))
+            weights = _row_hash_weights(table.shape[2], dtype)
+            keys = torch.stack(
+                [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
+            ).flatten()
             unique, inverse = torch.unique(keys, return_inverse=True)
             first = torch.full((int(unique.shape[0]),), count, dtype=torch.long)
             first.scatter_reduce_(0, inverse, torch.arange(count), reduce="amin")
-            if torch.equal(rows.index_select(0, first[inverse]), rows):
+            if _rows_equal(table, first[inverse]):
                 return first, inverse
     every = torch.arange(count)
     return every, every
+
+
+def _rows_equal(table: torch.Tensor, source: torch.Tensor) -> bool:
+    """Whether row i of `table` (batch, seat, width) equals row source[i], i < batch * seat,
+    compared a few hundred kB at a time."""
+    seats, width = table.shape[1], table.shape[2]
+    step = max(1, CHECK_BYTES // (seats * width * table.element_size()))
+    source = source.view(-1, seats)
+    for start in range(0, table.shape[0], step):
+        rows = source[start : start + step].flatten()
+        if not torch.equal(
+            table[start : start + step], gather_rows(table, rows).view(-1, seats, width)
+        ):
+            return False
+    return True
+
+
+def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Rows `rows` of `table` (batch, seat, width) read as batch * seat rows: (len(rows), width)."""
+    seats = table.shape[1]
+    return table[torch.div(rows, seats, rounding_mode="floor"), rows % seats]
 
 
 class DistinctShips(NamedTuple):
@@ -83,37 +113,60 @@ class DistinctShips(NamedTuple):
     own: torch.Tensor
 
 
-class ShipMapCache:
-    """Ship CNN maps of the grids seen since the CNN's weights last changed, for inference
-    (no gradients): in a rollout, most ships of a step are those of the step before."""
+class ShipEntry:
+    """What inference keeps of one ship grid: its CNN `maps` (C, row, col), their mean- and
+    max-pooled `pooled` (2C,), and `cells`, the install head's context-free 1x1 convolution of
+    the grid as the observer's own ship (filled by StructuredNet when first needed)."""
 
-    #: Entries kept at most (about 32 kB each at 32 features; a rollout of 2 x 512 steps sees
+    __slots__ = ("cells", "maps", "pooled")
+
+    def __init__(self, maps: torch.Tensor, pooled: torch.Tensor) -> None:
+        self.maps = maps
+        self.pooled = pooled
+        self.cells: torch.Tensor | None = None
+
+
+def pool_maps(maps: torch.Tensor) -> torch.Tensor:
+    """Mean- and max-pooled features of CNN maps (n, C, row, col) -> (n, 2C)."""
+    return torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+
+
+class ShipMapCache:
+    """Ship CNN results of the grids seen since the weights last changed, for inference (no
+    gradients): in a rollout, most ships of a step are those of the step before. Grids are
+    keyed by their bytes, so a hit is an exact match."""
+
+    #: Entries kept at most (about 65 kB each at 32 features; a rollout of 2 x 512 steps sees
     #: about 400 grids); then the cache starts afresh.
     LIMIT = 512
 
     def __init__(self) -> None:
         self.stamp: tuple[tuple[int, int], ...] = ()
-        self.entries: dict[float, tuple[torch.Tensor, torch.Tensor]] = {}
+        self.entries: dict[bytes, ShipEntry] = {}
+        #: Modules besides the CNN whose outputs entries hold (StructuredNet's `cell`).
+        self.watched: tuple[nn.Module, ...] = ()
 
-    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
-        """cnn(planes), computed only for grids not seen with these weights: an in-place update
-        or a new tensor changes a parameter's (address, version) stamp and clears the cache."""
-        stamp = tuple((p.data_ptr(), p._version) for p in cnn.parameters())
+    def lookup(self, cnn: nn.Module, planes: torch.Tensor) -> list[ShipEntry]:
+        """One entry per grid of `planes` (n, C, row, col); the CNN runs only on grids not seen
+        with these weights. An in-place update or a new tensor changes a parameter's (address,
+        version) stamp and clears the cache."""
+        stamp = tuple(
+            (p.data_ptr(), p._version) for m in (cnn, *self.watched) for p in m.parameters()
+        )
         if stamp != self.stamp or len(self.entries) > self.LIMIT:
             self.stamp, self.entries = stamp, {}
-        flat = planes.flatten(1)
-        keys = torch.mv(flat, _row_hash_weights(flat.shape[1], flat.dtype)).tolist()
-        found: list[torch.Tensor | None] = []
-        for key, row in zip(keys, flat, strict=True):
-            entry = self.entries.get(key)
-            found.append(entry[1] if entry is not None and torch.equal(entry[0], row) else None)
-        missing = [i for i, m in enumerate(found) if m is None]
+        keys = [row.tobytes() for row in planes.detach().flatten(1).numpy()]
+        get = self.entries.get
+        missing = {key: i for i, key in enumerate(keys) if get(key) is None}
         if missing:
-            computed = cnn(planes[missing])
-            for i, new in zip(missing, computed, strict=True):
-                found[i] = new
-                self.entries[keys[i]] = (flat[i].clone(), new)
-        return torch.stack(found)
+            maps = cnn(planes[list(missing.values())])
+            for key, grid_maps, pooled in zip(missing, maps, pool_maps(maps), strict=True):
+                self.entries[key] = ShipEntry(grid_maps, pooled)
+        return [self.entries[key] for key in keys]
+
+    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+        """cnn(planes), computed only for grids not seen with these weights."""
+        return torch.stack([entry.maps for entry in self.lookup(cnn, planes)])
 
 
 class ObservationNet(nn.Module):
@@ -176,15 +229,14 @@ class ObservationNet(nn.Module):
         """
         a, b = self.ships_slice
         batch = obs.shape[0]
-        grids = obs[:, a:b].reshape(batch * self.num_seats, -1)
+        grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
         first, inverse = distinct_rows(grids)
-        planes = grids.index_select(0, first).view(-1, self.channels, self.grid, self.grid)
+        planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
         if torch.is_grad_enabled():
             maps = self.ship_cnn(planes)
         else:
             maps = self.map_cache.maps(self.ship_cnn, planes)
-        pooled = torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
-        pooled = pooled.index_select(0, inverse).view(batch, self.num_seats, -1)
+        pooled = pool_maps(maps).index_select(0, inverse).view(batch, self.num_seats, -1)
         return DistinctShips(pooled, maps, planes, inverse.view(batch, self.num_seats)[:, 0])
 
 
@@ -241,6 +293,7 @@ class StructuredNet(nn.Module):
         self.cell_out = nn.Conv2d(64, 1, 1)
         self.rest = nn.Linear(hidden, rest_size)
         self.value = nn.Sequential(nn.Linear(self.observation.out_dim, vf), nn.ReLU())
+        self.observation.map_cache.watched = (self.cell,)
 
     def _field(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         a, b, shape = self.observation.layout[name]
@@ -284,19 +337,54 @@ class StructuredNet(nn.Module):
         return (hidden * weight).sum(dim=1).flatten(1) + self.cell_out.bias
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not torch.is_grad_enabled() and obs.device.type == "cpu":
+            return self._cached_forward(obs)
         features, ships = self.observation.features_and_ships(obs)
+        return self._heads(obs, features, self._distinct_install_logits, ships)
+
+    def _heads(
+        self, obs: torch.Tensor, features: torch.Tensor, install: Any, *args: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and value latent from the features; `install(obs, context, *args)` gives
+        the install logits."""
         context = self.trunk(features)
         rest = self.rest(context)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
                 rest[:, : self.num_parts],
-                self._distinct_install_logits(obs, context, ships),
+                install(obs, context, *args),
                 rest[:, self.num_parts :],
             ],
             dim=1,
         )
         return logits, self.value(features)
+
+    def _cached_forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Inference (a rollout step, a game move): the ship CNN's pooled features and the
+        install head's 1x1 convolution come from the map cache for grids seen before, which
+        at a batch of 2 halves the step. Per-grid operations as in `forward`."""
+        o = self.observation
+        a, b = o.ships_slice
+        planes = obs[:, a:b].reshape(-1, o.channels, o.grid, o.grid)
+        entries = o.map_cache.lookup(o.ship_cnn, planes)
+        pooled = torch.stack([entry.pooled for entry in entries]).view(obs.shape[0], -1)
+        features = torch.cat([o.flat(obs.index_select(1, o.flat_index)), pooled], dim=1)
+        own = entries[:: o.num_seats]
+        return self._heads(obs, features, self._cached_install_logits, own, planes[:: o.num_seats])
+
+    def _cached_install_logits(
+        self, obs: torch.Tensor, context: torch.Tensor, own: list[ShipEntry], planes: torch.Tensor
+    ) -> torch.Tensor:
+        """`_install_logits`, the 1x1 convolution `cell` run once per own ship grid the cache
+        has not seen (entries hold it, keyed with the CNN's and `cell`'s weights)."""
+        missing = {id(entry): i for i, entry in enumerate(own) if entry.cells is None}
+        if missing:
+            rows = list(missing.values())
+            maps = torch.stack([own[i].maps for i in rows])
+            for i, cells in zip(rows, self.cell(torch.cat([maps, planes[rows]], 1)), strict=True):
+                own[i].cells = cells
+        return self._cell_logits(obs, context, torch.stack([entry.cells for entry in own]))
 
 
 class _Extractor(nn.Module):

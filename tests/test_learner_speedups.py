@@ -99,6 +99,27 @@ def test_distinct_rows_stays_exact_when_every_hash_collides(monkeypatch) -> None
     assert torch.equal(first, torch.arange(3))
 
 
+def test_distinct_rows_of_a_strided_seat_view_match_the_copied_rows(monkeypatch) -> None:
+    """The (batch, seat, width) view of observations groups exactly as its rows copied out,
+    and the check compared chunk by chunk still catches a wrong group in the last chunk."""
+    obs = repeated_batch(6)
+    o = structured_net(6).observation
+    a, b = o.ships_slice
+    view = obs[:, a:b].reshape(obs.shape[0], o.num_seats, -1)
+    assert view.data_ptr() == obs[:, a:].data_ptr()  # not a copy
+    copied = view.reshape(-1, view.shape[2]).clone()
+    for fast, plain in zip(distinct_rows(view), distinct_rows(copied), strict=True):
+        assert torch.equal(fast, plain)
+    monkeypatch.setattr(policy_module, "CHECK_BYTES", 1)  # one observation per comparison
+    monkeypatch.setattr(
+        policy_module, "_row_hash_weights", lambda width, dtype: torch.zeros(width, dtype=dtype)
+    )
+    rows = torch.zeros(4, 2, 3)
+    rows[3, 1, 2] = 1.0  # the only row unlike the others, in the last chunk
+    first, inverse = distinct_rows(rows)
+    assert torch.equal(first, torch.arange(8)) and torch.equal(inverse, torch.arange(8))
+
+
 # ------------------------------------------------------------------------------ network
 @pytest.mark.parametrize("seed", [1, 2])
 def test_distinct_ship_network_equals_the_plain_network(seed: int) -> None:
@@ -144,6 +165,27 @@ def test_inference_map_cache_follows_the_weights() -> None:
     net.load_state_dict(structured_net(4).state_dict())
     with torch.no_grad():
         torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+        net.cell.weight.mul_(-2.0)  # only the install head's cached convolution changes
+        torch.testing.assert_close(net(obs)[0], plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(net(obs)[1], plain_forward(net, obs)[1], rtol=1e-5, atol=1e-5)
+
+
+def test_inference_cache_keys_grids_by_their_bytes() -> None:
+    """Entries hold exactly one grid: equal grids share one, any differing value misses."""
+    net = structured_net(5)
+    obs = repeated_batch(5)
+    o = net.observation
+    a, b = o.ships_slice
+    planes = obs[:, a:b].reshape(-1, o.channels, o.grid, o.grid)
+    with torch.no_grad():
+        net(obs)
+        entries = o.map_cache.lookup(o.ship_cnn, planes)
+        assert len(o.map_cache.entries) == len(np.unique(planes.flatten(1).numpy(), axis=0))
+        changed = planes[:1].clone()
+        changed[0, 0, 0, 0] += 1.0
+        new = o.map_cache.lookup(o.ship_cnn, changed)[0]
+    assert all(new is not entry for entry in entries)
+    torch.testing.assert_close(new.maps, o.ship_cnn(changed)[0], rtol=1e-5, atol=1e-5)
 
 
 def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:

@@ -341,6 +341,12 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
     return build
 
 
+def probe_env(config: PPOConfig) -> FarlightSingleAgentEnv:
+    """An env of the run's game options, unreset and without opponents: its spaces are every
+    training env's (the observation covers the largest table whatever the seat count)."""
+    return FarlightSingleAgentEnv(num_players=env_player_counts(config)[0], **env_options(config))
+
+
 def build_model(config: PPOConfig, env: Any) -> Any:
     """A fresh MaskablePPO for the run's config (also the frame a checkpoint is loaded into)."""
     from sb3_contrib import MaskablePPO

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.policy import load_policy
 from training.checkpoints import (
@@ -46,6 +46,7 @@ from training.common import (
     load_checkpoint,
     make_env_fn,
     policy_config,
+    probe_env,
     run_logger,
     stored_config,
     write_run_config,
@@ -58,6 +59,7 @@ from training.config import (
 from training.curves import plot_ppo_curve
 from training.game_options import check_game_options
 from training.imitation import behaviour_clone
+from training.vec_env import SharedMemoryVecEnv
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
 
@@ -146,7 +148,10 @@ def build_env(config: PPOConfig) -> VecMonitor:
     fns = [make_env_fn(config, rank) for rank in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
         start = "fork" if sys.platform != "win32" else "spawn"
-        return VecMonitor(SubprocVecEnv(fns, start_method=start))
+        probe = probe_env(config)
+        return VecMonitor(
+            SharedMemoryVecEnv(fns, probe.observation_space, probe.action_space, start)
+        )
     return VecMonitor(DummyVecEnv(fns))
 
 
