@@ -944,3 +944,14 @@ def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
     assert asdict(config)["rule_options"] == {"token_rounding": "down"}  # run_config.json
     env = make_env_fn(PPOConfig(opponents=["random"], rule_options=config.rule_options), 0)()
     assert env.aec.game.config.rule_options.token_rounding == "down"
+
+
+def test_self_play_with_subprocess_envs_learns_what_in_process_envs_learn(tmp_path: Path) -> None:
+    """League self-play hands observations over in shared memory (training/vec_env.py): the
+    same seed gives the same network with worker processes as with in-process envs."""
+    weights = {}
+    for vec_env in ("subproc", "dummy"):
+        config = tiny_league(tmp_path / vec_env, n_envs=2, vec_env=vec_env, total_steps=512)
+        model = self_play.train(config, progress=False)
+        weights[vec_env] = [p.detach().clone() for p in model.policy.parameters()]
+    assert all(torch.equal(a, b) for a, b in zip(*weights.values(), strict=True))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.arena import play_episode
 from agents.files import atomic_write, read_bounded
@@ -43,6 +44,7 @@ from training.common import (
     evaluate_against,
     export_policy,
     load_checkpoint,
+    probe_env,
     run_logger,
     write_run_config,
 )
@@ -50,6 +52,7 @@ from training.config import SelfPlayConfig, env_player_counts, eval_player_count
 from training.curves import plot_league_curve
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
+from training.vec_env import SharedMemoryVecEnv
 
 LEAGUE_STATE = "league.json"
 
@@ -299,7 +302,12 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
 
     fns = [factory(rank) for rank in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
-        return VecMonitor(SubprocVecEnv(fns, start_method="fork"))
+        # observations and masks in shared memory, as for `farlight train ppo`
+        probe = probe_env(config)
+        start = "fork" if sys.platform != "win32" else "spawn"
+        return VecMonitor(
+            SharedMemoryVecEnv(fns, probe.observation_space, probe.action_space, start)
+        )
     return VecMonitor(DummyVecEnv(fns))
 
 
