@@ -82,10 +82,12 @@ def ismcts(players):
     return len(games) * agent.iterations / (time.thread_time() - start)
 
 def build():
-    try:
-        from farlight_env import compiled
-    except ImportError:
+    import os
+    import farlight_env
+    # a tree from before farlight_env/compiled.py (an editable install could lend its own)
+    if not os.path.exists(os.path.join(os.path.dirname(farlight_env.__file__), "compiled.py")):
         return "pure Python (no compiled build)"
+    from farlight_env import compiled
     return compiled.summary()
 
 kind, players = sys.argv[1], int(sys.argv[2])

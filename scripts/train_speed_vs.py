@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from speed_vs import baseline_checkout  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import baseline_checkout, build_line  # noqa: E402  (this folder is sys.path[0])
 
 MEASURE = r"""
 import json, os, sys, tempfile
@@ -102,6 +102,8 @@ def main() -> None:
     best: dict[str, float] = {}
     with baseline_checkout(args.baseline, "train_speed_vs") as base:
         try:
+            for label, tree in (("baseline", base), ("current", ROOT)):
+                print(f"{label}: {build_line(tree)}", flush=True)
             for turn in range(args.rounds):
                 for label, tree in (("baseline", base), ("current", ROOT)):
                     result = measure(tree, args.steps, args.vec_env)
