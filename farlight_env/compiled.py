@@ -116,9 +116,21 @@ def is_compiled(module: ModuleType) -> bool:
     return name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
+def has_build(module: str, root: Path = PACKAGES_ROOT) -> bool:
+    source = source_path(module, root)
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return any(source.with_name(source.stem + suffix).is_file() for suffix in suffixes)
+
+
 def build_status() -> dict[str, bool]:
-    """Module -> whether it runs compiled in this process (imports them all)."""
-    return {name: is_compiled(importlib.import_module(name)) for name in COMPILED_MODULES}
+    """Module -> whether importing it in this process gives its compiled build, read from disk
+    (imports nothing: farlight_env never imports agents)."""
+    record = read_build_record()
+    from_source = modules_from_source(record, force=pure_python_requested())
+    return {
+        name: name in record and name not in from_source and has_build(name)
+        for name in COMPILED_MODULES
+    }
 
 
 def summary() -> str:

@@ -8,6 +8,7 @@ and search decisions come out either way.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import subprocess
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: ismcts decisions, and prints one digest of all of it with the build status.
 PLAY = textwrap.dedent(
     """
-    import hashlib, json, random
+    import hashlib, importlib, json, random
     import numpy as np
     from farlight_env import compiled, farlight_v0
     from farlight_env.game import FarlightGame
@@ -59,7 +60,10 @@ PLAY = textwrap.dedent(
                     action = search.choose(game, game.current_player)
                     digest.update(str(action).encode())
                     game.apply(action)
-    print(json.dumps({"digest": digest.hexdigest(), "status": compiled.build_status()}))
+    modules = [importlib.import_module(name) for name in compiled.COMPILED_MODULES]
+    status = {m.__name__: compiled.is_compiled(m) for m in modules}
+    predicted = compiled.build_status()
+    print(json.dumps({"digest": digest.hexdigest(), "status": status, "predicted": predicted}))
     """
 )
 
@@ -79,6 +83,8 @@ def test_compiled_and_pure_python_play_the_same_games() -> None:
     pure, default = _play(pure=True), _play(pure=False)
     assert not any(pure["status"].values())  # FARLIGHT_PURE_PYTHON=1 really ran the source
     assert pure["digest"] == default["digest"]
+    for run in (pure, default):  # what build_status reads from disk is what the imports did
+        assert run["predicted"] == run["status"]
 
 
 @pytest.mark.skipif(
@@ -87,8 +93,10 @@ def test_compiled_and_pure_python_play_the_same_games() -> None:
 )
 def test_the_install_runs_every_hot_module_compiled() -> None:
     assert compiled.read_build_record(), "no _compiled.json: setup.py did not build"
-    status = compiled.build_status()
-    assert all(status.values()), {name for name, ok in status.items() if not ok}
+    predicted = compiled.build_status()
+    assert all(predicted.values()), {name for name, ok in predicted.items() if not ok}
+    imported = {name: importlib.import_module(name) for name in compiled.COMPILED_MODULES}
+    assert all(compiled.is_compiled(module) for module in imported.values())
 
 
 def _fake_tree(tmp_path: Path, text: str = "x = 1\n") -> Path:
