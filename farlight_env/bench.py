@@ -162,19 +162,7 @@ def bench_engine_suite(
 
     ``config`` goes to the engine (card_set, grid_size, max_rounds, ...)."""
     runners = [EngineRunner(n, seed, **(config or {})) for n in players]
-    budgets = _turn_budgets(seconds, games)
-    bar = tqdm(
-        total=len(budgets) * len(runners),
-        desc="bench engine",
-        unit="slice",
-        disable=not progress,
-        leave=False,
-    )
-    for budget in budgets:
-        for runner in runners:
-            runner.play(**budget)
-            bar.update(1)
-    bar.close()
+    take_turns(runners, seconds, games, "bench engine", progress)
     return [r.result() for r in runners]
 
 
@@ -374,6 +362,25 @@ def _turn_budgets(seconds: float | None, games: int | None) -> list[dict[str, An
     return [{"seconds": total / turns}] * turns
 
 
+def take_turns(
+    runners: Sequence[EngineRunner | EnvRunner],
+    seconds: float | None,
+    games: int | None,
+    desc: str,
+    progress: bool,
+) -> None:
+    """Play every runner's budget slice by slice, the runners taking turns, so load from other
+    jobs falls on all of them alike."""
+    budgets = _turn_budgets(seconds, games)
+    total = len(budgets) * len(runners)
+    bar = tqdm(total=total, desc=desc, unit="slice", disable=not progress, leave=False)
+    for budget in budgets:
+        for runner in runners:
+            runner.play(**budget)
+            bar.update(1)
+    bar.close()
+
+
 def bench_env_suite(
     players: Sequence[int],
     *,
@@ -401,19 +408,7 @@ def bench_env_suite(
             note = str(exc)
         else:
             runners.insert(0, c4)
-    budgets = _turn_budgets(seconds, games)
-    bar = tqdm(
-        total=len(budgets) * len(runners),
-        desc="bench env",
-        unit="slice",
-        disable=not progress,
-        leave=False,
-    )
-    for budget in budgets:
-        for runner in runners:
-            runner.play(**budget)
-            bar.update(1)
-    bar.close()
+    take_turns(runners, seconds, games, "bench env", progress)
     return EnvSuite(
         farlight=[r.result() for r in runners if r is not c4],
         connect_four=c4.result() if c4 is not None else None,
