@@ -7,7 +7,6 @@ FARLIGHT_NO_COMPILE=1 to skip the build.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -17,7 +16,7 @@ from setuptools import Extension, setup
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "farlight_env"))  # compiled.py alone, without the package
-from compiled import COMPILED_MODULES  # noqa: E402
+from compiled import BUILD_RECORD, COMPILED_MODULES, source_digest, source_path  # noqa: E402
 
 DIRECTIVES = {
     "language_level": 3,
@@ -34,12 +33,10 @@ def extensions() -> list[Extension]:
     except ImportError:
         print("farlight-env: Cython not found, installing pure Python", file=sys.stderr)
         return []
-    paths = {name: Path(*name.split(".")).with_suffix(".py") for name in COMPILED_MODULES}
-    digests = {
-        name: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for name, p in paths.items()
-    }
+    paths = {name: source_path(name, ROOT).relative_to(ROOT) for name in COMPILED_MODULES}
+    digests = {name: source_digest(ROOT / path) for name, path in paths.items()}
     record = {"sources": digests, "cython": __import__("Cython").__version__}
-    (ROOT / "farlight_env" / "_compiled.json").write_text(json.dumps(record, indent=1) + "\n")
+    BUILD_RECORD.write_text(json.dumps(record, indent=1) + "\n")
     modules = [Extension(name, [str(p)], optional=True) for name, p in paths.items()]
     jobs = os.cpu_count() or 1
     built = cythonize(modules, compiler_directives=DIRECTIVES, quiet=True, nthreads=jobs)
