@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import pickle
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from evaluation_runs import farlight, without_timing
 from PIL import Image
 
 import agents
@@ -24,7 +24,6 @@ from agents.evaluate import (
     OPPONENTS,
     POLICY_LABEL,
     PROTOCOL,
-    TIMING_FIELDS,
     Cell,
     cell_result,
     cell_specs,
@@ -56,19 +55,6 @@ CELL_KEYS = (
     "fair_share",
     "mean_margin",
 )
-
-
-def farlight(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "farlight_cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def without_timing(card: dict) -> dict:
-    return {k: v for k, v in card.items() if k not in TIMING_FIELDS}
 
 
 # ------------------------------------------------------------------------------ the protocol

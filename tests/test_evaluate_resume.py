@@ -13,25 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from evaluation_runs import farlight, without_timing
 
 import agents
-from agents.evaluate import TIMING_FIELDS, resume_evaluation
+from agents.evaluate import resume_evaluation
 from agents.journal import EVAL_GAMES, EVAL_SPEC, JournalError
 
 SHORT = ["--quick", "--max-rounds", "2"]  # 15 short games: a few seconds
-
-
-def farlight(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "farlight_cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def without_timing(card: dict) -> dict:
-    return {k: v for k, v in card.items() if k not in TIMING_FIELDS}
 
 
 @pytest.fixture(scope="module")
