@@ -241,6 +241,49 @@ def test_learning_curve_legend_is_short_and_off_the_curves(tmp_path: Path, monke
     }
 
 
+def test_stage_curves_chain_runs_on_one_step_axis(tmp_path: Path, monkeypatch) -> None:
+    """A chain of runs: each stage cut where the next started, offset by the steps before it;
+    PPO (eval/…) and league (league/…) columns both read, other columns ignored."""
+    from training import curves
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for run in (first, second):
+        (run / "logs").mkdir(parents=True)
+    write_csv(
+        first / "logs" / "progress.csv",
+        [
+            [curves.STEP, "eval/win_rate_vs_heuristic_2p", "eval/win_rate_vs_heuristic_5p"],
+            ["100", "0.5", "0.2"],
+            ["200", "0.6", "0.3"],
+            ["300", "0.9", "0.9"],  # after the checkpoint the next stage started from
+        ],
+    )
+    write_csv(
+        second / "logs" / "progress.csv",
+        [
+            [curves.STEP, "league/win_rate_vs_heuristic_2p", "league/win_rate_vs_heuristic"],
+            ["50", "0.8", "0.1"],
+        ],
+    )
+    stages = [curves.Stage("one", first, until=200), curves.Stage("two", second)]
+    assert curves.stage_rates(stages[0]) == {
+        2: [(100, 0.5), (200, 0.6)],
+        5: [(100, 0.2), (200, 0.3)],
+    }
+    assert curves.stage_rates(stages[1]) == {2: [(50, 0.8)]}
+    drawn = []
+    monkeypatch.setattr(curves, "_save", lambda fig, path: drawn.append(fig))
+    curves.plot_stage_curves(stages, tmp_path / "chain.png")
+    (axes,) = drawn[0].axes
+    points = {
+        line.get_label(): list(zip(*line.get_data(), strict=True)) for line in axes.get_lines()
+    }
+    assert points["2 players"] == [(100, 0.5), (200, 0.55), (250, (0.5 + 0.6 + 0.8) / 3)]
+    assert points["5 players"] == [(100, 0.2), (200, 0.25)]
+    assert [t.get_text() for t in axes.texts] == ["one", "two"]
+    assert curves.rolling_mean([1.0, 2.0, 3.0, 4.0], 2) == [1.0, 1.5, 2.5, 3.5]
+
+
 def test_help_documents_every_option_with_choices_and_defaults() -> None:
     from farlight_cli.main import build_parser
 

@@ -10,6 +10,7 @@ import csv
 import math
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ CURVE = "learning_curve.png"
 STEP = "time/total_timesteps"
 WIN_RATE_PREFIX = "eval/win_rate_vs_"
 EPISODE_RETURN = "rollout/ep_rew_mean"
+#: One colour per player count, the same in every picture.
+SEAT_COLORS = {2: "#55A868", 3: "#C44E52", 4: "#8172B3", 5: "#937860"}
 
 
 def _figure(width: float, height: float) -> Any:
@@ -123,9 +126,7 @@ def plot_league_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
         color="#DD8452",
         label="win rate vs heuristic",
     )
-    for seats, color in zip(
-        (2, 3, 4, 5), ("#55A868", "#C44E52", "#8172B3", "#937860"), strict=True
-    ):
+    for seats, color in SEAT_COLORS.items():
         key = f"win_rate_vs_heuristic_{seats}p"  # runs over several player counts
         points = [(h["steps"], h[key]) for h in history if key in h]
         if points:
@@ -139,3 +140,70 @@ def plot_league_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3)
     fig.tight_layout()
     _save(fig, path)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One run of a chain of runs (each started --init-from the previous one's checkpoint),
+    used up to `until` steps (the checkpoint the next stage started from)."""
+
+    label: str
+    run_dir: Path
+    until: int | None = None
+
+
+#: Columns holding a run's evaluations against the heuristic per player count: PPO runs log
+#: eval/…, league runs log league/… at each snapshot.
+STAGE_RATE_PREFIXES = ("eval/win_rate_vs_heuristic_", "league/win_rate_vs_heuristic_")
+
+
+def stage_rates(stage: Stage) -> dict[int, list[tuple[float, float]]]:
+    """A stage's (step, win rate vs heuristic) per player count, cut at `until`."""
+    series = progress_series(Path(stage.run_dir) / "logs" / "progress.csv")
+    rates: dict[int, list[tuple[float, float]]] = {}
+    for key, points in series.items():
+        for prefix in STAGE_RATE_PREFIXES:
+            if key.startswith(prefix) and key[len(prefix) :] in {"2p", "3p", "4p", "5p"}:
+                seats = int(key[len(prefix)])
+                kept = [(s, v) for s, v in points if stage.until is None or s <= stage.until]
+                rates.setdefault(seats, []).extend(kept)
+    return {seats: sorted(points) for seats, points in rates.items()}
+
+
+def rolling_mean(values: Sequence[float], width: int) -> list[float]:
+    """Mean of each value and up to width - 1 before it: small evaluations are noisy."""
+    return [
+        sum(values[max(0, i - width + 1) : i + 1]) / (i + 1 - max(0, i - width + 1))
+        for i in range(len(values))
+    ]
+
+
+def plot_stage_curves(stages: Sequence[Stage], path: Path) -> Path:
+    """Training evaluations against the heuristic per player count over a chain of runs, on
+    one step axis (each stage offset by the steps before it), stages shaded and named."""
+    fig = _figure(11, 4.5)
+    ax = fig.subplots()
+    offset = 0.0
+    merged: dict[int, list[tuple[float, float]]] = {}
+    for index, stage in enumerate(stages):
+        rates = stage_rates(stage)
+        end = stage.until or max((s for pts in rates.values() for s, _ in pts), default=0.0)
+        if index % 2:
+            ax.axvspan(offset, offset + end, color="#EEEEEE", zorder=0)
+        ax.text(offset + end / 2, 0.03, stage.label, ha="center", va="bottom", fontsize="small")
+        for seats, points in rates.items():
+            merged.setdefault(seats, []).extend((offset + s, v) for s, v in points)
+        offset += end
+    for seats, color in SEAT_COLORS.items():
+        if merged.get(seats):
+            xs, ys = zip(*merged[seats], strict=True)
+            ax.plot(xs, ys, "o", color=color, markersize=3, alpha=0.35)
+            ax.plot(xs, rolling_mean(ys, 3), "-", color=color, label=f"{seats} players")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(0, max(offset, 1.0))
+    ax.set_xlabel("training steps, all stages")
+    ax.set_ylabel("win rate vs heuristics\n(training evaluations; line: mean of 3)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, fontsize="small")
+    fig.tight_layout()
+    _save(fig, Path(path))
+    return Path(path)
