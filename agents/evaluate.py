@@ -140,6 +140,12 @@ def card_set_hash(card_file: Path | None) -> str:
 
 
 def _file_hash(name: str) -> str | None:
+    """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo` the
+    shipped one's (it changes between releases while the name stays)."""
+    if name == "ppo":
+        from agents.policy import SHIPPED_POLICY
+
+        name = str(SHIPPED_POLICY)
     if name.endswith(".pt") and Path(name).is_file():
         return "sha256:" + hashlib.sha256(Path(name).read_bytes()).hexdigest()
     return None

@@ -32,7 +32,7 @@ ACTOR_PREFIXES = (
     "action_net.",
 )
 ARCHITECTURES = ("flat", "structured")
-SHIPPED_POLICY = Path(__file__).with_name("data") / "ppo_2p.pt"
+SHIPPED_POLICY = Path(__file__).with_name("data") / "ppo.pt"
 #: Bounds on what a policy file may ask for: the shipped policy has 0.5 M parameters in a
 #: 2 MB file; a file asking for more than MAX_PARAMETERS is refused before anything is built.
 MAX_POLICY_BYTES = 256 << 20

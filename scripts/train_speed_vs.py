@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Both trees warm-start from this checkout's shipped policy, so they learn the same network.
+INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
 
 from speed_vs import baseline_checkout, build_line  # noqa: E402  (this folder is sys.path[0])
 
@@ -57,10 +59,10 @@ sb3_contrib.MaskablePPO.learn = timed_learn
 from training.config import PPOConfig
 from training.train_ppo import train
 
-steps, vec_env = int(sys.argv[1]), sys.argv[2]
+steps, vec_env, init_from = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 with tempfile.TemporaryDirectory() as tmp:
     config = PPOConfig(
-        run_dir=str(Path(tmp) / "run"), init_from="agents/data/ppo_2p.pt",
+        run_dir=str(Path(tmp) / "run"), init_from=init_from,
         learning_rate=0.0006, total_steps=steps, opponents=["heuristic"],
         reward_mode="margin", n_envs=2, vec_env=vec_env, eval_every=0,
         checkpoint_every=0, seed=1, arch="structured", ship_features=32,
@@ -74,7 +76,7 @@ def measure(tree: Path, steps: int, vec_env: str) -> dict[str, float]:
     """One training run in `tree`: learner steps per CPU-second of its process tree."""
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(steps), vec_env],
+        [sys.executable, "-c", MEASURE, str(steps), vec_env, str(INIT_FROM)],
         cwd=tree,
         env=env,
         capture_output=True,

@@ -6,6 +6,7 @@ the protocol's schedule and arithmetic without playing, or a failure that stops 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import subprocess
@@ -156,6 +157,11 @@ def test_quick_ppo_scorecard_from_the_cli(quick_cli) -> None:
     assert all(key in card for key in TOP_KEYS)
     assert card["protocol"] == PROTOCOL and card["quick"] is True and card["standard_game"]
     assert card["agent"] == "ppo"
+    # The name stays while the shipped file changes between releases: the card says which.
+    from agents.policy import SHIPPED_POLICY
+
+    shipped = hashlib.sha256(SHIPPED_POLICY.read_bytes()).hexdigest()
+    assert card["agent_file_hash"] == f"sha256:{shipped}"
     assert card["card_set_hash"].startswith("sha256:")
     assert card["budgets"]["ismcts_opponent_iterations"] == ISMCTS_ITERATIONS
     assert [(c["players"], c["opponent"]) for c in card["cells"]] == [

@@ -299,11 +299,13 @@ def test_shipped_policy_file_loads() -> None:
 def test_shipped_policy_records_how_it_was_trained() -> None:
     """The README's reproduction commands match what the file says about itself."""
     _net, config = load_policy(SHIPPED_POLICY)
+    readme = (ROOT / "README.md").read_text()
     assert config["arch"] == "structured"
-    assert config["num_players"] == 2
+    assert config["player_counts"] == [2, 3, 4, 5]
     assert config["opponents"] == ["heuristic"]
-    assert config["seed"] == 1
-    assert f"{config['trained_steps']:,} PPO steps" in (ROOT / "README.md").read_text()
+    assert "--player-counts 2,3,4,5 --n-envs 4 --opponents heuristic" in readme
+    assert f"--seed {config['seed']}\n" in readme
+    assert f"{config['trained_steps']:,} PPO steps" in readme
 
 
 @shipped
