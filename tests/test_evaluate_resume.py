@@ -152,6 +152,29 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
         resume_evaluation(out)
 
 
+def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """`ppo` names whatever file is shipped: a journal started with one file is not finished
+    with another."""
+    pytest.importorskip("torch", reason="saved policies need the train extra")
+    import agents.policy
+    from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
+    from agents.journal import EvaluationSpec, Journal
+
+    shipped = tmp_path / "shipped.pt"
+    shutil.copy(agents.policy.SHIPPED_POLICY, shipped)
+    monkeypatch.setattr(agents.policy, "SHIPPED_POLICY", shipped)
+    spec = EvaluationSpec(
+        "farlight-eval-spec", 1, PROTOCOL, "ppo", _file_hash("ppo"), True, card_set_hash(None)
+    )
+    assert spec.agent_file_hash is not None
+    out = tmp_path / "card"
+    Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
+    with shipped.open("ab") as fh:
+        fh.write(b"\0")
+    with pytest.raises(JournalError, match="changed since the evaluation began"):
+        resume_evaluation(out)
+
+
 def test_a_foreign_spec_is_refused(started: Path) -> None:
     (started / EVAL_SPEC).write_text('{"format": "farlight-eval-spec", "version": 1}')
     with pytest.raises(JournalError, match="not an evaluation spec"):
