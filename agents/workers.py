@@ -84,7 +84,9 @@ def reap(parent_pid: int) -> None:
         snapshot = {pid: started for pid in descendants(parent_pid) if (started := start_time(pid))}
         if os.getppid() != parent_pid:  # died during the snapshot: trust the previous one
             break
-        known = {pid: started for pid, started in snapshot.items() if pid != os.getpid()}
+        # Kept across looks while alive: one look that missed a process never forgets it.
+        still = {pid: started for pid, started in known.items() if start_time(pid) == started}
+        known = {pid: t for pid, t in (still | snapshot).items() if pid != os.getpid()}
         time.sleep(REAP_POLL_SECONDS)
     _kill_trees(known)
 
@@ -124,12 +126,16 @@ def descendants(pid: int) -> set[int]:
 
 
 def children(pid: int) -> set[int]:
+    """Children of every thread of `pid`. A thread that ends meanwhile is skipped, not the
+    rest: stopping at it once hid Ray's agents from the reaper under load."""
     kids: set[int] = set()
     try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # the process ended meanwhile
+        return kids
+    for task in tasks:
+        with contextlib.suppress(OSError):
             kids |= {int(k) for k in (task / "children").read_text().split()}
-    except OSError:  # the process (or one of its threads) ended meanwhile
-        pass
     return kids
 
 
