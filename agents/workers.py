@@ -127,7 +127,7 @@ def descendants(pid: int) -> set[int]:
 
 def children(pid: int) -> set[int]:
     """Children of every thread of `pid`. A thread that ends meanwhile is skipped, not the
-    rest: stopping at it once hid Ray's agents from the reaper under load."""
+    rest, so one short-lived thread cannot hide another thread's children from the reaper."""
     kids: set[int] = set()
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())

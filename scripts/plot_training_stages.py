@@ -1,7 +1,7 @@
 """One learning-curve picture for a chain of training runs (each --init-from the last).
 
     python scripts/plot_training_stages.py --out docs/images/ppo_training.png \
-        "2-5 players, margin=runs/ppo_multi:1560576" "win reward=runs/ppo_win"
+        "2-5 players, margin=runs/ppo_multi:1560576" "win reward=runs/ppo:880640"
 
 Each stage is LABEL=RUN_DIR[:STEPS]: the run's training evaluations against the heuristic per
 player count, up to STEPS (the checkpoint the next stage started from), drawn after the stages
