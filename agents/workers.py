@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -26,6 +27,10 @@ POLL_SECONDS = 1.0
 REAP_POLL_SECONDS = 0.5
 #: Seconds to wait for a Ray cluster's port to answer (Ray itself retries for minutes).
 RAY_ADDRESS_TIMEOUT = 5.0
+#: A Ray session directory as the raylet and the GCS server name it on their command lines.
+RAY_SESSION = re.compile(r"/[^\s=,'\"]*/session_\d{4}-\d\d-\d\d_[\d_-]+")
+#: Ray's own programs: retitled workers and agents (ray::…), or a program of the ray package.
+RAY_PROGRAM = re.compile(r"^ray::|/(?:site|dist)-packages/ray/")
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -78,17 +83,69 @@ def stop_orphan_reaper(reaper: subprocess.Popen | None) -> None:
 
 
 def reap(parent_pid: int) -> None:
-    """Watchdog body: remember `parent_pid`'s descendants while it lives, kill them when it dies."""
+    """Watchdog body: remember `parent_pid`'s descendants while it lives, kill them when it dies.
+
+    Also kills Ray's processes of the sessions those descendants named: an agent the raylet
+    started after the last look, orphaned when the raylet died first, is no one's descendant.
+    """
     known: dict[int, str] = {}
+    sessions: set[str] = set()
     while True:
         snapshot = {pid: started for pid in descendants(parent_pid) if (started := start_time(pid))}
         if os.getppid() != parent_pid:  # died during the snapshot: trust the previous one
             break
+        sessions |= ray_sessions(snapshot.keys() - known.keys())
         # Kept across looks while alive: one look that missed a process never forgets it.
         still = {pid: started for pid, started in known.items() if start_time(pid) == started}
         known = {pid: t for pid, t in (still | snapshot).items() if pid != os.getpid()}
         time.sleep(REAP_POLL_SECONDS)
     _kill_trees(known)
+    _kill_session_members(sessions)
+
+
+def ray_sessions(pids: set[int]) -> set[str]:
+    """Ray session directories named on these processes' command lines (raylet, GCS server)."""
+    found: set[str] = set()
+    for pid in pids:
+        found |= set(RAY_SESSION.findall(command_line(pid)))
+    return found
+
+
+def command_line(pid: int) -> str:
+    """`pid`'s command line, arguments separated by spaces ("" if it is gone)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    return raw.replace(b"\0", b" ").decode(errors="replace")
+
+
+def _kill_session_members(sessions: set[str]) -> None:
+    """SIGKILL Ray's processes that hold a file open inside one of `sessions`; other programs
+    (a `tail -f` of a log there) are left alone."""
+    if not sessions:
+        return
+    inside = tuple(session.rstrip("/") + "/" for session in sessions)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        if RAY_PROGRAM.search(command_line(int(entry.name))) and _holds_file_in(entry, inside):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
+def _holds_file_in(proc: Path, folders: tuple[str, ...]) -> bool:
+    """Whether the process behind /proc/PID has a file open under one of `folders` (only our
+    own processes can be read; others count as not)."""
+    try:
+        fds = list((proc / "fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(fd).startswith(folders):
+                return True
+    return False
 
 
 def _kill_trees(known: dict[int, str]) -> None:
