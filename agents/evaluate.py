@@ -139,13 +139,14 @@ def card_set_hash(card_file: Path | None) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _file_hash(name: str) -> str | None:
+def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | None:
     """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo` the
-    shipped one's (it changes between releases while the name stays)."""
+    one its `path` keyword names, by default the shipped one (it changes between releases
+    while the name stays)."""
     if name == "ppo":
         from agents.policy import SHIPPED_POLICY
 
-        name = str(SHIPPED_POLICY)
+        name = str((policy_kwargs or {}).get("path", SHIPPED_POLICY))
     if name.endswith(".pt") and Path(name).is_file():
         return "sha256:" + hashlib.sha256(Path(name).read_bytes()).hexdigest()
     return None
@@ -190,7 +191,7 @@ def evaluate(
             1,
             PROTOCOL,
             agent,
-            _file_hash(agent),
+            _file_hash(agent, policy_kwargs),
             quick,
             card_hash,
             policy_kwargs,
@@ -217,7 +218,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
     spec = read_eval_spec(out_dir)
     if spec.protocol != PROTOCOL:
         raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {PROTOCOL}")
-    if _file_hash(spec.agent) != spec.agent_file_hash:
+    if _file_hash(spec.agent, dict(spec.policy_kwargs)) != spec.agent_file_hash:
         raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
     config = game_options(spec)
     plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs))
@@ -296,7 +297,7 @@ def _scorecard(
         "quick": quick,
         "standard_game": standard,
         "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
-        "agent_file_hash": _file_hash(agent) if isinstance(agent, str) else None,
+        "agent_file_hash": _file_hash(agent, policy_kwargs) if isinstance(agent, str) else None,
         "package_version": __version__,
         "card_set_hash": card_hash,
         "rule_options": rules.to_dict(),

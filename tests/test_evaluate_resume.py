@@ -175,6 +175,41 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
         resume_evaluation(out)
 
 
+def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path) -> None:
+    """`ppo` given `path=` plays that file, so the card names it and a resume checks it (not
+    the shipped file)."""
+    pytest.importorskip("torch", reason="saved policies need the train extra")
+    import hashlib
+
+    import agents.policy
+    from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
+    from agents.journal import EvaluationSpec, Journal
+
+    mine = tmp_path / "mine.pt"
+    shutil.copy(agents.policy.SHIPPED_POLICY, mine)
+    with mine.open("ab") as fh:
+        fh.write(b"\0")  # another file than the shipped one
+    kwargs = {"path": str(mine)}
+    assert _file_hash("ppo", kwargs) == "sha256:" + hashlib.sha256(mine.read_bytes()).hexdigest()
+    assert _file_hash("ppo", kwargs) != _file_hash("ppo")
+    spec = EvaluationSpec(
+        "farlight-eval-spec",
+        1,
+        PROTOCOL,
+        "ppo",
+        _file_hash("ppo", kwargs),
+        True,
+        card_set_hash(None),
+        kwargs,
+    )
+    out = tmp_path / "card"
+    Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
+    with mine.open("ab") as fh:
+        fh.write(b"\0")
+    with pytest.raises(JournalError, match="changed since the evaluation began"):
+        resume_evaluation(out)
+
+
 def test_a_foreign_spec_is_refused(started: Path) -> None:
     (started / EVAL_SPEC).write_text('{"format": "farlight-eval-spec", "version": 1}')
     with pytest.raises(JournalError, match="not an evaluation spec"):
