@@ -734,6 +734,19 @@ def test_league_tracks_results_per_entry(league_run) -> None:
         assert 0.0 <= wins <= games and games >= 1
 
 
+def test_a_full_baseline_share_never_draws_a_snapshot(tmp_path: Path) -> None:
+    """The share reaches the environments: at 1.0, snapshots join and are rated but the
+    learner's opponents stay baselines."""
+    run_dir = tmp_path / "league"
+    config = tiny_league(run_dir, snapshot_every=128, baseline_share=1.0)
+    self_play.train(config, progress=False)
+    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
+    snapshots = [e for e in state["entries"] if e.endswith(".pt")]
+    assert len(snapshots) >= 2
+    played = {entry for entry, (_wins, games) in state["stats"].items() if games}
+    assert played and played <= set(config.baselines), played
+
+
 def test_league_draws_a_learning_curve(league_run) -> None:
     run_dir, _config, _model, _state = league_run
     with Image.open(run_dir / "learning_curve.png") as image:
@@ -850,6 +863,40 @@ def test_pfsp_weights_unplayed_entries_are_a_coin_flip() -> None:
     assert weights == pytest.approx([1 / 3] * 3)
     mixed = self_play.pfsp_weights({"x": [0.0, 0.0]}, ["x", "y"], power=1.0)
     assert mixed == pytest.approx([0.5, 0.5])
+
+
+def test_a_baseline_share_keeps_the_baselines_drawn_that_often() -> None:
+    """The learner beats the heuristic 90% of the time: by PFSP alone it would hardly meet it
+    once snapshots exist; a share of 0.5 keeps it in half the draws, PFSP within each group."""
+    stats = {"heuristic": [90.0, 100.0], "random": [99.0, 100.0], "s1": [5.0, 10.0]}
+    entries = ["heuristic", "random", "s1", "s2"]
+    plain = self_play.pfsp_weights(stats, entries, 2.0)
+    assert plain[0] + plain[1] < 0.05
+    weights = self_play.pfsp_weights(stats, entries, 2.0, ["heuristic", "random"], 0.5)
+    assert sum(weights) == pytest.approx(1.0)
+    assert weights[0] + weights[1] == pytest.approx(0.5)
+    assert weights[0] / weights[1] == pytest.approx(plain[0] / plain[1])
+    assert weights[2] / weights[3] == pytest.approx(plain[2] / plain[3])
+    only = self_play.pfsp_weights(stats, entries, 2.0, ["heuristic", "random"], 1.0)
+    assert only[2:] == [0.0, 0.0]
+
+
+def test_a_baseline_share_waits_for_the_first_snapshot() -> None:
+    """With only baselines (or no baseline) in the league the share has nothing to split."""
+    stats = {"heuristic": [90.0, 100.0]}
+    alone = self_play.pfsp_weights(
+        stats, ["heuristic", "random"], 2.0, ["heuristic", "random"], 0.3
+    )
+    assert alone == pytest.approx(self_play.pfsp_weights(stats, ["heuristic", "random"], 2.0))
+
+
+def test_baseline_share_outside_zero_to_one_is_refused() -> None:
+    from training.config import SelfPlayConfig
+
+    assert SelfPlayConfig(baseline_share=0.5).baseline_share == 0.5
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"--baseline-share must be a number in \[0.0, 1.0\]"):
+            SelfPlayConfig(baseline_share=bad)
 
 
 def test_pfsp_weights_never_drop_an_entry() -> None:

@@ -129,6 +129,11 @@ class SelfPlayConfig(PPOConfig):
     baselines: list[str] = opt(["random", "heuristic"], "fixed agents in the league")
     snapshot_every: int = opt(20_000, "steps between snapshots joining the league (0: never)")
     pfsp_power: float = opt(2.0, "prioritised fictitious self-play exponent (>= 0)")
+    baseline_share: float = opt(
+        0.0,
+        "fraction of opponent draws kept for the baselines once snapshots exist, split among "
+        "them by PFSP (0: one PFSP draw over the whole league)",
+    )
     rating_games: int = opt(10, "games rating each new snapshot")
     eval_opponents: list[str] = opt(["heuristic"], "agents evaluated against")
 
@@ -208,6 +213,7 @@ def _float_problems(config: PPOConfig) -> list[str]:
         "clip_range": (0.0, math.inf, False),
         "ent_coef": (0.0, math.inf, True),
         "pfsp_power": (0.0, math.inf, True),
+        "baseline_share": (0.0, 1.0, True),
     }
     problems = []
     for name, (low, high, low_ok) in ranges.items():

@@ -65,16 +65,33 @@ def league_agent(entry: str, base_dir: Path, seed: int) -> Any:
 
 
 def pfsp_weights(
-    stats: dict[str, list[float]], entries: Sequence[str], power: float
+    stats: dict[str, list[float]],
+    entries: Sequence[str],
+    power: float,
+    baselines: Sequence[str] = (),
+    baseline_share: float = 0.0,
 ) -> list[float]:
-    """Weight (1 - win rate)^power per entry; unplayed entries count as a coin flip."""
-    weights = []
+    """Weight (1 - win rate)^power per entry; unplayed entries count as a coin flip.
+
+    With a `baseline_share`, the baselines together are drawn that often and the snapshots the
+    rest, each group by PFSP: a learner judged against a baseline it beats 90% of the time
+    keeps meeting it instead of drifting into a league of its own snapshots.
+    """
+    raw = []
     for entry in entries:
         wins, games = stats.get(entry, [0.0, 0.0])
         rate = (wins + 1.0) / (games + 2.0)  # Laplace-smoothed learner win rate
-        weights.append(max(1e-3, (1.0 - rate) ** power))
-    total = sum(weights)
-    return [w / total for w in weights]
+        raw.append(max(1e-3, (1.0 - rate) ** power))
+    fixed = [entry in baselines for entry in entries]
+    if baseline_share > 0 and any(fixed) and not all(fixed):
+        base = sum(w for w, b in zip(raw, fixed, strict=True) if b)
+        rest = sum(raw) - base
+        return [
+            w * (baseline_share / base if b else (1.0 - baseline_share) / rest)
+            for w, b in zip(raw, fixed, strict=True)
+        ]
+    total = sum(raw)
+    return [w / total for w in raw]
 
 
 class LeagueEnv(FarlightSingleAgentEnv):
@@ -128,7 +145,13 @@ class League(BaseCallback):
         self.push_weights()
 
     def push_weights(self) -> None:
-        weights = pfsp_weights(self.state["stats"], self.state["entries"], self.config.pfsp_power)
+        weights = pfsp_weights(
+            self.state["stats"],
+            self.state["entries"],
+            self.config.pfsp_power,
+            self.config.baselines,
+            self.config.baseline_share,
+        )
         self.training_env.env_method("set_league", self.state["entries"], weights)
 
     def _on_step(self) -> bool:
