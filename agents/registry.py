@@ -34,20 +34,11 @@ def _ppo(**kw: Any) -> Agent:
     return PolicyAgent(kw.pop("path", SHIPPED_POLICY), **kw)
 
 
-def _rollout(**kw: Any) -> Agent:
-    """The shipped policy (or `path=`'s) improved by rollouts of itself (needs torch)."""
-    from agents.policy import SHIPPED_POLICY
-    from agents.rollout import RolloutAgent
-
-    return RolloutAgent(kw.pop("path", SHIPPED_POLICY), **kw)
-
-
 FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": _random,
     "heuristic": _heuristic,
     "ismcts": _ismcts,
     "ppo": _ppo,
-    "rollout": _rollout,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(FACTORIES)
 

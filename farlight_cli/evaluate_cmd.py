@@ -37,8 +37,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "policy",
         metavar="POLICY",
         nargs="?",
-        help="random, heuristic, ismcts, ismcts@N, ppo, rollout, or the path of a saved policy "
-        "(*.pt)",
+        help="random, heuristic, ismcts, ismcts@N, ppo, or the path of a saved policy (*.pt)",
     )
     p.add_argument(
         "--resume",
