@@ -135,8 +135,8 @@ def _kill_session_members(sessions: set[str]) -> None:
 
 
 def _holds_file_in(proc: Path, folders: tuple[str, ...]) -> bool:
-    """Whether the process behind /proc/PID has a file open under one of `folders` (only our
-    own processes can be read; others count as not)."""
+    """Whether the process behind /proc/PID has a file open under one of `folders` (a process
+    whose open files cannot be read counts as not)."""
     try:
         fds = list((proc / "fd").iterdir())
     except OSError:
