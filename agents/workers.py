@@ -113,11 +113,7 @@ def ray_sessions(pids: set[int]) -> set[str]:
 
 def command_line(pid: int) -> str:
     """`pid`'s command line, arguments separated by spaces ("" if it is gone)."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return ""
-    return raw.replace(b"\0", b" ").decode(errors="replace")
+    return _proc_file(pid, "cmdline").replace("\0", " ")
 
 
 def _kill_session_members(sessions: set[str]) -> None:
@@ -198,11 +194,16 @@ def children(pid: int) -> set[int]:
 
 def start_time(pid: int) -> str:
     """The kernel's start time of `pid` ("" if it is gone): tells a pid's reuse apart."""
+    stat = _proc_file(pid, "stat")
+    return stat.rsplit(")", 1)[1].split()[19] if stat else ""
+
+
+def _proc_file(pid: int, name: str) -> str:
+    """/proc/PID/NAME as text ("" once the process is gone)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
     except OSError:
         return ""
-    return stat.rsplit(")", 1)[1].split()[19]
 
 
 def check_ray_address(address: str | None, flag: str) -> None:

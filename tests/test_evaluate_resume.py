@@ -152,13 +152,24 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
         resume_evaluation(out)
 
 
+def refused_after_changing(policy: Path, spec, out: Path) -> None:
+    """Journal `spec` in `out`, append a byte to `policy`: the resume is refused."""
+    from agents.journal import Journal
+
+    Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
+    with policy.open("ab") as fh:
+        fh.write(b"\0")
+    with pytest.raises(JournalError, match="changed since the evaluation began"):
+        resume_evaluation(out)
+
+
 def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, monkeypatch) -> None:
     """`ppo` names whatever file is shipped: a journal started with one file is not finished
     with another."""
     pytest.importorskip("torch", reason="saved policies need the train extra")
     import agents.policy
     from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.journal import EvaluationSpec, Journal
+    from agents.journal import EvaluationSpec
 
     shipped = tmp_path / "shipped.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, shipped)
@@ -167,12 +178,7 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
         "farlight-eval-spec", 1, PROTOCOL, "ppo", _file_hash("ppo"), True, card_set_hash(None)
     )
     assert spec.agent_file_hash is not None
-    out = tmp_path / "card"
-    Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
-    with shipped.open("ab") as fh:
-        fh.write(b"\0")
-    with pytest.raises(JournalError, match="changed since the evaluation began"):
-        resume_evaluation(out)
+    refused_after_changing(shipped, spec, tmp_path / "card")
 
 
 def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path) -> None:
@@ -183,7 +189,7 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
 
     import agents.policy
     from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.journal import EvaluationSpec, Journal
+    from agents.journal import EvaluationSpec
 
     mine = tmp_path / "mine.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, mine)
@@ -202,12 +208,7 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
         card_set_hash(None),
         kwargs,
     )
-    out = tmp_path / "card"
-    Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
-    with mine.open("ab") as fh:
-        fh.write(b"\0")
-    with pytest.raises(JournalError, match="changed since the evaluation began"):
-        resume_evaluation(out)
+    refused_after_changing(mine, spec, tmp_path / "card")
 
 
 def test_a_foreign_spec_is_refused(started: Path) -> None:
