@@ -36,6 +36,8 @@ ISMCTS_ITERATIONS = 20
 FULL_GAMES: dict[str, int] = {"random": 40, "heuristic": 60, "ismcts": 20}
 #: --quick: one duplicate block (N games) per cell, at these player counts only.
 QUICK_PLAYER_COUNTS: tuple[int, ...] = (2, 3)
+#: Registered agents that play a saved policy file (`path=`, by default the shipped one).
+POLICY_AGENTS: tuple[str, ...] = ("ppo", "rollout")
 #: The label of the evaluated policy's seat in game records and ratings.
 POLICY_LABEL = "policy"
 
@@ -140,10 +142,10 @@ def card_set_hash(card_file: Path | None) -> str:
 
 
 def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | None:
-    """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo` the
-    one its `path` keyword names, by default the shipped one (it changes between releases
-    while the name stays)."""
-    if name == "ppo":
+    """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo` and
+    `rollout` the one its `path` keyword names, by default the shipped one (it changes between
+    releases while the name stays)."""
+    if name in POLICY_AGENTS:
         from agents.policy import SHIPPED_POLICY
 
         name = str((policy_kwargs or {}).get("path", SHIPPED_POLICY))

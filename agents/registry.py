@@ -34,11 +34,19 @@ def _ppo(**kw: Any) -> Agent:
     return PolicyAgent(kw.pop("path", SHIPPED_POLICY), **kw)
 
 
+def _rollout(**kw: Any) -> Agent:
+    """The shipped policy (or `path=`) improved by play-outs where it hesitates (needs torch)."""
+    from agents.rollout import RolloutAgent
+
+    return RolloutAgent(**kw)
+
+
 FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": _random,
     "heuristic": _heuristic,
     "ismcts": _ismcts,
     "ppo": _ppo,
+    "rollout": _rollout,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(FACTORIES)
 

@@ -37,7 +37,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "policy",
         metavar="POLICY",
         nargs="?",
-        help="random, heuristic, ismcts, ismcts@N, ppo, or the path of a saved policy (*.pt)",
+        help="random, heuristic, ismcts, ismcts@N, ppo, rollout, or a saved policy's path (*.pt)",
     )
     p.add_argument(
         "--resume",

@@ -19,7 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay), games.csv, summary.csv and a plot. Agents: random, heuristic, "
-        "ismcts, ppo, or the path of a saved policy (*.pt).",
+        "ismcts, ppo, rollout, or the path of a saved policy (*.pt).",
     )
     p.add_argument(
         "--agents",

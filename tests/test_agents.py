@@ -102,8 +102,7 @@ def random_states(num_players: int, seed: int) -> Iterator[FarlightGame]:
         game.apply(legal[rng.integers(len(legal))])
 
 
-@pytest.fixture(scope="module")
-def states() -> dict[int, dict[str, list[FarlightGame]]]:
+def random_play_states() -> dict[int, dict[str, list[FarlightGame]]]:
     """Random-play states per player count and decision kind (3 games per player count)."""
     out: dict[int, dict[str, list[FarlightGame]]] = {}
     for n in PLAYER_COUNTS:
@@ -113,6 +112,11 @@ def states() -> dict[int, dict[str, list[FarlightGame]]]:
                 by_kind[kind(game)].append(game)
         out[n] = dict(by_kind)
     return out
+
+
+@pytest.fixture(scope="module")
+def states() -> dict[int, dict[str, list[FarlightGame]]]:
+    return random_play_states()
 
 
 def play_env_game(
