@@ -26,6 +26,12 @@ from farlight_cli import (
 from farlight_cli.errors import EXPECTED_ERRORS
 from farlight_env import __version__
 
+#: Commands whose game loops make many small network calls in this process (bots in play and
+#: serve, policies in a one-worker tournament or evaluation): torch's default of one math thread
+#: per core makes each call several times slower as soon as another process is busy (5x for
+#: `rollout` beside one busy process), so they run with one, unless OMP_NUM_THREADS is set.
+GAME_LOOP_COMMANDS = frozenset({"tournament", "evaluate", "play", "serve"})
+
 COMMANDS = (
     random_cmd.add,
     bench_cmd.add,
@@ -97,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         command = " ".join(["farlight", args.command, *([args.kind] if "kind" in args else [])])
+        if args.command in GAME_LOOP_COMMANDS:
+            _one_math_thread()
         return int(args.func(args))
     except BrokenPipeError:
         _silence_stdout()  # `farlight ... | head`: the reader left; that is not an error
@@ -107,6 +115,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EXPECTED_ERRORS as exc:
         print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _one_math_thread() -> None:
+    """One math thread for torch (read when it is imported), unless the user chose a count."""
+    if "OMP_NUM_THREADS" in os.environ:
+        return
+    os.environ["OMP_NUM_THREADS"] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _silence_stdout() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -304,3 +305,40 @@ def test_help_lists_read_as_typed(capsys):
         main(["bench", "--help"])
     out = capsys.readouterr().out
     assert "(default: 2,3,4,5)" in " ".join(out.split())
+
+
+def _torch_threads() -> int | None:
+    torch = sys.modules.get("torch")
+    return None if torch is None else torch.get_num_threads()
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, "1"), ("3", "3")])
+def test_game_loop_commands_run_torch_on_one_thread_unless_chosen(
+    monkeypatch, capsys, chosen, expected
+):
+    """A one-worker tournament plays in this process: one math thread keeps small network
+    calls fast beside other busy processes; a user's OMP_NUM_THREADS is left as set."""
+    threads = _torch_threads()
+    monkeypatch.setenv("OMP_NUM_THREADS", "9")
+    if chosen is None:
+        monkeypatch.delenv("OMP_NUM_THREADS")
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", chosen)
+    args = ["tournament", "--agents", "random,random", "--players", "2", "--games", "2"]
+    try:
+        assert main([*args, "--workers", "1", "--no-progress"]) == 0
+        assert os.environ["OMP_NUM_THREADS"] == expected
+        if threads is not None and chosen is None:
+            assert _torch_threads() == 1
+    finally:
+        if threads is not None:
+            sys.modules["torch"].set_num_threads(threads)
+    capsys.readouterr()
+
+
+def test_other_commands_leave_the_thread_count_alone(monkeypatch, capsys):
+    monkeypatch.setenv("OMP_NUM_THREADS", "9")
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert main(["random", "--players", "2", "--games", "1", "--no-progress"]) == 0
+    assert "OMP_NUM_THREADS" not in os.environ
+    capsys.readouterr()
