@@ -88,6 +88,17 @@ def act(agent: Agent, game: FarlightGame) -> int:
     return agent.act(encoder.encode(game, seat), codec.mask(game), info)
 
 
+def assert_legal_in_every_kind(agent: Agent, by_kind: dict[str, list[FarlightGame]]) -> None:
+    """Two positions of each kind of decision: a legal index, and the game shown unchanged."""
+    for k, games in by_kind.items():
+        for game in games[:: max(1, len(games) // 2)][:2]:
+            before = game.to_json()
+            index = act(agent, game)
+            assert isinstance(index, int)
+            assert tools(game)[0].mask(game)[index] == 1, f"{agent.name}: illegal index in {k}"
+            assert game.to_json() == before, f"{agent.name} changed the game it was shown"
+
+
 def decide(agent: Agent, game: FarlightGame) -> Action:
     return tools(game)[0].decode(act(agent, game), game)
 
@@ -173,14 +184,7 @@ def test_agent_returns_a_legal_index_at_every_state(states, name: str, num_playe
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_ismcts_returns_a_legal_index_in_every_kind_of_decision(states, num_players: int) -> None:
-    agent = fresh("ismcts", seed=num_players)
-    for k, games in states[num_players].items():
-        for game in games[:: max(1, len(games) // 2)][:2]:  # two of each kind
-            before = game.to_json()
-            index = act(agent, game)
-            assert isinstance(index, int)
-            assert tools(game)[0].mask(game)[index] == 1, f"ismcts illegal index in {k}"
-            assert game.to_json() == before, "ismcts changed the game it was shown"
+    assert_legal_in_every_kind(fresh("ismcts", seed=num_players), states[num_players])
 
 
 def test_ismcts_with_a_time_budget_returns_a_legal_index(states) -> None:
