@@ -89,7 +89,7 @@ class RolloutAgent:
 
     def _totals(self, view: PlayerView, moves: list[int]) -> np.ndarray:
         """Each move's summed play-out values over the same sampled worlds."""
-        codec, _ = self._tools_for(view)
+        codec, encoder = self._tools_for(view)
         draw = view.determinizer()
         games: list[FarlightGame] = []
         for _ in range(self.worlds):
@@ -99,13 +99,18 @@ class RolloutAgent:
                 game = world.clone(rng=np.random.default_rng(dice_seed))
                 game.apply(codec.decode(move, game))
                 games.append(game)
-        values = self._play_out(games, view.seat, view)
+        values = self._play_out(games, view.seat, codec, encoder)
         return values.reshape(self.worlds, len(moves)).sum(axis=0)
 
-    def _play_out(self, games: list[FarlightGame], seat: int, view: PlayerView) -> np.ndarray:
+    def _play_out(
+        self,
+        games: list[FarlightGame],
+        seat: int,
+        codec: ActionCodec,
+        encoder: ObservationEncoder,
+    ) -> np.ndarray:
         """Play every game to its end in lockstep: the heuristic for the other seats, and one
         batched network call per step for `seat`'s moves in all games that wait on it."""
-        codec, encoder = self._tools_for(view)
         live = list(range(len(games)))
         while live:
             waiting = []
