@@ -5,8 +5,9 @@ How it plays. When the policy's favourite move has less than `confidence` probab
 `worlds` sampled worlds: determinizations of everything the seat cannot see (opponents'
 face-down tiles, the deck order, face-down awards, future dice), the same world and the same
 dice for every candidate, so the comparison is paired. In each play-out the policy moves for
-its own seat and the heuristic for every other seat, the opponent model of ismcts's play-outs
-too. The move with the most wins over the worlds is played (score margin breaks ties, then the
+its own seat; the other seats are played by the heuristic (`opponents="heuristic"`, the
+opponent model of ismcts's play-outs too) or by the policy itself (`opponents="self"`, which
+assumes nothing about who sits across the table). The move with the most wins over the worlds is played (score margin breaks ties, then the
 policy's own order); elsewhere the policy's favourite. Nothing hidden is read: worlds come from
 the seat's `PlayerView.determinizer`. The play-outs of one decision run in lockstep, so the
 network evaluates one batch per step instead of one position at a time.
@@ -35,6 +36,8 @@ MAX_CANDIDATES = 10
 #: Moves the policy gives less than this are never tried: the search refines its favourites.
 MIN_CANDIDATE_PROBABILITY = 0.02
 MAX_WORLDS = 64
+#: Who plays the other seats in the play-outs.
+OPPONENT_MODELS = ("heuristic", "self")
 
 
 class RolloutAgent:
@@ -49,13 +52,19 @@ class RolloutAgent:
         candidates: int = 3,
         worlds: int = 4,
         confidence: float = 0.9,
+        opponents: str = "heuristic",
     ) -> None:
         _check_int("candidates", candidates, 2, MAX_CANDIDATES)
         _check_int("worlds", worlds, 1, MAX_WORLDS)
         if not isinstance(confidence, (int, float)) or not 0.0 < confidence <= 1.0:
             raise ValueError(f"rollout confidence must be in (0, 1], got {confidence!r}")
+        if opponents not in OPPONENT_MODELS:
+            raise ValueError(
+                f"rollout opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}"
+            )
         self.policy = PolicyAgent(path)
         self.candidates, self.worlds, self.confidence = candidates, worlds, float(confidence)
+        self.opponents = opponents
         self.seed = seed
         self.reset()
         self._tools: dict[tuple[int, int], tuple[ActionCodec, ObservationEncoder]] = {}
@@ -109,19 +118,21 @@ class RolloutAgent:
         codec: ActionCodec,
         encoder: ObservationEncoder,
     ) -> np.ndarray:
-        """Play every game to its end in lockstep: the heuristic for the other seats, and one
-        batched network call per step for `seat`'s moves in all games that wait on it."""
+        """Play every game to its end in lockstep: the heuristic moves where it models a seat,
+        and one batched network call per step makes every move the policy plays."""
         live = list(range(len(games)))
         while live:
             waiting = []
             for i in live:
                 game = games[i]
-                while not game.is_over and game.current_player != seat:
+                while not game.is_over and not self._policy_plays(game.current_player, seat):
                     game.apply(self.opponent_model.choose(game, game.current_player))
                 if not game.is_over:
                     waiting.append(i)
             if waiting:
-                observations = np.stack([encoder.encode(games[i], seat) for i in waiting])
+                observations = np.stack(
+                    [encoder.encode(games[i], games[i].current_player) for i in waiting]
+                )
                 masks = np.stack([codec.mask(games[i]) for i in waiting])
                 for i, index in zip(
                     waiting, self.policy.best_moves(observations, masks), strict=True
@@ -129,6 +140,9 @@ class RolloutAgent:
                     games[i].apply(codec.decode(int(index), games[i]))
             live = [i for i in live if not games[i].is_over]
         return np.array([_value(game, seat) for game in games])
+
+    def _policy_plays(self, player: int, seat: int) -> bool:
+        return player == seat or self.opponents == "self"
 
     def _tools_for(self, view: PlayerView) -> tuple[ActionCodec, ObservationEncoder]:
         key = (id(view.cards), view.grid_size)

@@ -91,10 +91,39 @@ def test_play_outs_override_the_policy_where_they_disagree(states) -> None:
     assert [act(never_searches, game) for game in positions] == favourites
 
 
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_self_play_outs_are_legal_and_never_ask_the_heuristic(states, num_players) -> None:
+    """With opponents="self" the policy plays every seat of its play-outs; the heuristic model
+    must never be consulted, and the default model must be."""
+    agent = searcher(seed=num_players, opponents="self")
+    agent.opponent_model.choose = _refuse
+    assert_legal_in_every_kind(agent, states[num_players])
+    assert agent.searches >= 4, "play-outs settled too few decisions to test anything"
+    default = searcher(seed=num_players)
+    default.opponent_model.choose = _refuse
+    with pytest.raises(AssertionError, match="heuristic consulted"):
+        assert_legal_in_every_kind(default, states[num_players])
+
+
+def _refuse(*_: object) -> None:
+    raise AssertionError("heuristic consulted")
+
+
+def test_self_play_outs_are_blind_to_hidden_facts(states) -> None:
+    """R-BID-5, R-SETUP-2: the self model sees each seat's worlds only through the view."""
+    rng = np.random.default_rng(1)
+    for game in bidding_states_with_hidden_tiles(states, count=4):
+        other = with_other_hidden_facts(game, game.current_player, rng)
+        first = searcher(seed=3, opponents="self")
+        second = searcher(seed=3, opponents="self")
+        assert act(first, game) == act(second, other)
+
+
 @pytest.mark.parametrize(
     ("setting", "value"),
     [("candidates", 1), ("candidates", 11), ("worlds", 0), ("worlds", 65), ("worlds", True),
-     ("confidence", 0.0), ("confidence", 1.5), ("confidence", "high")],
+     ("confidence", 0.0), ("confidence", 1.5), ("confidence", "high"),
+     ("opponents", "nobody"), ("opponents", None)],
 )  # fmt: skip
 def test_bad_settings_are_refused_with_their_name(setting: str, value: object) -> None:
     with pytest.raises(ValueError, match=f"rollout {setting} must be"):
