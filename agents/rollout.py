@@ -7,8 +7,9 @@ face-down tiles, the deck order, face-down awards, future dice), the same world 
 dice for every candidate, so the comparison is paired. In each play-out the policy moves for
 its own seat; the other seats are played by the heuristic (`opponents="heuristic"`, the
 opponent model of ismcts's play-outs too) or by the policy itself (`opponents="self"`, which
-assumes nothing about who sits across the table). The move with the most wins over the worlds is played (score margin breaks ties, then the
-policy's own order); elsewhere the policy's favourite. Nothing hidden is read: worlds come from
+assumes nothing about who sits across the table). The move with the most wins over the
+worlds is played (score margin breaks ties, then the policy's own order); elsewhere the
+policy's favourite. Nothing hidden is read: worlds come from
 the seat's `PlayerView.determinizer`. The play-outs of one decision run in lockstep, so the
 network evaluates one batch per step instead of one position at a time.
 """
