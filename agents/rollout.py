@@ -5,9 +5,9 @@ How it plays. When the policy's favourite move has less than `confidence` probab
 `worlds` sampled worlds: determinizations of everything the seat cannot see (opponents'
 face-down tiles, the deck order, face-down awards, future dice), the same world and the same
 dice for every candidate, so the comparison is paired. In each play-out the policy moves for
-its own seat; the other seats are played by the heuristic (`opponents="heuristic"`, the
-opponent model of ismcts's play-outs too) or by the policy itself (`opponents="self"`, which
-assumes nothing about who sits across the table). The move with the most wins over the
+its own seat and, by default, for every other seat too (`opponents="self"`: the search assumes
+nothing about who sits across the table); `opponents="heuristic"` plays the others with the
+heuristic instead, the opponent model of ismcts's play-outs. The move with the most wins over the
 worlds is played (score margin breaks ties, then the policy's own order); elsewhere the
 policy's favourite. Nothing hidden is read: worlds come from
 the seat's `PlayerView.determinizer`. The play-outs of one decision run in lockstep, so the
@@ -38,7 +38,7 @@ MAX_CANDIDATES = 10
 MIN_CANDIDATE_PROBABILITY = 0.02
 MAX_WORLDS = 64
 #: Who plays the other seats in the play-outs.
-OPPONENT_MODELS = ("heuristic", "self")
+OPPONENT_MODELS = ("self", "heuristic")
 
 
 class RolloutAgent:
@@ -53,7 +53,7 @@ class RolloutAgent:
         candidates: int = 3,
         worlds: int = 4,
         confidence: float = 0.9,
-        opponents: str = "heuristic",
+        opponents: str = "self",
     ) -> None:
         _check_int("candidates", candidates, 2, MAX_CANDIDATES)
         _check_int("worlds", worlds, 1, MAX_WORLDS)

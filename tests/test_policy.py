@@ -297,13 +297,15 @@ def test_shipped_policy_file_loads() -> None:
 
 @shipped
 def test_shipped_policy_records_how_it_was_trained() -> None:
-    """The README's reproduction commands match what the file says about itself."""
+    """The README's reproduction commands match what the file says about itself: its last
+    stage was league self-play across 2-5 players."""
     _net, config = load_policy(SHIPPED_POLICY)
     readme = (ROOT / "README.md").read_text()
     assert config["arch"] == "structured"
-    assert config["player_counts"] == [2, 3, 4, 5]
-    assert config["opponents"] == ["heuristic"]
-    assert "--player-counts 2,3,4,5 --n-envs 4 --opponents heuristic" in readme
+    assert config["name"] == "league"
+    assert config["player_counts"] == [2, 3, 4, 5, 2, 2]
+    assert "farlight train self-play --run-dir runs/league" in readme
+    assert "--player-counts 2,3,4,5,2,2 --n-envs 6 --baselines heuristic" in readme
     assert f"--seed {config['seed']}\n" in readme
     assert f"{config['trained_steps']:,} PPO steps" in readme
 

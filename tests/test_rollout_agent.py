@@ -93,29 +93,30 @@ def test_play_outs_override_the_policy_where_they_disagree(states) -> None:
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_self_play_outs_are_legal_and_never_ask_the_heuristic(states, num_players) -> None:
-    """With opponents="self" the policy plays every seat of its play-outs; the heuristic model
-    must never be consulted, and the default model must be."""
-    agent = searcher(seed=num_players, opponents="self")
+    """With opponents="self" (the default) the policy plays every seat of its play-outs; the
+    heuristic model must never be consulted, and with opponents="heuristic" it must be."""
+    agent = searcher(seed=num_players)
     agent.opponent_model.choose = _refuse
     assert_legal_in_every_kind(agent, states[num_players])
     assert agent.searches >= 4, "play-outs settled too few decisions to test anything"
-    default = searcher(seed=num_players)
-    default.opponent_model.choose = _refuse
+    modelled = searcher(seed=num_players, opponents="heuristic")
+    modelled.opponent_model.choose = _refuse
     with pytest.raises(AssertionError, match="heuristic consulted"):
-        assert_legal_in_every_kind(default, states[num_players])
+        assert_legal_in_every_kind(modelled, states[num_players])
 
 
 def _refuse(*_: object) -> None:
     raise AssertionError("heuristic consulted")
 
 
-def test_self_play_outs_are_blind_to_hidden_facts(states) -> None:
-    """R-BID-5, R-SETUP-2: the self model sees each seat's worlds only through the view."""
+def test_heuristic_play_outs_are_blind_to_hidden_facts(states) -> None:
+    """R-BID-5, R-SETUP-2: with the heuristic playing the others, worlds still come from the
+    seat's view only."""
     rng = np.random.default_rng(1)
     for game in bidding_states_with_hidden_tiles(states, count=4):
         other = with_other_hidden_facts(game, game.current_player, rng)
-        first = searcher(seed=3, opponents="self")
-        second = searcher(seed=3, opponents="self")
+        first = searcher(seed=3, opponents="heuristic")
+        second = searcher(seed=3, opponents="heuristic")
         assert act(first, game) == act(second, other)
 
 
