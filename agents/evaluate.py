@@ -155,6 +155,21 @@ def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | 
 
 
 # --------------------------------------------------------------------------- running
+def policy_settings(agent: str | Agent, policy_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The search settings the policy played at, defaults included for `rollout`, so two
+    scorecards of one name with different searches can be told apart."""
+    settings = {k: v for k, v in policy_kwargs.items() if k in ("iterations", "seconds")}
+    if agent == "rollout":
+        import inspect
+
+        from agents.rollout import RolloutAgent
+
+        parameters = inspect.signature(RolloutAgent).parameters.values()
+        defaults = {p.name: p.default for p in parameters if p.name not in ("path", "seed")}
+        settings = {**defaults, **{k: v for k, v in policy_kwargs.items() if k in defaults}}
+    return settings
+
+
 def evaluate(
     agent: str | Agent,
     quick: bool = False,
@@ -293,7 +308,6 @@ def _scorecard(
         and "card_set" not in config
         and game == {"grid_size": defaults.grid_size, "max_rounds": defaults.max_rounds}
     )
-    policy_budget = {k: v for k, v in policy_kwargs.items() if k in ("iterations", "seconds")}
     return {
         "protocol": PROTOCOL,
         "quick": quick,
@@ -307,7 +321,7 @@ def _scorecard(
         "seeds": {"base": BASE_SEED, "cells": [c.seed for c in plan]},
         "budgets": {
             "ismcts_opponent_iterations": ISMCTS_ITERATIONS,
-            "policy": policy_budget,
+            "policy": policy_settings(agent, policy_kwargs),
         },
         "counting": "ties: a victory shared by k seats counts 1/k of a win; margin: policy "
         "score minus best opponent score",

@@ -106,6 +106,23 @@ def test_ismcts_policy_and_ismcts_opponents_keep_their_own_budgets() -> None:
     assert spec.aliases[spec.lineup[seat]] == "ismcts"
 
 
+def test_scorecard_records_the_search_settings_the_policy_played_at() -> None:
+    """Two rollout scorecards with different searches must not look alike: every setting is
+    recorded, defaults included; ismcts records its budget, a network nothing."""
+    pytest.importorskip("torch", reason="rollout plays a policy (train extra)")
+    from agents.evaluate import policy_settings
+
+    assert policy_settings("rollout", {}) == {
+        "candidates": 3, "worlds": 4, "confidence": 0.9, "opponents": "self"
+    }  # fmt: skip
+    assert (
+        policy_settings("rollout", {"opponents": "heuristic", "path": "x.pt"})["opponents"]
+        == "heuristic"
+    )
+    assert policy_settings("ismcts", {"iterations": 90}) == {"iterations": 90}
+    assert policy_settings("ppo", {"path": "x.pt"}) == {}
+
+
 # ------------------------------------------------------------------------------ arithmetic
 def record(players: list[str], scores: list[int], winners: list[int]) -> dict:
     return {"players": players, "scores": scores, "winners": winners}
