@@ -75,7 +75,11 @@ class RolloutAgent:
         self.rng = np.random.default_rng(self.seed)
         #: Decisions since the last reset that were settled by play-outs.
         self.searches = 0
-        self.opponent_model = HeuristicAgent(seed=None if self.seed is None else self.seed + 1)
+        self.opponent_model = (
+            HeuristicAgent(seed=None if self.seed is None else self.seed + 1)
+            if self.opponents == "heuristic"
+            else None
+        )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         logits = self.policy.logits(observation, action_mask)
@@ -121,13 +125,14 @@ class RolloutAgent:
     ) -> np.ndarray:
         """Play every game to its end in lockstep: the heuristic moves where it models a seat,
         and one batched network call per step makes every move the policy plays."""
+        model = self.opponent_model  # None: the policy plays every seat
         live = list(range(len(games)))
         while live:
             waiting = []
             for i in live:
                 game = games[i]
-                while not game.is_over and not self._policy_plays(game.current_player, seat):
-                    game.apply(self.opponent_model.choose(game, game.current_player))
+                while model is not None and not game.is_over and game.current_player != seat:
+                    game.apply(model.choose(game, game.current_player))
                 if not game.is_over:
                     waiting.append(i)
             if waiting:
@@ -141,9 +146,6 @@ class RolloutAgent:
                     games[i].apply(codec.decode(int(index), games[i]))
             live = [i for i in live if not games[i].is_over]
         return np.array([_value(game, seat) for game in games])
-
-    def _policy_plays(self, player: int, seat: int) -> bool:
-        return player == seat or self.opponents == "self"
 
     def _tools_for(self, view: PlayerView) -> tuple[ActionCodec, ObservationEncoder]:
         key = (id(view.cards), view.grid_size)

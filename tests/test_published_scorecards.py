@@ -28,7 +28,7 @@ def scorecard(name: str) -> dict:
 
 def rate(card: dict, players: int, opponent: str) -> float:
     (cell,) = [c for c in card["cells"] if c["players"] == players and c["opponent"] == opponent]
-    return cell["wins"] / cell["games"]
+    return cell["win_rate"]
 
 
 @pytest.mark.parametrize("name", ["ppo", "rollout"])

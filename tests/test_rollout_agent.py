@@ -92,15 +92,18 @@ def test_play_outs_override_the_policy_where_they_disagree(states) -> None:
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_self_play_outs_are_legal_and_never_ask_the_heuristic(states, num_players) -> None:
+def test_self_play_outs_are_legal_and_never_ask_the_heuristic(
+    states, num_players, monkeypatch
+) -> None:
     """With opponents="self" (the default) the policy plays every seat of its play-outs; the
-    heuristic model must never be consulted, and with opponents="heuristic" it must be."""
+    heuristic must never be consulted, and with opponents="heuristic" it must be."""
+    from agents.heuristic import HeuristicAgent
+
+    monkeypatch.setattr(HeuristicAgent, "choose", _refuse)
     agent = searcher(seed=num_players)
-    agent.opponent_model.choose = _refuse
     assert_legal_in_every_kind(agent, states[num_players])
     assert agent.searches >= 4, "play-outs settled too few decisions to test anything"
     modelled = searcher(seed=num_players, opponents="heuristic")
-    modelled.opponent_model.choose = _refuse
     with pytest.raises(AssertionError, match="heuristic consulted"):
         assert_legal_in_every_kind(modelled, states[num_players])
 
