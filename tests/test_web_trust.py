@@ -452,6 +452,7 @@ def test_a_bot_that_cannot_play_the_game_is_refused_at_creation(client: TestClie
         (b'{"players": 2, "opponents": ["\xff"]}', "not UTF-8"),
         (b'{"players": 2, "opponents": ["' + b"x" * 300 + b'"]}', "$.opponents"),
         (b'{"players": 2, "opponents": ["' + b"y" * 190 + b'.pt"]}', "unknown opponent"),
+        (b'{"players": 2, "opponents": ["' + b"z" * 297 + b'.pt"]}', "$.opponents"),
         (b'{"players": 2, "humans": "0"}', "$.humans"),
         (b'{"players": 2, "humans": []}', "$.humans"),
         (b'{"players": 2, "max_rounds": 1e400}', "max_rounds"),
@@ -462,6 +463,7 @@ def test_a_bot_that_cannot_play_the_game_is_refused_at_creation(client: TestClie
     ],
 )
 def test_every_malformed_new_game_is_a_json_4xx(data: Path, content: bytes, needle: str) -> None:
+    (data / "policies").mkdir(parents=True)  # a long name there: "File name too long"
     client = TestClient(_app(data), raise_server_exceptions=False)
     response = client.post("/api/games", content=content, headers=JSON)
     assert 400 <= response.status_code < 500, response.text
