@@ -1,13 +1,17 @@
 """`farlight serve`: the web front end (play against agents, replays, leaderboard) on localhost.
 
 The port is bound here, before uvicorn starts, so a busy port or a bad address is one line and
-status 2, not a traceback. Needs the `web` extra (starlette, uvicorn).
+status 2, not a traceback. The server answers only requests whose Host header names it (the
+bound address, localhost, any IP literal, and each `--allow-host NAME`), so a web page
+elsewhere cannot reach it through DNS rebinding. Bound beyond localhost it says on stderr, in
+one line, what the network can then see. Needs the `web` extra (starlette, uvicorn).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import socket
 import sys
 from pathlib import Path
@@ -30,6 +34,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         metavar="ADDR",
         help="address to listen on; anything but localhost exposes the server to the network",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept requests addressed to this host name (repeatable; e.g. the machine's "
+        "name on your network; '*' accepts any, which lets other sites' pages reach the server "
+        "through DNS rebinding)",
     )
     p.add_argument(
         "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
@@ -88,6 +101,26 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def is_loopback(host: str) -> bool:
+    """Whether `host` (as given to --host) is only reachable from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_warning(host: str, port: int) -> str:
+    """The one line printed when the server listens beyond localhost."""
+    return (
+        f"farlight serve: warning: listening on {host}:{port}, reachable from the network: "
+        "anyone who can reach it can start games (using this machine's CPU), watch any game "
+        "whose id they know (spectator view), and list and replay the records, tournaments "
+        "and scorecards under --data; seats need their tokens; no TLS"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -113,8 +146,11 @@ def run(args: argparse.Namespace) -> int:
         "Ctrl-C stops)"
     )
     sys.stdout.flush()
+    if not is_loopback(args.host):
+        print(exposure_warning(args.host, port), file=sys.stderr, flush=True)
     card_set = None if args.card_set is None else args.card_set.cards
-    app = make_app(data, card_set=card_set)
+    hosts = [args.host, *args.allow_host]
+    app = make_app(data, card_set=card_set, allowed_hosts=hosts)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[sock])

@@ -1,16 +1,27 @@
 """The Starlette app: the JSON API (documented in README, "In the browser") and the page.
 
 Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
-error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error.
-Bot thinking and replays run in worker threads, never on the event loop.
+error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error (a
+bug's 500 is JSON too). Bot thinking and replays run in worker threads, never on the event loop.
+
+Trust: a seat's token comes as `Authorization: Bearer <token>` (several, space-separated, for a
+client holding several); without one a request sees the spectator view. The Host header must
+name this server (`allowed_hosts`, any IP literal, or `*` for any): a page on another site
+cannot reach it through DNS rebinding. Every POST must declare `application/json`, which a
+cross-site form or "simple" request cannot. A record of an unfinished game replays only as the
+token's seat or a spectator sees it, without its scores.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import logging
 import random
+import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,35 +32,49 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
 from farlight_env.jsontext import loads
-from farlight_env.record import RecordError, save_record
+from farlight_env.record import RecordError, load_record, save_record
 from farlight_web import library
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
     BodyError,
     Choice,
+    Claim,
     NewGame,
     OpenReplay,
+    check_json_type,
     decode,
     read_body,
 )
 from farlight_web.sessions import (
     HUMAN,
+    ID_PATTERN,
     POLICY_FOLDER,
+    THINK_SECONDS,
     WEB_MAX_ITERATIONS,
     BadAction,
+    BotUnfit,
+    Conflict,
     GameNotFound,
+    NotYourSeat,
     Tables,
     opponent_problem,
+    parse_seat_keys,
     policy_names,
+    seats_held,
 )
 
 STATIC = Path(__file__).parent / "static"
 MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
+MAX_TOKENS = 64  # tokens read from one Authorization header
+#: Host names always accepted (with any port); IP literals are too (no DNS, no rebinding).
+LOCAL_HOSTS = ("localhost",)
+log = logging.getLogger("farlight_web")
 
 
 def error(message: str, status: int) -> JSONResponse:
@@ -57,38 +82,109 @@ def error(message: str, status: int) -> JSONResponse:
 
 
 class Replays:
-    """Open replays by id, the least recently used dropped first."""
+    """Open replays by id, the least recently used dropped first. A replay of an unfinished
+    game has a random id and the seats it may be seen as (a spectator always may)."""
 
     def __init__(self) -> None:
-        self.open: OrderedDict[str, library.Replay] = OrderedDict()
+        self.open: OrderedDict[str, tuple[library.Replay, set[int] | None]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def add(self, key: str, replay: library.Replay) -> str:
-        rid = hashlib.sha256(key.encode()).hexdigest()[:16]
+    def add(self, key: str, replay: library.Replay, viewers: set[int] | None = None) -> str:
+        if viewers is None:
+            rid = hashlib.sha256(key.encode()).hexdigest()[:16]
+        else:
+            rid = secrets.token_hex(8)
         with self.lock:
-            self.open[rid] = replay
+            self.open[rid] = (replay, viewers)
             self.open.move_to_end(rid)
             while len(self.open) > MAX_REPLAYS:
                 self.open.popitem(last=False)
         return rid
 
-    def get(self, rid: str) -> library.Replay | None:
+    def get(self, rid: str) -> tuple[library.Replay, set[int] | None] | None:
         with self.lock:
-            replay = self.open.get(rid)
-            if replay is not None:
+            found = self.open.get(rid)
+            if found is not None:
                 self.open.move_to_end(rid)
-            return replay
+            return found
+
+
+def host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    """Whether a Host header (`name[:port]`, `[v6]:port`) names this server."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name = host[1:].partition("]")[0]
+    else:
+        name = host.rpartition(":")[0] if host.count(":") == 1 else host
+    if not name:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True  # the browser asked for an address, not a name: no rebinding possible
+    except ValueError:
+        pass
+    allowed = {a.lower() for a in allowed}
+    return "*" in allowed or name in allowed or name in LOCAL_HOSTS
+
+
+class HostCheck:
+    """Refuse (400, JSON) any request whose Host header does not name this server."""
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = tuple(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or [])
+            host = headers.get(b"host", b"").decode("latin-1")
+            if not host_allowed(host, self.allowed):
+                shown = host[:80] or "none"
+                response = error(
+                    f"Host {shown!r} is not this server's name; start farlight serve with "
+                    "--allow-host NAME to accept it",
+                    400,
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def request_tokens(request: Request) -> list[str]:
+    """The seat tokens sent as `Authorization: Bearer <token> [<token> ...]`."""
+    header = request.headers.get("authorization", "")
+    scheme, _, rest = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return []
+    return [t for t in rest.split() if 0 < len(t) <= 200][:MAX_TOKENS]
 
 
 def make_app(
-    data: Path | str = Path("farlight-data"), card_set: CardSet | None = None
+    data: Path | str = Path("farlight-data"),
+    card_set: CardSet | None = None,
+    allowed_hosts: Iterable[str] = (),
+    think_seconds: float = THINK_SECONDS,
 ) -> Starlette:
     """The app serving `data` (created if missing): games, records, tournaments, scorecards.
-    New games use `card_set` (default: the standard set); saved ones keep their own."""
+    New games use `card_set` (default: the standard set); saved ones keep their own.
+    `allowed_hosts`: Host names accepted besides localhost and IP literals ("*": any).
+    `think_seconds`: the bots' thinking per request before it returns ("thinking": true)."""
     data = Path(data)
     data.mkdir(parents=True, exist_ok=True)
-    tables = Tables(data, card_set)
+    tables = Tables(data, card_set, think_seconds)
     replays = Replays()
+
+    def held(table: Any, request: Request) -> set[int]:
+        return table.seats_of(request_tokens(request))
+
+    async def find(request: Request) -> Any:
+        """The game of the path, or an error response."""
+        try:
+            return await run_in_threadpool(tables.get, request.path_params["id"])
+        except GameNotFound as exc:
+            return error(str(exc), 404)
+        except RecordError as exc:
+            return error(f"saved game cannot be resumed: {exc}", 409)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -119,61 +215,149 @@ def make_app(
     async def create_game(request: Request) -> Response:
         try:
             spec = decode(await read_body(request), NewGame)
-            lineup, seed, config = _lineup(spec, tables.policies)
+            lineup, seat, seed, config = _lineup(spec, tables.policies)
         except BodyError as exc:
             return error(str(exc), exc.status)
         try:
-            table = await run_in_threadpool(tables.create, lineup, spec.seat, seed, config)
-        except (ConfigError, RuleOptionError, FileNotFoundError) as exc:
+            table, token, invites = await run_in_threadpool(
+                tables.create, lineup, seat, seed, config
+            )
+        except (ConfigError, RuleOptionError, FileNotFoundError, BotUnfit) as exc:
             return error(str(exc), 400)
         except ValueError as exc:  # a saved policy that does not load
             where = str(tables.policies.resolve())
             return error(f"cannot start the game: {exc}".replace(where, POLICY_FOLDER), 400)
         except ImportError as exc:  # ppo and saved policies need torch
             return error(f"that opponent needs the train extra (torch): {exc}", 400)
-        return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
+
+        def read() -> dict[str, Any]:
+            with table.lock:
+                return table.state(seat, since=0)
+
+        body = {
+            "token": token,
+            "invites": [
+                {"seat": s, "code": code, "link": f"/#game={table.id}&invite={code}"}
+                for s, code in sorted(invites.items())
+            ],
+            **await run_in_threadpool(read),
+        }
+        return JSONResponse(body, status_code=201)
 
     async def list_games(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(library.list_records, data / "games"))
+        """The games the caller's tokens hold a seat in (nobody else's)."""
+
+        def read() -> list[dict[str, Any]]:
+            by_game: dict[str, list[str]] = {}
+            for token in request_tokens(request):
+                game_id = token.partition(".")[0]
+                if ID_PATTERN.match(game_id):
+                    by_game.setdefault(game_id, []).append(token)
+            rows = []
+            for game_id, tokens in by_game.items():
+                path = tables.folder / f"{game_id}.json"
+                try:
+                    record = load_record(path)
+                    seats = seats_held(parse_seat_keys(record, path), game_id, tokens)
+                except (RecordError, OSError):
+                    continue
+                if not seats:
+                    continue
+                finished = bool(record.get("finished", True))
+                rows.append(
+                    {
+                        "id": game_id,
+                        "file": f"{game_id}.json",
+                        "kind": "record",
+                        "seats": sorted(seats),
+                        "players": record["players"],
+                        "finished": finished,
+                        "scores": record["scores"] if finished else None,
+                    }
+                )
+            return rows
+
+        return JSONResponse(await run_in_threadpool(read))
 
     async def get_game(request: Request) -> Response:
+        table = await find(request)
+        if isinstance(table, Response):
+            return table
         try:
-            table = await run_in_threadpool(tables.get, request.path_params["id"])
-        except GameNotFound as exc:
-            return error(str(exc), 404)
-        except RecordError as exc:
-            return error(f"saved game cannot be resumed: {exc}", 409)
+            since = _query_int(request, "since")
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+        seats = held(table, request)
+        if request_tokens(request) and not seats:
+            return error(f"no token sent holds a seat in game {table.id}", 403)
 
         def read() -> dict[str, Any]:
             with table.lock:  # never half-way through the bots' moves
-                return table.state()
+                if table.bots_to_move:
+                    table.advance()  # the bots go on thinking, within the budget
+                return table.state(table.viewer(seats), since)
 
         return JSONResponse(await run_in_threadpool(read))
 
     async def act(request: Request) -> Response:
-        try:
-            table = await run_in_threadpool(tables.get, request.path_params["id"])
-        except GameNotFound as exc:
-            return error(str(exc), 404)
-        except RecordError as exc:
-            return error(f"saved game cannot be resumed: {exc}", 409)
+        table = await find(request)
+        if isinstance(table, Response):
+            return table
         try:
             choice = decode(await read_body(request), Choice)
         except BodyError as exc:
             return error(str(exc), exc.status)
+        if not request_tokens(request):
+            return error("acting needs your seat's token: Authorization: Bearer <token>", 401)
+        seats = held(table, request)
+        if not seats:
+            return error(f"no token sent holds a seat in game {table.id}", 403)
 
         def play() -> dict[str, Any]:
             with table.lock:
-                table.play(choice.index)
-                return table.state(with_moves=True)
+                seat = table.game.current_player
+                table.play(seats, choice.index, choice.version)
+                return table.state(seat, since=choice.version)
 
         try:
             return JSONResponse(await run_in_threadpool(play))
+        except Conflict as exc:
+            return error(str(exc), 409)
         except BadAction as exc:
-            return error(str(exc), 409 if "turn" in str(exc) or "over" in str(exc) else 422)
+            return error(str(exc), 422)
+
+    async def claim(request: Request) -> Response:
+        """An invite code for a seat: that seat's token (the code is used up)."""
+        table = await find(request)
+        if isinstance(table, Response):
+            return table
+        try:
+            spec = decode(await read_body(request), Claim)
+        except BodyError as exc:
+            return error(str(exc), exc.status)
+
+        def take() -> dict[str, Any]:
+            with table.lock:
+                seat, token = table.claim(spec.invite)
+                return {"token": token, **table.state(seat, since=None)}
+
+        try:
+            return JSONResponse(await run_in_threadpool(take))
+        except NotYourSeat as exc:
+            return error(str(exc), 403)
 
     async def records(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(library.list_records, data))
+        """Records and results under --data; games still being played in DATA/games are not
+        listed (each player finds theirs in GET /api/games), other unfinished records have
+        no scores."""
+        rows = []
+        for row in await run_in_threadpool(library.list_records, data):
+            if row.get("kind") == "record" and row.get("finished") is False:
+                if str(row["file"]).startswith("games/"):
+                    continue
+                row = {**row, "scores": None}
+            rows.append(row)
+        return JSONResponse(rows)
 
     async def open_replay(request: Request) -> Response:
         try:
@@ -183,12 +367,27 @@ def make_app(
             return error(str(exc), exc.status)
         except (RecordError, ValueError, OSError) as exc:
             return error(str(exc), 400)
-        rid = replays.add(f"{spec.file}#{spec.game}", replay)
-        return JSONResponse({"id": rid, **replay.summary()})
+        return _opened(replay, f"{spec.file}#{spec.game}", request)
+
+    def _opened(replay: library.Replay, key: str, request: Request, **extra: Any) -> Response:
+        """The replay's id and summary; an unfinished game's only for the seats the request's
+        tokens hold (and spectators), without its scores."""
+        summary = replay.summary()
+        if replay.record.get("finished", True) is not False:
+            return JSONResponse({"id": replays.add(key, replay), **extra, **summary})
+        try:
+            keys = parse_seat_keys(replay.record, Path(replay.source))
+        except RecordError:
+            keys = []
+        game_id = Path(replay.source.split(" ")[0]).stem
+        seats = seats_held(keys, game_id, request_tokens(request))
+        summary.update(scores=None, winners=None, viewers=sorted(seats), finished=False)
+        return JSONResponse({"id": replays.add(key, replay, seats), **extra, **summary})
 
     async def upload(request: Request) -> Response:
         """A record or results.json sent as the body; kept under --data/uploads, then opened."""
         try:
+            check_json_type(request)
             body = await read_body(request, MAX_UPLOAD_BYTES)
             game = _query_int(request, "game")
         except BodyError as exc:
@@ -214,13 +413,13 @@ def make_app(
             replay = await run_in_threadpool(store_and_open)
         except (RecordError, ValueError) as exc:
             return error(str(exc).replace(str(path), "upload"), 400)
-        rid = replays.add(f"{name}#{game}", replay)
-        return JSONResponse({"id": rid, "file": name, **replay.summary()})
+        return _opened(replay, f"{name}#{game}", request, file=name)
 
     async def replay_step(request: Request) -> Response:
-        replay = replays.get(request.path_params["id"])
-        if replay is None:
+        found = replays.get(request.path_params["id"])
+        if found is None:
             return error(f"unknown replay {request.path_params['id']!r}: open it again", 404)
+        replay, viewers = found
         try:
             step = _query_int(request, "step") or 0
             viewer = _query_int(request, "viewer")
@@ -232,6 +431,10 @@ def make_app(
         seats = len(replay.record["players"])
         if viewer is not None and not 0 <= viewer < seats:
             return error(f"viewer must be a seat 0..{seats - 1} (or absent), got {viewer}", 400)
+        if viewers is not None and viewer is not None and viewer not in viewers:
+            return error(
+                f"the game is still being played: seat {viewer}'s view needs its token", 403
+            )
         return JSONResponse(await run_in_threadpool(replay.at, step, viewer))
 
     async def leaderboard(request: Request) -> Response:
@@ -246,6 +449,10 @@ def make_app(
     async def not_found(request: Request, exc: HTTPException) -> Response:
         return error(exc.detail or "not found", exc.status_code)
 
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error(f"internal error ({type(exc).__name__}); the server log has details", 500)
+
     routes = [
         Route("/", index),
         Route("/api/health", health),
@@ -254,6 +461,7 @@ def make_app(
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games/{id}", get_game),
         Route("/api/games/{id}/actions", act, methods=["POST"]),
+        Route("/api/games/{id}/claim", claim, methods=["POST"]),
         Route("/api/records", records),
         Route("/api/replays", open_replay, methods=["POST"]),
         Route("/api/replays/upload", upload, methods=["POST"]),
@@ -261,8 +469,13 @@ def make_app(
         Route("/api/leaderboard", leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found, Exception: server_error},
+    )
+    app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.state.tables = tables  # the live games (tests reach them to check what is sent)
+    app.state.replays = replays
     return app
 
 
@@ -275,21 +488,29 @@ def _query_int(request: Request, name: str) -> int | None:
     return int(text)
 
 
-def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, dict[str, Any]]:
-    """The seat lineup (the human at spec.seat), the seed and the game options, checked.
-    A saved policy is named relative to --data/policies; no other file can be named."""
+def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, int, dict[str, Any]]:
+    """The seat lineup (humans at spec.humans, the creator at spec.seat), the creator's seat,
+    the seed and the game options, checked. A saved policy is named relative to
+    --data/policies; no other file can be named."""
     from agents.registry import AGENT_NAMES
 
+    humans = sorted(set(spec.humans if spec.humans is not None else [spec.seat or 0]))
+    seat = spec.seat if spec.seat is not None else humans[0]
+    if any(h >= spec.players for h in humans) or seat >= spec.players:
+        raise BodyError(
+            f"seat must be 0..{spec.players - 1}, got {seat if seat >= spec.players else humans}"
+        )
+    if seat not in humans:
+        raise BodyError(f"seat {seat} (yours) must be one of the human seats {humans}")
+    bots = spec.players - len(humans)
     opponents = list(spec.opponents)
     if len(opponents) == 1:
-        opponents = opponents * (spec.players - 1)
-    if len(opponents) != spec.players - 1:
+        opponents = opponents * bots
+    if len(opponents) != bots:
         raise BodyError(
-            f"opponents: {len(opponents)} agents for {spec.players - 1} opponent seats; give "
-            f"{spec.players - 1} names, or one name to fill every seat"
+            f"opponents: {len(opponents)} agents for {bots} opponent seats; give "
+            f"{bots} names, or one name to fill every seat"
         )
-    if spec.seat >= spec.players:
-        raise BodyError(f"seat must be 0..{spec.players - 1}, got {spec.seat}")
     problems = [opponent_problem(name, policies) for name in dict.fromkeys(opponents)]
     problems = [p for p in problems if p]
     if problems:
@@ -298,6 +519,11 @@ def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, dict[str, An
         raise BodyError(
             f"{problems[0]}; choose from {', '.join(AGENT_NAMES)}, ismcts@N (N <= "
             f"{WEB_MAX_ITERATIONS}) or a policy in --data/{POLICY_FOLDER} ({shown})"
+        )
+    if spec.seed is not None and len(humans) > 1:
+        raise BodyError(
+            "seed: a game with several humans gets a random seed (whoever chose it could "
+            "predict the deck and the face-down awards)"
         )
     config: dict[str, Any] = {}
     if spec.rule_options:
@@ -308,9 +534,9 @@ def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, dict[str, An
         config["max_rounds"] = spec.max_rounds
     try:
         GameConfig.from_options(num_players=spec.players, **config)
-    except ConfigError as exc:
+    except (ConfigError, RuleOptionError) as exc:
         raise BodyError(str(exc)) from None
     seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)
-    lineup = list(opponents)
-    lineup.insert(spec.seat, HUMAN)
-    return lineup, seed, config
+    bots_left = iter(opponents)
+    lineup = [HUMAN if s in humans else next(bots_left) for s in range(spec.players)]
+    return lineup, seat, seed, config

@@ -15,7 +15,7 @@ MAX_BODY_BYTES = 64 << 10  # every JSON request the page sends is a few hundred 
 MAX_UPLOAD_BYTES = 32 << 20  # an uploaded record or results.json
 
 Seat = Annotated[int, msgspec.Meta(ge=0, le=4)]
-AgentName = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+AgentName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
 class BodyError(ValueError):
@@ -27,34 +27,56 @@ class BodyError(ValueError):
 
 
 class NewGame(msgspec.Struct, forbid_unknown_fields=True):
-    """POST /api/games: who plays, where the human sits, the seed and the game options."""
+    """POST /api/games: who plays, which seats are human (the creator sits at `seat`), the
+    bots of the other seats, the seed and the game options."""
 
     players: Annotated[int, msgspec.Meta(ge=2, le=5)] = 2
-    seat: Seat = 0
-    opponents: Annotated[list[AgentName], msgspec.Meta(min_length=1, max_length=4)] = msgspec.field(
+    seat: Seat | None = None
+    humans: Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=5)] | None = None
+    opponents: Annotated[list[AgentName], msgspec.Meta(max_length=4)] = msgspec.field(
         default_factory=lambda: ["heuristic"]
     )
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
     rule_options: dict[str, bool | str] = {}
-    grid_size: int | None = None
-    max_rounds: int | None = None
+    grid_size: Annotated[int, msgspec.Meta(ge=1, le=99)] | None = None
+    max_rounds: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
 
 
 class Choice(msgspec.Struct, forbid_unknown_fields=True):
-    """POST /api/games/{id}/actions: the legal action's index."""
+    """POST /api/games/{id}/actions: the legal action's index and the decision it answers
+    (the state's `version`: a choice made for an older decision is refused)."""
 
-    index: Annotated[int, msgspec.Meta(ge=0)]
+    index: Annotated[int, msgspec.Meta(ge=0, le=2**31)]
+    version: Annotated[int, msgspec.Meta(ge=0, le=2**31)]
+
+
+class Claim(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /api/games/{id}/claim: the invite code of a seat (none: an older game's unclaimed
+    seat)."""
+
+    invite: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
 
 
 class OpenReplay(msgspec.Struct, forbid_unknown_fields=True):
     """POST /api/replays: a file under --data, and which game of a results.json."""
 
     file: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
-    game: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    game: Annotated[int, msgspec.Meta(ge=0, le=2**31)] | None = None
+
+
+def check_json_type(request: Request) -> None:
+    """Refuse (415) a body that is not declared `application/json`: a browser sends a
+    cross-site "simple" request (form or text/plain) without asking first; never JSON."""
+    declared = request.headers.get("content-type", "")
+    if declared.split(";")[0].strip().lower() != "application/json":
+        shown = declared[:60] or "none"
+        raise BodyError(f"Content-Type must be application/json, got {shown}", 415)
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The request body, refused (413) as soon as it passes `limit` bytes."""
+    """The request body (declared application/json), refused (413) as soon as it passes
+    `limit` bytes."""
+    check_json_type(request)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyError(f"request body too large: {declared} bytes (limit {limit})", 413)
@@ -72,6 +94,11 @@ def decode(body: bytes, kind: type[Any]) -> Any:
     """`body` as a `kind` struct; BodyError naming the bad field otherwise."""
     if not body.strip():
         raise BodyError(f"empty request body: expected a JSON object ({kind.__name__})")
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"request body is not UTF-8 text: {exc.reason} at byte {exc.start}"
+        raise BodyError(message) from None
     try:
         return msgspec.json.decode(body, type=kind)
     except msgspec.ValidationError as exc:

@@ -1,20 +1,53 @@
-"""Live games in the browser: one human seat, bots everywhere else, saved as game records.
+"""Live games in the browser: human seats that belong to someone, bots everywhere else.
 
 A `Table` runs one game through the AEC env with bots from `agents.make` (seeded from the game
-seed and their seat, as `farlight play` seeds them). After each human decision it lets the
-bots move until the human decides again or the game ends, remembering each bot move (label
-and the human's view after it) so the page can show them one by one. Every table is saved
-as a record (`farlight_env.record`) in `<data>/games/<id>.json` after each human decision; a
-server restarted later rebuilds the table by replaying that record, asking each bot again at
-its recorded decisions so its random state is the same as if the game had never stopped.
-Same seed and same human choices give the same record.
+seed and their seat, as `farlight play` seeds them), saved as a record
+(`farlight_env.record`) in `<data>/games/<id>.json` after every change.
+
+Seats belong to someone. Each human seat has a secret: the creator gets the token of their
+seat, and every other human seat starts with a one-time invite code; claiming it mints that
+seat's token, which the creator never sees. Tokens are `<game id>.<secret>` (so a client's
+tokens name their games); the record keeps only their sha256 (`"seat_keys"`, one entry per
+seat: `{"token": hex}`, `{"invite": hex}` or null for a bot), so a restarted server keeps the
+seats and nothing the server sends, a replay included, ever holds a token. A record written
+before seats had owners (`"human_seat"`, no `"seat_keys"`) still resumes; its human seat is
+unclaimed, and the first client to claim it owns it from then on.
+
+What a request sees: the holder of a seat's token gets that seat's view and, on its turn, the
+legal actions; anyone else the spectator view (`board_view(game, None)`). Nothing derived from
+hidden facts is sent before the end: not the seed (sent once the game is over), not a bot's
+failure message (it may name the bot's face-down plan; it is logged on the server).
+
+Every action answers one decision: `version` is the number of actions taken so far, and a
+choice sent with another version (a double click, a second tab) is refused and changes nothing.
+
+Bot thinking is bounded per request (`think_seconds`): bots move until it is spent, at least
+one move per request, so a request returns within the budget plus one bot decision; the state
+then says `"thinking": true` and the next GET lets them continue. Search budgets are bounded
+too (`ismcts@N`, N <= WEB_MAX_ITERATIONS), which bounds that one decision.
+
+A bot that raises or returns an illegal action is replaced by the heuristic for that move
+(seeded from the game seed and the seat, so the same record replays); the failure is
+reported once per seat in `"bot_errors"` and the game goes on. A bot that cannot play this
+game at all (a policy built for another grid size) is refused when the game is created.
+
+A server restarted later rebuilds the table by replaying its record, asking each bot again at
+its recorded decisions (and the stand-in heuristic where the bot failed), so their random
+state is the same as if the game had never stopped. Same seed and same choices give the same
+record.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import logging
 import re
 import secrets
 import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +67,20 @@ from farlight_env.view_model import board_view, to_builtins
 from farlight_web.library import inside, walk
 from farlight_web.moves import action_info, move_label
 
+log = logging.getLogger("farlight_web")
+
 HUMAN = "human"
 ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
-MAX_MOVES_SHOWN = 400  # bot moves kept between two human decisions (far above a round's)
+MAX_MOVES_SHOWN = 200  # moves kept for clients to catch up on (well above a round's)
 #: Saved policies a browser may name as opponents live here, under --data; nothing else on the
 #: server's disk can be named, so a client learns nothing about other files.
 POLICY_FOLDER = "policies"
-#: A client picks the search budget, so it is bounded: a game stays a few seconds per move.
+#: A client picks the search budget, so it is bounded: one bot decision stays a few seconds.
 WEB_MAX_ITERATIONS = 1000
+#: Bot thinking per request (seconds): after it, the request returns ("thinking": true).
+THINK_SECONDS = 2.0
+#: Seed offset of the heuristic that stands in for a failing bot (never a bot's own seed).
+STAND_IN_SEAT_OFFSET = 100
 
 
 class GameNotFound(LookupError):
@@ -49,7 +88,23 @@ class GameNotFound(LookupError):
 
 
 class BadAction(ValueError):
-    """An index that is not a legal action now, or a move when it is not the human's turn."""
+    """An index that is not a legal action now (HTTP 422)."""
+
+
+class Conflict(BadAction):
+    """A move when it is not that seat's turn, after the end, or for an older decision (409)."""
+
+
+class NotYourSeat(PermissionError):
+    """A request that needs a seat's token and has none that fits (HTTP 401/403)."""
+
+
+class BotUnfit(ValueError):
+    """A bot that cannot play this game at all (e.g. a policy for another grid size)."""
+
+
+def token_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def policy_names(policies: Path) -> list[str]:
@@ -74,9 +129,10 @@ def opponent_problem(name: str, policies: Path) -> str | None:
         try:
             if inside(policies, name).is_file():
                 return None
-        except ValueError:
+        except (ValueError, OSError):  # outside the folder, a name too long for the disk
             pass
-    return f"unknown opponent(s) {name}"
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    return f"unknown opponent(s) {shown}"
 
 
 def agent_source(name: str, policies: Path) -> str:
@@ -89,39 +145,114 @@ def opponent_seed(seed: int, seat: int) -> int:
     return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
 
 
+def _unfit(bot: Any, observation_size: int, actions: int) -> str | None:
+    """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
+    from agents.policy import PolicyAgent
+
+    for agent in (bot, getattr(bot, "policy", None)):
+        if isinstance(agent, PolicyAgent):
+            try:
+                agent._check_shapes(observation_size, actions)
+            except ValueError as exc:
+                return str(exc)
+    return None
+
+
+def parse_seat_keys(record: dict[str, Any], path: Path) -> list[dict[str, str] | None]:
+    """The record's seat keys (one per seat), or those of an older record (its one human seat
+    unclaimed: an empty key); RecordError when it is not a browser game."""
+    lineup = [str(p) for p in record["players"]]
+    keys = record.get("seat_keys")
+    if keys is None:
+        seat = record.get("human_seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(lineup) or lineup[seat] != HUMAN:
+            raise RecordError(f"{path}: not a browser game (no human seat)")
+        return [{} if s == seat else None for s in range(len(lineup))]
+    if not isinstance(keys, list) or len(keys) != len(lineup):
+        raise RecordError(f"{path}: seat_keys must be a list with one entry per seat")
+    out: list[dict[str, str] | None] = []
+    for seat, key in enumerate(keys):
+        human = lineup[seat] == HUMAN
+        if key is None and not human:
+            out.append(None)
+            continue
+        ok = (
+            human
+            and isinstance(key, dict)
+            and set(key) <= {"token", "invite"}
+            and len(key) <= 1
+            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in key.values())
+        )
+        if not ok:
+            raise RecordError(
+                f"{path}: seat_keys[{seat}] does not fit seat {seat} ({lineup[seat]})"
+            )
+        out.append(dict(key))
+    if not any(k is not None for k in out):
+        raise RecordError(f"{path}: not a browser game (no human seat)")
+    return out
+
+
+def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable[str]) -> set[int]:
+    """The seats whose token is among `tokens` (tokens of other games are ignored)."""
+    held = set()
+    for token in tokens:
+        prefix, _, _secret = token.partition(".")
+        if prefix != game_id:
+            continue
+        digest = token_hash(token)
+        for seat, key in enumerate(keys):
+            if key and "token" in key and hmac.compare_digest(key["token"], digest):
+                held.add(seat)
+    return held
+
+
 class Table:
-    """One game: the env, the bots, the human's seat, and the bot moves since the last choice."""
+    """One game: the env, the bots, who holds the human seats, the moves clients catch up on."""
 
     def __init__(
         self,
         game_id: str,
         lineup: list[str],
-        seat: int,
         seed: int,
         config: dict[str, Any],
         folder: Path,
         policies: Path,
+        keys: list[dict[str, str] | None],
+        think_seconds: float = THINK_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         from agents import make
         from farlight_env.env.aec import raw_env
 
         self.id = game_id
         self.lineup = lineup
-        self.seat = seat
+        self.humans = [s for s, name in enumerate(lineup) if name == HUMAN]
+        self.keys = keys
         self.seed = seed
         self.config = {"num_players": len(lineup), **config}
         self.path = folder / f"{game_id}.json"
         self.lock = threading.Lock()
+        self.think_seconds = think_seconds
+        self.clock = clock
         self.env = raw_env(**self.config)
-        self.bots = {
-            s: make(agent_source(name, policies), seed=opponent_seed(seed, s))
-            for s, name in enumerate(lineup)
-            if s != seat
-        }
-        for bot in self.bots.values():
-            bot.reset()
         self.env.reset(seed=seed)
-        self.moves: list[dict[str, Any]] = []
+        agent = self.env.possible_agents[0]
+        sizes = (self.env.observation_space(agent)["observation"].shape[0], self.env.codec.size)
+        self.bots = {}
+        for s, name in enumerate(lineup):
+            if name == HUMAN:
+                continue
+            bot = make(agent_source(name, policies), seed=opponent_seed(seed, s))
+            problem = _unfit(bot, *sizes)
+            if problem:
+                raise BotUnfit(f"seat {s} ({name}) cannot play this game: {problem}")
+            bot.reset()
+            self.bots[s] = bot
+        self.stand_ins: dict[int, Any] = {}
+        self.bot_errors: list[dict[str, Any]] = []
+        #: (version after the move, seat, label for the mover, label for others, state after)
+        self.moves: deque[tuple[int, int, str, str, FarlightGame]] = deque(maxlen=MAX_MOVES_SHOWN)
 
     @property
     def game(self) -> FarlightGame:
@@ -129,25 +260,97 @@ class Table:
         assert game is not None
         return game
 
+    @property
+    def version(self) -> int:
+        """The number of actions taken: the decision a choice must answer."""
+        return len(self.game.history)
+
+    @property
+    def bots_to_move(self) -> bool:
+        game = self.game
+        return not game.is_over and game.current_player not in self.humans
+
+    # ------------------------------------------------------------------ seats
+    def seats_of(self, tokens: Iterable[str]) -> set[int]:
+        return seats_held(self.keys, self.id, tokens)
+
+    def new_seat_secret(self, seat: int, kind: str = "token") -> str:
+        """A fresh secret for `seat` (a token, or an invite code); only its hash is kept."""
+        secret = secrets.token_urlsafe(24)
+        if kind == "token":
+            secret = f"{self.id}.{secret}"
+        self.keys[seat] = {kind: token_hash(secret)}
+        return secret
+
+    def claim(self, invite: str | None) -> tuple[int, str]:
+        """The seat an invite code opens (or an unclaimed seat of an older record, invite None)
+        and its new token; the code is used up. NotYourSeat when nothing fits."""
+        for seat, key in enumerate(self.keys):
+            if key is None:
+                continue
+            if invite is None:
+                fits = key == {}
+            else:
+                fits = "invite" in key and hmac.compare_digest(key["invite"], token_hash(invite))
+            if fits:
+                token = self.new_seat_secret(seat)
+                self.save()
+                return seat, token
+        if invite is None:
+            raise NotYourSeat("every human seat of this game has an owner: ask for an invite link")
+        raise NotYourSeat("this invite code opens no seat of this game (already used?)")
+
     # ------------------------------------------------------------------ playing
-    def _bot_index(self, seat: int) -> int:
+    def _observation(self, seat: int) -> tuple[Any, Any, dict[str, Any]]:
         env = self.env
         agent = env.possible_agents[seat]
         obs = env.observe(agent)
         info = {**env.infos[agent], "seat": seat, "view": env.player_view(agent)}
-        return int(self.bots[seat].act(obs["observation"], obs["action_mask"], info))
+        return obs["observation"], obs["action_mask"], info
+
+    def _bot_index(self, seat: int) -> int:
+        """The bot's choice; the stand-in heuristic's when the bot raises or picks an illegal
+        action (reported once per seat, the details logged, never sent: they may name the
+        bot's face-down tiles)."""
+        observation, mask, info = self._observation(seat)
+        try:
+            index = int(self.bots[seat].act(observation, mask, info))
+            if 0 <= index < len(mask) and mask[index]:
+                return index
+            problem, detail = "returned an illegal action", f"index {index}"
+        except Exception as exc:  # noqa: BLE001 - any bot failure: the heuristic stands in
+            problem, detail = f"raised {type(exc).__name__}", str(exc)
+        log.warning(
+            "game %s: seat %d (%s) %s: %s", self.id, seat, self.lineup[seat], problem, detail
+        )
+        if not any(e["seat"] == seat for e in self.bot_errors):
+            self.bot_errors.append(
+                {
+                    "seat": seat,
+                    "agent": self.lineup[seat],
+                    "error": f"{problem}; the heuristic played its moves when it failed",
+                    "version": self.version,
+                }
+            )
+        stand_in = self.stand_ins.get(seat)
+        if stand_in is None:
+            from agents.heuristic import HeuristicAgent
+
+            seed = opponent_seed(self.seed, seat + STAND_IN_SEAT_OFFSET)
+            stand_in = self.stand_ins[seat] = HeuristicAgent(seed=seed)
+        return int(stand_in.act(observation, mask, info))
 
     def _step(self, index: int, record_move: bool) -> None:
         game = self.game
         seat = game.current_player
         assert seat is not None
         action = self.env.codec.decode(index, game)
-        label = move_label(game, seat, action, self.seat)
+        if record_move:
+            labels = (move_label(game, seat, action, seat), move_label(game, seat, action, None))
         self.env.step(index)
         self._finish_if_over()
-        if record_move and len(self.moves) < MAX_MOVES_SHOWN:
-            view = to_builtins(board_view(self.game, self.seat))
-            self.moves.append({"seat": seat, "label": label, "view": view})
+        if record_move:
+            self.moves.append((self.version, seat, *labels, self.game.clone()))
 
     def _finish_if_over(self) -> None:
         """Step the env past the end so every agent is done (PettingZoo's protocol)."""
@@ -155,71 +358,113 @@ class Table:
         while env.agents and self.game.is_over:
             env.step(None)
 
-    def advance(self, record_moves: bool = True) -> None:
-        """Let the bots move until the human decides or the game ends."""
-        while not self.game.is_over and self.game.current_player != self.seat:
+    def advance(self) -> bool:
+        """Let the bots move until a human decides, the game ends, or the thinking budget is
+        spent (at least one move is made, so every call makes progress). True when the bots
+        still have moves to make."""
+        start = self.clock()
+        moved = False
+        while self.bots_to_move:
+            if moved and self.clock() - start >= self.think_seconds:
+                break
             seat = self.game.current_player
             assert seat is not None
-            self._step(self._bot_index(seat), record_moves)
+            self._step(self._bot_index(seat), record_move=True)
+            moved = True
+        if moved:
+            self.save()
+        return self.bots_to_move
 
-    def play(self, index: Any) -> None:
-        """The human's choice `index`, then the bots up to the human's next decision.
+    def play(self, seats: set[int], index: Any, version: int) -> None:
+        """A human's choice `index` for decision `version`, then the bots (within the budget).
 
-        BadAction (nothing changed) when it is not the human's turn or the index is illegal.
+        Conflict (nothing changed) when it is not one of `seats`' turn, the game is over or
+        `version` is not the current decision; BadAction when the index is illegal.
         """
         game = self.game
         if game.is_over:
-            raise BadAction("the game is over: no more actions")
-        if game.current_player != self.seat:
-            raise BadAction(f"it is P{game.current_player}'s turn, not yours (P{self.seat})")
-        legal = self.legal_indices()
+            raise Conflict("the game is over: no more actions")
+        if version != self.version:
+            raise Conflict(
+                f"version {version} is not the decision now (version {self.version}): the game "
+                "has moved on; GET it and choose again"
+            )
+        seat = game.current_player
+        if seat not in seats:
+            mine = ", ".join(f"P{s}" for s in sorted(seats))
+            raise Conflict(f"it is P{seat}'s turn, not yours ({mine})")
+        legal = self.legal_indices(seat)
         if index not in legal:
             raise BadAction(
                 f"action index {index} is not legal now; legal indices: "
                 f"{_ranges(legal)} (GET the game to see their labels)"
             )
-        self.moves = []
-        label = move_label(game, self.seat, self.env.codec.decode(index, game), self.seat)
-        self._step(index, record_move=False)
-        self.moves.append(
-            {"seat": self.seat, "label": label, "view": to_builtins(board_view(game, self.seat))}
-        )
-        self.advance()
+        self._step(index, record_move=True)
         self.save()
+        self.advance()
 
-    def legal_indices(self) -> list[int]:
+    def legal_indices(self, seat: int | None) -> list[int]:
         game = self.game
-        if game.is_over or game.current_player != self.seat:
+        if seat is None or game.is_over or game.current_player != seat:
             return []
         return [int(i) for i in np.flatnonzero(self.env.codec.mask(game))]
 
     # ------------------------------------------------------------------ what is sent
-    def state(self, with_moves: bool = False) -> dict[str, Any]:
-        """The human's view, whose turn it is, the legal actions, the scores when over."""
+    def viewer(self, seats: set[int]) -> int | None:
+        """The seat a request sees the game as: the one to act if held, else the lowest held."""
+        if not seats:
+            return None
+        turn = self.game.current_player
+        return turn if turn in seats else min(seats)
+
+    def state(self, seat: int | None, since: int | None = None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may see now; with `since`, the moves made after that
+        version as it saw them. The seed only once the game is over."""
         game = self.game
         codec = self.env.codec
+        over = game.is_over
         out: dict[str, Any] = {
             "id": self.id,
-            "seat": self.seat,
+            "seat": seat,
+            "humans": self.humans,
             "players": self.lineup,
-            "seed": self.seed,
+            "version": self.version,
             "turn": game.current_player,
-            "your_turn": game.current_player == self.seat,
-            "over": game.is_over,
-            "view": to_builtins(board_view(game, self.seat)),
-            "actions": [action_info(game, codec, i) for i in self.legal_indices()],
-            "scores": game.scores() if game.is_over else None,
-            "winners": game.winners() if game.is_over else None,
+            "your_turn": seat is not None and game.current_player == seat,
+            "thinking": self.bots_to_move,
+            "over": over,
+            "view": to_builtins(board_view(game, seat)),
+            "actions": [action_info(game, codec, i) for i in self.legal_indices(seat)],
+            "scores": game.scores() if over else None,
+            "winners": game.winners() if over else None,
+            "bot_errors": [{k: e[k] for k in ("seat", "agent", "error")} for e in self.bot_errors],
             "record": f"games/{self.path.name}",
         }
-        if with_moves:
-            out["moves"] = self.moves
+        if over:
+            out["seed"] = self.seed
+        if since is not None:
+            out["moves"] = [
+                {
+                    "seat": mover,
+                    "version": v,
+                    "label": own if mover == seat else other,
+                    "view": to_builtins(board_view(after, seat)),
+                }
+                for v, mover, own, other, after in self.moves
+                if v > since
+            ]
         return out
 
     def record(self) -> dict[str, Any]:
         game = self.game
         return build_record(
-            game, self.lineup, self.seed, self.config, human_seat=self.seat, finished=game.is_over
+            game,
+            self.lineup,
+            self.seed,
+            self.config,
+            human_seat=self.humans[0],
+            seat_keys=self.keys,
+            finished=game.is_over,
         )
 
     def save(self) -> None:
@@ -234,26 +479,47 @@ def _ranges(values: list[int]) -> str:
 class Tables:
     """The server's games by id: created here, kept in memory, reloaded from --data on demand."""
 
-    def __init__(self, data: Path, card_set: CardSet | None = None) -> None:
+    def __init__(
+        self, data: Path, card_set: CardSet | None = None, think_seconds: float = THINK_SECONDS
+    ) -> None:
         self.folder = data / "games"
         self.policies = data / POLICY_FOLDER
         self.card_set = card_set
         self.card_set_name = "standard" if card_set is None else card_set.name
+        self.think_seconds = think_seconds
+        self.clock: Callable[[], float] = time.monotonic
         self.live: dict[str, Table] = {}
         self.lock = threading.Lock()
 
-    def create(self, lineup: list[str], seat: int, seed: int, config: dict[str, Any]) -> Table:
-        """A new table at the human's first decision (bots before it have moved), saved."""
+    def create(
+        self, lineup: list[str], seat: int, seed: int, config: dict[str, Any]
+    ) -> tuple[Table, str, dict[int, str]]:
+        """A new table (the bots before the first human decision have moved, within the
+        budget), saved; with the creator's token for `seat` and an invite code per other
+        human seat."""
         self.folder.mkdir(parents=True, exist_ok=True)
         game_id = secrets.token_hex(6)
         if self.card_set is not None:
             config = {**config, "card_set": self.card_set}
-        table = Table(game_id, lineup, seat, seed, config, self.folder, self.policies)
-        table.advance()
+        keys: list[dict[str, str] | None] = [{} if n == HUMAN else None for n in lineup]
+        table = Table(
+            game_id,
+            lineup,
+            seed,
+            config,
+            self.folder,
+            self.policies,
+            keys,
+            self.think_seconds,
+            self.clock,
+        )
+        token = table.new_seat_secret(seat)
+        invites = {s: table.new_seat_secret(s, "invite") for s in table.humans if s != seat}
         table.save()
+        table.advance()
         with self.lock:
             self.live[game_id] = table
-        return table
+        return table, token, invites
 
     def get(self, game_id: str) -> Table:
         """The live table, or the saved one rebuilt from its record; GameNotFound otherwise."""
@@ -266,26 +532,36 @@ class Tables:
         path = self.folder / f"{game_id}.json"
         if not path.is_file():
             raise GameNotFound(f"unknown game {game_id!r}")
-        table = resume(game_id, path, self.policies)
+        table = resume(game_id, path, self.policies, self.think_seconds, self.clock)
         with self.lock:
             return self.live.setdefault(game_id, table)
 
 
-def resume(game_id: str, path: Path, policies: Path) -> Table:
+def resume(
+    game_id: str,
+    path: Path,
+    policies: Path,
+    think_seconds: float = THINK_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> Table:
     """Rebuild a table from its saved record: same env seed, bots asked again at their turns.
     Errors name the record as `games/<id>.json`, never by its place on the server's disk."""
     try:
-        return _resume(game_id, path, policies)
-    except RecordError as exc:
+        return _resume(game_id, path, policies, think_seconds, clock)
+    except (RecordError, BotUnfit) as exc:
         raise RecordError(str(exc).replace(str(path), f"games/{path.name}")) from None
 
 
-def _resume(game_id: str, path: Path, policies: Path) -> Table:
+def _resume(
+    game_id: str,
+    path: Path,
+    policies: Path,
+    think_seconds: float,
+    clock: Callable[[], float],
+) -> Table:
     record = load_record(path)
-    seat = record.get("human_seat")
     lineup = [str(p) for p in record["players"]]
-    if not isinstance(seat, int) or not 0 <= seat < len(lineup) or lineup[seat] != HUMAN:
-        raise RecordError(f"{path}: not a browser game (no human seat)")
+    keys = parse_seat_keys(record, path)
     env_seed = record.get("env_seed")
     if not isinstance(env_seed, int):
         raise RecordError(f"{path}: no env_seed: cannot rebuild the bots")
@@ -296,7 +572,9 @@ def _resume(game_id: str, path: Path, policies: Path) -> Table:
         problem = None if name == HUMAN else opponent_problem(name, policies)
         if problem:
             raise RecordError(f"{path}: {problem}")
-    table = Table(game_id, lineup, seat, env_seed, config, path.parent, policies)
+    table = Table(
+        game_id, lineup, env_seed, config, path.parent, policies, keys, think_seconds, clock
+    )
     codec = table.env.codec
     for i, action in enumerate(record_actions(record)):
         game = table.game
@@ -304,10 +582,9 @@ def _resume(game_id: str, path: Path, policies: Path) -> Table:
         if actor is None:
             raise RecordError(f"{path}: action {i} after the end of the game")
         index = codec.encode(action)
-        if actor != seat:
-            table._bot_index(actor)  # the bot's random state advances as it did in play
+        if actor in table.bots:
+            table._bot_index(actor)  # the bot's (and stand-in's) random state, as in play
         if not table.env.codec.mask(game)[index]:
             raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
         table._step(index, record_move=False)
-    table.advance(record_moves=False)
     return table

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -148,3 +149,52 @@ def test_serve_refuses_a_bad_card_file_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "--card-set" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) <= 2
+
+
+def _get_status(url: str, host: str | None = None) -> int:
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_beyond_localhost_one_warning_line_and_only_named_hosts(tmp_path: Path) -> None:
+    """--host 0.0.0.0 says in one stderr line what the network can see; requests naming
+    another host (DNS rebinding) are refused unless --allow-host names it."""
+    proc = _farlight(
+        "serve", "--host", "0.0.0.0", "--port", "0", "--data", str(tmp_path / "d"),
+        "--allow-host", "farlight.lan",
+    )  # fmt: skip
+    try:
+        line = proc.stdout.readline()
+        port = int(line.split()[4].rstrip("/").rsplit(":", 1)[1])
+        warning = proc.stderr.readline()
+        assert warning.startswith("farlight serve: warning: listening on 0.0.0.0:"), warning
+        assert "--data" in warning and "tokens" in warning
+        url = f"http://127.0.0.1:{port}/api/health"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                assert _get_status(url) == 200
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.1)
+        assert _get_status(url, "attacker.example") == 400
+        assert _get_status(url, f"farlight.lan:{port}") == 200
+        assert _get_status(url, f"localhost:{port}") == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_on_localhost_no_warning(tmp_path: Path) -> None:
+    proc = _farlight("serve", "--port", "0", "--data", str(tmp_path / "d"))
+    try:
+        assert proc.stdout.readline().startswith("Farlight in the browser")
+    finally:
+        proc.terminate()
+        _out, err = proc.communicate(timeout=10)
+    assert "warning" not in err

@@ -25,16 +25,33 @@ def data(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+def _app(data: Path, **kw: Any) -> Any:
+    return make_app(data, allowed_hosts=["testserver"], **kw)
+
+
 @pytest.fixture
 def client(data: Path) -> TestClient:
-    return TestClient(make_app(data))
+    return TestClient(_app(data))
+
+
+def _hold(client: TestClient, token: str) -> None:
+    """The client sends `token` with every request from now on (besides those it holds)."""
+    held = client.headers.get("authorization", "Bearer").split()[1:]
+    client.headers["authorization"] = " ".join(["Bearer", *held, token])
 
 
 def _new(client: TestClient, **body: Any) -> dict[str, Any]:
     body = {"players": 2, "seat": 0, "opponents": ["heuristic"], "seed": 11, **body}
     response = client.post("/api/games", json=body)
     assert response.status_code == 201, response.text
-    return response.json()
+    state = response.json()
+    _hold(client, state["token"])
+    return state
+
+
+def _act(client: TestClient, state: dict[str, Any], index: int, **kw: Any) -> Any:
+    body = {"index": index, "version": state["version"]}
+    return client.post(f"/api/games/{state['id']}/actions", json=body, **kw)
 
 
 def _play_first_legal(client: TestClient, game_id: str, limit: int = 10_000) -> dict[str, Any]:
@@ -43,9 +60,7 @@ def _play_first_legal(client: TestClient, game_id: str, limit: int = 10_000) -> 
     for _ in range(limit):
         if state["over"]:
             break
-        response = client.post(
-            f"/api/games/{game_id}/actions", json={"index": state["actions"][0]["index"]}
-        )
+        response = _act(client, state, state["actions"][0]["index"])
         assert response.status_code == 200, response.text
         state = response.json()
     return state
@@ -74,9 +89,7 @@ def test_a_game_plays_to_the_end_and_is_saved_as_a_record(client: TestClient, da
 def test_opponent_moves_come_one_by_one_without_hidden_tile_values(client: TestClient) -> None:
     state = _new(client, players=3, seat=0)
     for _ in range(5):  # a turn may hold several decisions (two tiles in the first pass)
-        state = client.post(
-            f"/api/games/{state['id']}/actions", json={"index": state["actions"][0]["index"]}
-        ).json()
+        state = _act(client, state, state["actions"][0]["index"]).json()
         moves = state["moves"]
         assert moves[0]["seat"] == 0  # the human's own move first, then the bots'
         if len(moves) > 1:
@@ -93,12 +106,15 @@ def _state_without_moves(client: TestClient, game_id: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("body", "status", "needle"),
     [
-        ({"index": 999_999}, 422, "not legal"),
-        ({"index": "3"}, 400, "Expected `int`, got `str`"),
-        ({"index": True}, 400, "Expected `int`, got `bool`"),
-        ({"index": -1}, 400, "$.index"),
-        ({"idx": 3}, 400, "idx"),
-        ({}, 400, "index"),
+        ({"index": 999_999, "version": 0}, 422, "not legal"),
+        ({"index": "3", "version": 0}, 400, "Expected `int`, got `str`"),
+        ({"index": True, "version": 0}, 400, "Expected `int`, got `bool`"),
+        ({"index": -1, "version": 0}, 400, "$.index"),
+        ({"idx": 3, "version": 0}, 400, "idx"),
+        ({"version": 0}, 400, "index"),
+        ({"index": 3}, 400, "version"),
+        ({"index": 3, "version": "0"}, 400, "$.version"),
+        ({"index": 2**40, "version": 0}, 400, "$.index"),
         ([3], 400, "Expected `object`"),
     ],
 )
@@ -117,11 +133,14 @@ def test_malformed_oversized_and_empty_bodies_are_refused(client: TestClient) ->
     state = _new(client)
     url = f"/api/games/{state['id']}/actions"
     before = _state_without_moves(client, state["id"])
-    bad = client.post(url, content=b'{"index": 1', headers={"content-type": "application/json"})
+    json_type = {"content-type": "application/json"}
+    bad = client.post(url, content=b'{"index": 1', headers=json_type)
     assert bad.status_code == 400 and "malformed JSON" in bad.json()["error"]
-    empty = client.post(url, content=b"")
+    empty = client.post(url, content=b"", headers=json_type)
     assert empty.status_code == 400 and "empty request body" in empty.json()["error"]
-    huge = client.post(url, content=b" " * (MAX_BODY_BYTES + 1) + b'{"index": 0}')
+    huge = client.post(
+        url, content=b" " * (MAX_BODY_BYTES + 1) + b'{"index": 0}', headers=json_type
+    )
     assert huge.status_code == 413 and "too large" in huge.json()["error"]
     assert _state_without_moves(client, state["id"]) == before
 
@@ -130,14 +149,14 @@ def test_unknown_games_and_routes_are_404_json(client: TestClient) -> None:
     for url in ("/api/games/0123456789ab", "/api/games/../../etc"):
         response = client.get(url)
         assert response.status_code == 404 and "error" in response.json()
-    response = client.post("/api/games/0123456789ab/actions", json={"index": 0})
+    response = client.post("/api/games/0123456789ab/actions", json={"index": 0, "version": 0})
     assert response.status_code == 404 and "unknown game" in response.json()["error"]
 
 
 def test_acting_after_the_end_is_refused(client: TestClient) -> None:
     state = _new(client)
     final = _play_first_legal(client, state["id"])
-    response = client.post(f"/api/games/{state['id']}/actions", json={"index": 0})
+    response = _act(client, final, 0)
     assert response.status_code == 409 and "over" in response.json()["error"]
     assert _state_without_moves(client, state["id"])["scores"] == final["scores"]
 
@@ -147,6 +166,13 @@ def test_acting_after_the_end_is_refused(client: TestClient) -> None:
     [
         ({"players": 6}, "$.players"),
         ({"players": 2, "seat": 2}, "seat must be 0..1"),
+        ({"players": 3, "humans": [0, 3]}, "seat must be 0..2"),
+        ({"players": 3, "seat": 1, "humans": [0, 2]}, "must be one of the human seats"),
+        ({"players": 3, "humans": [0, 1], "opponents": ["a", "b"]}, "2 agents for 1"),
+        ({"players": 3, "humans": [0, 1], "opponents": ["random"], "seed": 3}, "several humans"),
+        ({"grid_size": "7"}, "$.grid_size"),
+        ({"opponents": ["x" * 300]}, "$.opponents"),
+        ({"opponents": ["x" * 190 + ".pt"]}, "unknown opponent(s) xxx"),
         ({"players": 3, "opponents": ["heuristic", "random", "random"]}, "3 agents for 2"),
         ({"opponents": ["nobody"]}, "unknown opponent(s) nobody"),
         ({"opponents": ["human"]}, "unknown opponent(s) human"),
@@ -174,8 +200,9 @@ def test_rule_options_reach_the_game(client: TestClient, data: Path) -> None:
     assert record["config"]["rule_options"]["edge_connectors"] == "blocked"
 
 
-def _without_id(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k != "id"}
+def _without_keys(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without the seats' token hashes (random per game)."""
+    return {k: v for k, v in record.items() if k != "seat_keys"}
 
 
 def test_same_seed_and_same_choices_give_the_same_record(client: TestClient, data: Path) -> None:
@@ -184,17 +211,18 @@ def test_same_seed_and_same_choices_give_the_same_record(client: TestClient, dat
         state = _new(client, players=3, opponents=["heuristic", "random"], seed=5)
         _play_first_legal(client, state["id"])
         records.append(json.loads((data / "games" / f"{state['id']}.json").read_text()))
-    assert records[0] == records[1]
+    assert _without_keys(records[0]) == _without_keys(records[1])
 
 
 def test_a_game_resumes_after_a_server_restart_as_if_never_stopped(data: Path) -> None:
-    first = TestClient(make_app(data))
+    first = TestClient(_app(data))
     whole = _new(first, players=3, opponents=["heuristic", "random"], seed=9)
     _play_first_legal(first, whole["id"])
     cut = _new(first, players=3, opponents=["heuristic", "random"], seed=9)
     half = _play_first_legal(first, cut["id"], limit=12)
     assert not half["over"]
-    second = TestClient(make_app(data))  # a new server: nothing in memory
+    second = TestClient(_app(data))  # a new server: nothing in memory
+    second.headers["authorization"] = first.headers["authorization"]
     resumed = second.get(f"/api/games/{cut['id']}").json()
     assert {k: v for k, v in resumed.items()} == {
         k: v for k, v in _state_without_moves(first, cut["id"]).items()
@@ -203,7 +231,7 @@ def test_a_game_resumes_after_a_server_restart_as_if_never_stopped(data: Path) -
     games = data / "games"
     a = json.loads((games / f"{whole['id']}.json").read_text())
     b = json.loads((games / f"{cut['id']}.json").read_text())
-    assert a == b
+    assert _without_keys(a) == _without_keys(b)
 
 
 def _scramble(game: Any, seat: int, seed: int) -> None:
@@ -222,7 +250,7 @@ def _scramble(game: Any, seat: int, seed: int) -> None:
 def test_r_bid_5_the_api_never_shows_hidden_facts(data: Path) -> None:
     """Opponents' face-down tiles, the deck order and the face-down awards never change what
     GET /api/games/{id} sends: the same JSON before and after they are changed."""
-    app = make_app(data)
+    app = _app(data)
     client = TestClient(app)
     state = _new(client, players=4, seat=2, opponents=["random"], seed=21)
     checked = hidden_bids = 0
@@ -241,9 +269,7 @@ def test_r_bid_5_the_api_never_shows_hidden_facts(data: Path) -> None:
         game.deck, game.awards_down, game.bids = truth  # the truth back: the record must replay
         game.hands = hands
         game.invalidate_cache()
-        response = client.post(
-            f"/api/games/{state['id']}/actions", json={"index": before["actions"][-1]["index"]}
-        )
+        response = _act(client, before, before["actions"][-1]["index"])
         assert response.status_code == 200
     assert checked >= 5 and hidden_bids > 0
 
@@ -298,9 +324,10 @@ def test_replay_refuses_files_outside_data_and_bad_uploads(client: TestClient) -
     assert outside.status_code == 400 and "outside the data folder" in outside.json()["error"]
     missing = client.post("/api/replays", json={"file": "nope.json"})
     assert missing.status_code == 400 and "no such file" in missing.json()["error"]
-    junk = client.post("/api/replays/upload", content=b"not json")
+    json_type = {"content-type": "application/json"}
+    junk = client.post("/api/replays/upload", content=b"not json", headers=json_type)
     assert junk.status_code == 400 and "not valid JSON" in junk.json()["error"]
-    foreign = client.post("/api/replays/upload", content=b'{"format": "chess"}')
+    foreign = client.post("/api/replays/upload", content=b'{"format": "chess"}', headers=json_type)
     assert foreign.status_code == 400 and "not a Farlight record" in foreign.json()["error"]
 
 
@@ -308,7 +335,9 @@ def test_an_uploaded_record_replays(client: TestClient, data: Path) -> None:
     state = _new(client, seed=2)
     _play_first_legal(client, state["id"])
     body = (data / "games" / f"{state['id']}.json").read_bytes()
-    response = client.post("/api/replays/upload", content=body)
+    response = client.post(
+        "/api/replays/upload", content=body, headers={"content-type": "application/json"}
+    )
     assert response.status_code == 200, response.text
     assert response.json()["steps"] > 10 and response.json()["file"].startswith("uploads/")
 
@@ -325,8 +354,10 @@ def test_deeply_nested_files_and_uploads_are_refused_not_a_server_error(data: Pa
     (data / "e").mkdir()
     (data / "e" / "scorecard.json").write_text(f'{{"extra": {DEEP}}}')
     (data / "good.json").write_text(json.dumps({"format": "farlight-record", "players": ["a"]}))
-    client = TestClient(make_app(data), raise_server_exceptions=False)
-    upload = client.post("/api/replays/upload", content=DEEP.encode())
+    client = TestClient(_app(data), raise_server_exceptions=False)
+    upload = client.post(
+        "/api/replays/upload", content=DEEP.encode(), headers={"content-type": "application/json"}
+    )
     assert upload.status_code == 400 and "nested too deeply" in upload.json()["error"]
     for file, game in (("deep.json", None), ("j/games.jsonl", 0)):
         opened = client.post("/api/replays", json={"file": file, "game": game})

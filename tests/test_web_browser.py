@@ -1,8 +1,10 @@
 """End to end in a real browser: Debian's Chromium driven by Playwright against a live server.
 
 Opens the page, starts a game against the heuristic, plays it to the end by clicking the board
-and the choice buttons, opens its replay and checks the screenshot shows a drawn board. Skips
-with the reason when Chromium or Playwright is missing (REQUIRE_BROWSER=1 makes that a failure).
+and the choice buttons, opens its replay and checks the screenshot shows a drawn board. Two
+people in two browser contexts (separate storage) share a table with a bot through an invite
+link and play it to the end, each page receiving only its own seat's tiles. Skips with the
+reason when Chromium or Playwright is missing (REQUIRE_BROWSER=1 makes that a failure).
 """
 
 from __future__ import annotations
@@ -69,6 +71,23 @@ def live_server(tmp_path: Path) -> Iterator[str]:
     sock.close()
 
 
+def _decide(page, clicks: dict[str, int]) -> None:
+    """One decision by clicking: a highlighted target then a tile while bidding, a highlighted
+    ship cell when installing, otherwise the first choice button."""
+    targets = page.locator("#play-board .target")
+    cells = page.locator("#play-board .install-cell")
+    if targets.count():
+        targets.first.click()
+        page.locator("#choices .bid-choice").first.click()
+        clicks["bid"] += 1
+    elif cells.count():
+        cells.first.click()
+        clicks["install"] += 1
+    else:
+        page.locator("#choices .action-btn").first.click()
+        clicks["button"] += 1
+
+
 def _play_to_the_end(page, limit: int = 400) -> dict[str, int]:
     """Click until the game is over: a highlighted target then a tile while bidding, a
     highlighted ship cell when installing, otherwise the first choice button. Returns how
@@ -82,18 +101,7 @@ def _play_to_the_end(page, limit: int = 400) -> dict[str, int]:
         )
         if board.get_attribute("data-state") == "over":
             return clicks
-        targets = page.locator("#play-board .target")
-        cells = page.locator("#play-board .install-cell")
-        if targets.count():
-            targets.first.click()
-            page.locator("#choices .bid-choice").first.click()
-            clicks["bid"] += 1
-        elif cells.count():
-            cells.first.click()
-            clicks["install"] += 1
-        else:
-            page.locator("#choices .action-btn").first.click()
-            clicks["button"] += 1
+        _decide(page, clicks)
     raise AssertionError(f"the game did not end within {limit} decisions")
 
 
@@ -157,3 +165,99 @@ def test_board_fits_a_narrow_window(browser, live_server: str) -> None:
     page.locator("#play-board .target").first.click()
     assert page.locator("#choices .bid-choice").count() > 0
     context.close()
+
+
+def _watch_views(page, seen: list[dict]) -> None:
+    """Keep every game state the page receives (with the move views inside)."""
+
+    def keep(response) -> None:
+        if "/api/games" in response.url and response.request.method in ("GET", "POST"):
+            try:
+                body = response.json()
+            except Exception:  # noqa: BLE001 - not JSON (never expected): nothing to check
+                return
+            if isinstance(body, dict) and "view" in body:
+                seen.append(body)
+
+    page.on("response", keep)
+
+
+def _hidden_from(state: dict, me: int) -> list[str]:
+    """What in `state` (and its moves) shows another seat's face-down tiles to seat `me`."""
+    leaks = []
+    views = [state["view"], *(m["view"] for m in state.get("moves", []))]
+    for view in views:
+        assert view["viewer"] == me
+        for panel in view["players"]:
+            if panel["seat"] != me and panel["hand"] is not None:
+                leaks.append(f"P{panel['seat']} hand {panel['hand']}")
+        if view["phase"] == "bidding":
+            groups = [g for s in view["station"] + view["facilities"] for g in s["bids"]]
+            groups += [g for s in view["stacks"] for g in s["bids"]]
+            for g in groups:
+                if g["seat"] != me and any(t["value"] is not None for t in g["tiles"]):
+                    leaks.append(f"P{g['seat']} face-down bid {g['tiles']}")
+    if not state["over"] and "seed" in state:
+        leaks.append("the seed before the end")
+    return leaks
+
+
+def test_two_people_share_a_table_with_a_bot_each_seeing_only_their_tiles(
+    browser, live_server: str
+) -> None:
+    host_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    guest_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    host, guest = host_ctx.new_page(), guest_ctx.new_page()
+    errors: list[str] = []
+    seen: dict[str, list[dict]] = {"host": [], "guest": []}
+    for name, page in (("host", host), ("guest", guest)):
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        _watch_views(page, seen[name])
+    host.goto(f"{live_server}/?speed=0&poll=100")
+    host.locator("#players").select_option("3")
+    host.locator("#invite").fill("1")
+    host.locator("#opponents").fill("heuristic")
+    host.locator("#max-rounds").fill("2")
+    host.locator("#start").click()
+    link = host.locator("#invites .invite-link[data-seat='1']")
+    link.wait_for()
+    hash_part = link.input_value().split("#", 1)[1]
+    assert hash_part.startswith("game=") and "&invite=" in hash_part
+    guest.goto(f"{live_server}/?speed=0&poll=100#{hash_part}")
+    guest.wait_for_selector("#play-board svg[data-seat='1']")
+    assert "invite" not in guest.url  # the code is used up and gone from the address bar
+    clicks = {
+        "host": {"bid": 0, "install": 0, "button": 0},
+        "guest": {"bid": 0, "install": 0, "button": 0},
+    }
+    boards = {"host": host.locator("#play-board svg"), "guest": guest.locator("#play-board svg")}
+    pages = {"host": host, "guest": guest}
+    for _ in range(2000):
+        states = {n: b.get_attribute("data-state") for n, b in boards.items()}
+        if states == {"host": "over", "guest": "over"}:
+            break
+        mover = next((n for n, s in states.items() if s == "your-turn"), None)
+        if mover is None:
+            host.wait_for_timeout(30)  # the other page is polling: the bot or a person moves
+            continue
+        page, me = pages[mover], {"host": 0, "guest": 1}[mover]
+        for seat in (0, 1):  # the page draws its own hand's values, the other's face down
+            shown = page.locator(f"#play-board g.hand[data-seat='{seat}'] text").all_text_contents()
+            hidden = [t == "?" for t in shown]
+            assert all(hidden) if seat != me else not any(hidden), (mover, seat, shown)
+        _decide(page, clicks[mover])
+    else:
+        raise AssertionError(f"the game did not end: {states}")
+    assert sum(clicks["host"].values()) > 3 and sum(clicks["guest"].values()) > 3
+    assert clicks["host"]["bid"] and clicks["guest"]["bid"]
+    for name, me in (("host", 0), ("guest", 1)):
+        assert "Game over" in pages[name].locator("#play-status").inner_text()
+        states = seen[name]
+        assert len(states) > 5
+        leaks = [leak for state in states for leak in _hidden_from(state, me)]
+        assert leaks == [], (name, leaks[:5])
+    final = seen["host"][-1]
+    assert final["over"] and "seed" in final and final["players"] == ["human", "human", "heuristic"]
+    assert errors == []
+    host_ctx.close()
+    guest_ctx.close()

@@ -28,7 +28,7 @@ def data(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(data: Path) -> TestClient:
-    return TestClient(make_app(data))
+    return TestClient(make_app(data, allowed_hosts=["testserver"]))
 
 
 def _post(client: TestClient, opponents: list[str]) -> Any:
@@ -46,7 +46,9 @@ def test_a_policy_in_the_policies_folder_plays_and_resumes(client: TestClient, d
     assert state["players"] == ["human", "club/mine.pt"]
     record = load_record(data / "games" / f"{state['id']}.json")
     assert record["players"] == ["human", "club/mine.pt"]  # no server path in the record
-    again = TestClient(make_app(data)).get(f"/api/games/{state['id']}")  # a restarted server
+    again = TestClient(make_app(data, allowed_hosts=["testserver"])).get(
+        f"/api/games/{state['id']}", headers={"authorization": f"Bearer {state['token']}"}
+    )  # a restarted server
     assert again.status_code == 200 and again.json()["view"] == state["view"]
 
 
@@ -100,7 +102,9 @@ def test_a_saved_game_that_cannot_resume_is_named_without_the_server_path(
     record = json.loads(path.read_text())
     record["players"][1] = "/somewhere/else.pt"  # edited on disk: no longer a web opponent
     path.write_text(json.dumps(record))
-    response = TestClient(make_app(data)).get(f"/api/games/{state['id']}")
+    response = TestClient(make_app(data, allowed_hosts=["testserver"])).get(
+        f"/api/games/{state['id']}"
+    )
     assert response.status_code == 409
     message = response.json()["error"]
     assert f"games/{state['id']}.json" in message

@@ -5,14 +5,29 @@
 const $ = (sel) => document.querySelector(sel);
 const params = new URLSearchParams(location.search);
 const SPEED = params.has("speed") ? Number(params.get("speed")) : 350; // ms per opponent move
+const POLL = params.has("poll") ? Number(params.get("poll")) : 1000; // ms between checks when waiting
 const narrow = () => window.innerWidth < 900;
 
-async function api(method, path, body, raw) {
+// Seat tokens, one per game this browser holds a seat in, kept in localStorage. Each request
+// about a game sends its token (Authorization: Bearer); the list of games sends them all.
+const TOKENS_KEY = "farlight:tokens";
+function tokens() {
+  try { return JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}") || {}; } catch { return {}; }
+}
+function tokenFor(id) { return tokens()[id] || null; }
+function keepToken(id, token) {
+  const all = tokens();
+  all[id] = token;
+  localStorage.setItem(TOKENS_KEY, JSON.stringify(all));
+}
+
+async function api(method, path, body, raw, token) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.body = raw ? body : JSON.stringify(body);
-    if (!raw) init.headers["content-type"] = "application/json";
+    init.headers["content-type"] = "application/json"; // every POST is JSON (uploads too)
   }
+  if (token) init.headers.authorization = `Bearer ${token}`;
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
   if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
@@ -42,7 +57,7 @@ function showTab(name) {
 for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showTab(t.dataset.tab));
 
 // ------------------------------------------------------------------------------ play
-const play = { game: null, busy: false, chosenSlot: null };
+const play = { game: null, busy: false, chosenSlot: null, poll: null };
 
 async function loadOptions() {
   const opts = await api("GET", "/api/options");
@@ -70,6 +85,28 @@ function syncSeats() {
 $("#players").addEventListener("change", syncSeats);
 
 function ruleValue(text) { return text === "true" ? true : text === "false" ? false : text; }
+function seatList(text) {
+  return String(text || "").split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+}
+
+function showInvites(state) {
+  // Links for the other human seats: whoever opens one takes that seat (once).
+  const box = $("#invites");
+  box.replaceChildren();
+  for (const inv of state.invites || []) {
+    const label = document.createElement("label");
+    label.textContent = `Invite P${inv.seat}: `;
+    const input = document.createElement("input");
+    input.readOnly = true;
+    input.size = 60;
+    input.className = "invite-link";
+    input.dataset.seat = String(inv.seat);
+    input.value = new URL(inv.link, location.href).href;
+    input.addEventListener("focus", () => input.select());
+    label.appendChild(input);
+    box.appendChild(label);
+  }
+}
 
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -80,40 +117,87 @@ $("#new-game").addEventListener("submit", async (ev) => {
     opponents: String(form.get("opponents")).split(",").map((s) => s.trim()).filter(Boolean),
     rule_options: {},
   };
+  const invited = seatList(form.get("invite"));
+  if (invited.length) body.humans = [body.seat, ...invited];
   if (form.get("seed") !== "") body.seed = Number(form.get("seed"));
+  if (form.get("max_rounds") !== "") body.max_rounds = Number(form.get("max_rounds"));
   for (const [k, v] of form.entries()) if (k.startsWith("rule:")) body.rule_options[k.slice(5)] = ruleValue(v);
   try {
     status("#play-status", "Starting…");
+    stopPolling();
     const state = await api("POST", "/api/games", body);
+    keepToken(state.id, state.token);
     $("#log").replaceChildren();
     history.replaceState(null, "", `#game=${state.id}`);
+    showInvites(state);
     await showMoves(state);
   } catch (err) { status("#play-status", err.message, true); }
 });
 
 async function resumeGame(id) {
   try {
-    const state = await api("GET", `/api/games/${id}`);
+    stopPolling();
+    const state = await api("GET", `/api/games/${id}`, undefined, false, tokenFor(id));
     $("#log").replaceChildren();
+    $("#invites").replaceChildren();
     history.replaceState(null, "", `#game=${id}`);
     showTab("play");
     renderPlay(state);
   } catch (err) { status("#play-status", err.message, true); }
 }
 
+async function claimSeat(id, invite) {
+  // An invite link: take the seat it opens, keep its token, then play as that seat.
+  if (tokenFor(id)) {
+    status("#play-status", "This browser already holds a seat in that game: open the invite link in another browser.", true);
+    return resumeGame(id);
+  }
+  try {
+    const state = await api("POST", `/api/games/${id}/claim`, { invite });
+    keepToken(id, state.token);
+    history.replaceState(null, "", `#game=${id}`);
+    await resumeGame(id);
+  } catch (err) {
+    history.replaceState(null, "", `#game=${id}`);
+    status("#play-status", err.message, true);
+  }
+}
+
 async function loadSavedGames() {
   const holder = $("#saved-games");
   try {
-    const games = await api("GET", "/api/games");
+    const held = Object.values(tokens()).join(" ");
+    const games = await api("GET", "/api/games", undefined, false, held);
     holder.replaceChildren();
-    const open = games.filter((g) => g.kind === "record" && g.finished === false);
+    const open = games.filter((g) => g.finished === false);
     if (!open.length) return;
-    holder.append("Unfinished games: ");
+    holder.append("Your unfinished games: ");
     for (const g of open.slice(-8)) {
-      const id = g.file.replace(/\.json$/, "");
-      button(holder, `${id} (${(g.players || []).join(" v ")})`, () => resumeGame(id), "resume");
+      button(holder, `${g.id} (${(g.players || []).join(" v ")})`, () => resumeGame(g.id), "resume");
     }
   } catch (err) { holder.textContent = err.message; }
+}
+
+function stopPolling() {
+  if (play.poll) clearTimeout(play.poll);
+  play.poll = null;
+}
+function startPolling() {
+  // Waiting for another human or for the bots: ask again (GET also lets the bots go on).
+  stopPolling();
+  play.poll = setTimeout(async () => {
+    play.poll = null;
+    const state = play.game;
+    if (!state || state.over || state.your_turn || play.busy) return;
+    try {
+      const next = await api("GET", `/api/games/${state.id}?since=${state.version}`, undefined,
+        false, tokenFor(state.id));
+      if (play.game && play.game.id === state.id && !play.busy) await showMoves(next);
+    } catch (err) {
+      status("#play-status", err.message, true);
+      startPolling();
+    }
+  }, POLL);
 }
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
@@ -133,7 +217,7 @@ async function showMoves(state) {
   $("#choices").replaceChildren();
   for (const move of state.moves || []) {
     logMove(move, state.seat);
-    if (move.seat !== state.seat && SPEED > 0) {
+    if (move.seat !== state.seat && SPEED > 0 && move.view) {
       status("#play-status", move.label);
       drawBoard($("#play-board"), move.view, { narrow: narrow(), names: state.players });
       await sleep(SPEED);
@@ -165,6 +249,9 @@ function drawPlay() {
   const svg = $("#play-board svg");
   svg.dataset.state = state.over ? "over" : state.your_turn ? "your-turn" : "waiting";
   svg.dataset.round = String(state.view.round);
+  svg.dataset.seat = state.seat === null ? "" : String(state.seat);
+  const errors = (state.bot_errors || []).map((e) => `P${e.seat} (${e.agent}) ${e.error}`);
+  $("#bot-errors").textContent = errors.join("; ");
   if (state.over) {
     const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
     status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.`);
@@ -172,7 +259,13 @@ function drawPlay() {
     loadSavedGames();
     return;
   }
-  if (!state.your_turn) { status("#play-status", `Waiting for P${state.turn}…`); return; }
+  if (!state.your_turn) {
+    const who = state.humans.includes(state.turn) ? "another player" : "a bot";
+    const you = state.seat === null ? "You are watching" : `You are P${state.seat}`;
+    status("#play-status", `${you}. Waiting for P${state.turn} (${who})${state.thinking ? ", thinking" : ""}…`);
+    startPolling();
+    return;
+  }
   if (bidSlots.size) {
     status("#play-status", play.chosenSlot === null
       ? "Your bid: click a highlighted target on the station or a mission."
@@ -203,7 +296,8 @@ async function choose(index) {
   if (svg) svg.dataset.state = "waiting";
   $("#choices").replaceChildren();
   try {
-    const state = await api("POST", `/api/games/${play.game.id}/actions`, { index });
+    const { id, version } = play.game;
+    const state = await api("POST", `/api/games/${id}/actions`, { index, version }, false, tokenFor(id));
     await showMoves(state);
   } catch (err) {
     play.busy = false;
@@ -359,5 +453,6 @@ window.addEventListener("resize", () => {
 syncSeats();
 loadOptions().catch((err) => status("#play-status", err.message, true));
 loadSavedGames();
-const fromHash = location.hash.match(/^#game=([0-9a-f]{12})$/);
-if (fromHash) resumeGame(fromHash[1]);
+const fromHash = location.hash.match(/^#game=([0-9a-f]{12})(?:&invite=([A-Za-z0-9_-]{1,100}))?$/);
+if (fromHash && fromHash[2]) claimSeat(fromHash[1], fromHash[2]);
+else if (fromHash) resumeGame(fromHash[1]);

@@ -300,7 +300,8 @@ function player(p, panel, box, opts) {
   let tx = x0 + 42;
   const hand = panel.hand !== null ? panel.hand.slice() : [];
   while (hand.length < panel.hand_count) hand.push(null);
-  for (const t of hand) { tile(p, tx, y, 15, 17, panel.seat, t, false); tx += 17; }
+  const handGroup = el(p, "g", { class: "hand", "data-seat": panel.seat });
+  for (const t of hand) { tile(handGroup, tx, y, 15, 17, panel.seat, t, false); tx += 17; }
   const [open, linked, blocked] = panel.connectors;
   text(p, x1 - 11, y + 3, `open ${open} linked ${linked} blocked ${blocked}`, 10, C.dim, "end");
   y += 22;
