@@ -3,6 +3,11 @@
 Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
 error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error.
 Bot thinking and replays run in worker threads, never on the event loop.
+
+Resources are bounded (`farlight_web.limits`, README "Safety and robustness"): live games
+are evicted past a count or when idle (`Tables`), uploads are parsed into a bounded shape and
+kept under a quota (`uploads`), listings read only changed files (`library.FileIndex`), and
+each client address may start games and upload at a limited rate (429 with Retry-After).
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +32,9 @@ from starlette.staticfiles import StaticFiles
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
-from farlight_env.jsontext import loads
-from farlight_env.record import RecordError, save_record
+from farlight_env.record import RecordError
 from farlight_web import library
+from farlight_web.limits import Limits, RateLimiter, retry_after
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
     BodyError,
@@ -47,6 +54,7 @@ from farlight_web.sessions import (
     opponent_problem,
     policy_names,
 )
+from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"
 MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
@@ -80,15 +88,50 @@ class Replays:
             return replay
 
 
+def client_address(request: Request) -> str:
+    """Whom a rate limit counts: the peer's address (a proxy's, behind one)."""
+    return request.client.host if request.client else "unknown"
+
+
+def too_many(limiter: RateLimiter, request: Request) -> Response | None:
+    """A 429 answer when the client has used its rate, else None (and a token is spent)."""
+    wait = limiter.take(client_address(request))
+    if wait is None:
+        return None
+    after = retry_after(wait)
+    return JSONResponse(
+        {"error": f"too many requests from {client_address(request)}: try again in {after} s"},
+        status_code=429,
+        headers={"Retry-After": after},
+    )
+
+
 def make_app(
-    data: Path | str = Path("farlight-data"), card_set: CardSet | None = None
+    data: Path | str = Path("farlight-data"),
+    card_set: CardSet | None = None,
+    limits: Limits | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Starlette:
     """The app serving `data` (created if missing): games, records, tournaments, scorecards.
-    New games use `card_set` (default: the standard set); saved ones keep their own."""
+    New games use `card_set` (default: the standard set); saved ones keep their own.
+    `limits` bounds what it holds and accepts (default: `Limits()`); `clock` times eviction
+    and rate limits (tests pass a fake one).
+
+    At start, temp files a killed server left in `games/` and `uploads/` are removed;
+    ValueError when one of those folders is a symbolic link (links are never followed)."""
     data = Path(data)
+    limits = limits or Limits()
     data.mkdir(parents=True, exist_ok=True)
-    tables = Tables(data, card_set)
+    for folder in ("games", UPLOAD_FOLDER):
+        if (data / folder).is_symlink():
+            raise ValueError(f"{data / folder} is a symbolic link; make it a real folder")
+        remove_stale_temp_files(data / folder)
+    tables = Tables(data, card_set, limits.max_live_games, limits.idle_seconds, clock)
     replays = Replays()
+    file_index = library.FileIndex()  # what listings read, kept while files are unchanged
+    uploads = UploadStore(data, limits.upload_files, limits.upload_bytes)
+    new_games = RateLimiter(limits.new_games, clock)
+    new_uploads = RateLimiter(limits.uploads, clock)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -117,6 +160,8 @@ def make_app(
         )
 
     async def create_game(request: Request) -> Response:
+        if refused := too_many(new_games, request):
+            return refused
         try:
             spec = decode(await read_body(request), NewGame)
             lineup, seed, config = _lineup(spec, tables.policies)
@@ -134,7 +179,8 @@ def make_app(
         return JSONResponse({"id": table.id, **table.state(with_moves=True)}, status_code=201)
 
     async def list_games(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(library.list_records, data / "games"))
+        games = await run_in_threadpool(library.list_records, data / "games", file_index)
+        return JSONResponse(games)
 
     async def get_game(request: Request) -> Response:
         try:
@@ -173,7 +219,7 @@ def make_app(
             return error(str(exc), 409 if "turn" in str(exc) or "over" in str(exc) else 422)
 
     async def records(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(library.list_records, data))
+        return JSONResponse(await run_in_threadpool(library.list_records, data, file_index))
 
     async def open_replay(request: Request) -> Response:
         try:
@@ -188,32 +234,18 @@ def make_app(
 
     async def upload(request: Request) -> Response:
         """A record or results.json sent as the body; kept under --data/uploads, then opened."""
+        if refused := too_many(new_uploads, request):
+            return refused
         try:
             body = await read_body(request, MAX_UPLOAD_BYTES)
             game = _query_int(request, "game")
         except BodyError as exc:
             return error(str(exc), exc.status)
-        name = f"uploads/{hashlib.sha256(body).hexdigest()[:20]}.json"
-        path = data / name
-
-        def store_and_open() -> library.Replay:
-            try:
-                parsed = loads(body)
-            except ValueError as exc:
-                raise RecordError(f"upload: not valid JSON ({exc})") from exc
-            if not isinstance(parsed, dict):
-                raise RecordError("upload: expected a JSON object (a record or results.json)")
-            save_record(parsed, path)
-            try:
-                return library.open_replay(data, name, game)
-            except RecordError:
-                path.unlink(missing_ok=True)
-                raise
-
         try:
-            replay = await run_in_threadpool(store_and_open)
-        except (RecordError, ValueError) as exc:
-            return error(str(exc).replace(str(path), "upload"), 400)
+            name, replay = await run_in_threadpool(open_upload, uploads, body, game)
+        except RecordError as exc:
+            return error(str(exc), 400)
+        del body
         rid = replays.add(f"{name}#{game}", replay)
         return JSONResponse({"id": rid, "file": name, **replay.summary()})
 
@@ -237,8 +269,8 @@ def make_app(
     async def leaderboard(request: Request) -> Response:
         def read() -> dict[str, Any]:
             return {
-                "tournaments": library.tournaments(data),
-                "scorecards": library.scorecards(data),
+                "tournaments": library.tournaments(data, file_index),
+                "scorecards": library.scorecards(data, file_index),
             }
 
         return JSONResponse(await run_in_threadpool(read))
@@ -263,6 +295,7 @@ def make_app(
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     app.state.tables = tables  # the live games (tests reach them to check what is sent)
+    app.state.index = file_index  # what the listings read (tests count the reads)
     return app
 
 
