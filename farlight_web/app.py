@@ -132,6 +132,7 @@ def make_app(
     uploads = UploadStore(data, limits.upload_files, limits.upload_bytes)
     new_games = RateLimiter(limits.new_games, clock)
     new_uploads = RateLimiter(limits.uploads, clock)
+    upload_slots = threading.BoundedSemaphore(limits.concurrent_uploads)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -236,16 +237,22 @@ def make_app(
         """A record or results.json sent as the body; kept under --data/uploads, then opened."""
         if refused := too_many(new_uploads, request):
             return refused
+        if not upload_slots.acquire(blocking=False):
+            return JSONResponse(
+                {"error": "the server is busy with other uploads: try again in a few seconds"},
+                status_code=503,
+                headers={"Retry-After": "5"},
+            )
         try:
             body = await read_body(request, MAX_UPLOAD_BYTES)
             game = _query_int(request, "game")
+            name, replay = await run_in_threadpool(open_upload, uploads, body, game)
         except BodyError as exc:
             return error(str(exc), exc.status)
-        try:
-            name, replay = await run_in_threadpool(open_upload, uploads, body, game)
         except RecordError as exc:
             return error(str(exc), 400)
-        del body
+        finally:
+            upload_slots.release()
         rid = replays.add(f"{name}#{game}", replay)
         return JSONResponse({"id": rid, "file": name, **replay.summary()})
 
@@ -296,6 +303,7 @@ def make_app(
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     app.state.tables = tables  # the live games (tests reach them to check what is sent)
     app.state.index = file_index  # what the listings read (tests count the reads)
+    app.state.upload_slots = upload_slots
     return app
 
 

@@ -26,6 +26,9 @@ IDLE_SECONDS = 15 * 60
 #: Uploads kept under --data/uploads (deduplicated by content); the oldest are removed first.
 MAX_UPLOAD_FILES = 100
 MAX_UPLOAD_STORE_BYTES = 256 << 20  # their total size; one upload is at most 32 MB
+#: Uploads read and parsed at once (each up to 32 MB, at most about 5 times that in memory
+#: while parsed); more get a 503 with Retry-After: uploads hold at most about 350 MB together.
+CONCURRENT_UPLOADS = 2
 #: New games one client may start: a burst, then this many per minute.
 GAMES_PER_MINUTE = 10
 GAMES_BURST = 10
@@ -56,14 +59,15 @@ class Limits:
     idle_seconds: float = IDLE_SECONDS
     upload_files: int = MAX_UPLOAD_FILES
     upload_bytes: int = MAX_UPLOAD_STORE_BYTES
+    concurrent_uploads: int = CONCURRENT_UPLOADS
     new_games: Rate = field(default_factory=lambda: Rate(GAMES_PER_MINUTE, GAMES_BURST))
     uploads: Rate = field(default_factory=lambda: Rate(UPLOADS_PER_MINUTE, UPLOADS_BURST))
 
     def __post_init__(self) -> None:
         if self.max_live_games < 1 or self.idle_seconds <= 0:
             raise ValueError("max_live_games must be >= 1 and idle_seconds > 0")
-        if self.upload_files < 1 or self.upload_bytes < 1:
-            raise ValueError("upload_files and upload_bytes must be >= 1")
+        if min(self.upload_files, self.upload_bytes, self.concurrent_uploads) < 1:
+            raise ValueError("upload_files, upload_bytes and concurrent_uploads must be >= 1")
 
 
 class RateLimiter:

@@ -299,6 +299,17 @@ def test_uploads_are_rate_limited_per_client(data: Path) -> None:
     assert client.post("/api/replays/upload", content=b"junk").status_code == 400
 
 
+def test_uploads_past_the_concurrency_limit_are_told_to_come_back(data: Path) -> None:
+    app = _app(data, concurrent_uploads=1)
+    client = TestClient(app)
+    assert app.state.upload_slots.acquire(blocking=False)  # an upload in progress
+    busy = client.post("/api/replays/upload", content=b"junk")
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+    app.state.upload_slots.release()
+    assert client.post("/api/replays/upload", content=b"junk").status_code == 400
+    assert client.post("/api/replays/upload", content=b"junk").status_code == 400  # released
+
+
 def test_the_rate_limiter_forgets_the_least_recent_clients_past_its_bound() -> None:
     clock = Clock()
     limiter = RateLimiter(Rate(per_minute=1, burst=1), clock, max_clients=3)
