@@ -151,7 +151,8 @@ def parse_upload(body: bytes) -> UploadRecord | UploadResults:
     except msgspec.DecodeError as exc:
         raise RecordError(f"upload: not valid JSON ({exc})") from None
     kind = msgspec.json.decode(raw) if len(raw) <= 200 else "(a long value)"
-    shape = {RECORD_FORMAT: UploadRecord, TOURNAMENT_FORMAT: UploadResults}.get(kind)
+    shapes = {RECORD_FORMAT: UploadRecord, TOURNAMENT_FORMAT: UploadResults}
+    shape = shapes.get(kind) if isinstance(kind, str) else None
     if shape is None:
         raise RecordError(
             f"upload: not a Farlight record ('format' is {kind!r}; expected {RECORD_FORMAT!r} "
@@ -184,7 +185,7 @@ def upload_replay(upload: UploadRecord | UploadResults, game: int | None) -> Rep
                 f"upload: tournament results with {len(upload.games)} games; {problem} "
                 f"(available indices: {shown or 'none'})"
             )
-        chosen = upload.games[indices.index(game)]
+        chosen = next(g for g in upload.games if g.index == game)
     else:
         if game is not None and upload.index != game:
             raise RecordError(f"upload: a single game record; game={game} applies to results files")

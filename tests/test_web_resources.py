@@ -233,6 +233,40 @@ def test_uploads_past_the_quota_remove_the_oldest(data: Path) -> None:
     assert [p.name for p in (data / "uploads").iterdir()] == [again.json()["file"].split("/")[1]]
 
 
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        (b'{"format": {"a": 1}}', "not a Farlight record"),
+        (b'{"format": ["farlight-record"]}', "not a Farlight record"),
+        (b'{"format": "farlight-record", "actions": [{}]}', "not a valid farlight-record file"),
+        (b'{"format": "farlight-tournament", "version": 1, "games": 3}', "Expected `array`"),
+    ],
+)
+def test_malformed_uploads_are_a_400_naming_the_problem(
+    data: Path, body: bytes, needle: str
+) -> None:
+    response = TestClient(make_app(data)).post("/api/replays/upload", content=body)
+    assert response.status_code == 400 and needle in response.json()["error"], response.text
+
+
+def test_a_game_of_uploaded_results_is_found_by_its_index(data: Path) -> None:
+    client = TestClient(make_app(data))
+    record = json.loads(_finished_record(client, data))
+    other = json.loads(_finished_record(client, data, seed=3))
+    unindexed = {k: v for k, v in other.items() if k != "index"}
+    results = {
+        "format": "farlight-tournament",
+        "version": 1,
+        "games": [unindexed, {**other, "index": 4}, {**record, "index": 7}],
+    }
+    response = client.post("/api/replays/upload?game=7", content=json.dumps(results).encode())
+    assert response.status_code == 200, response.text
+    assert response.json()["scores"] == record["scores"]
+    assert response.json()["source"].endswith(" game 7")
+    missing = client.post("/api/replays/upload?game=5", content=json.dumps(results).encode())
+    assert missing.status_code == 400 and "available indices: 4, 7" in missing.json()["error"]
+
+
 def test_an_upload_that_does_not_replay_is_not_stored(data: Path) -> None:
     client = TestClient(make_app(data))
     record = json.loads(_finished_record(client, data))
