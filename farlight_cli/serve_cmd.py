@@ -18,6 +18,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes
 from farlight_cli.errors import InputError
+from farlight_web import limits as web_limits
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -63,13 +64,63 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="a card file (.toml or .json) every game started here is played with (default: "
         "the shipped standard set); saved games keep the set they began with",
     )
+    bounds = p.add_argument_group(
+        "limits", "what the server holds and accepts (README, Safety and robustness)"
+    )
+    bounds.add_argument(
+        "--max-live-games",
+        type=argtypes.positive_int,
+        default=web_limits.MAX_LIVE_GAMES,
+        metavar="N",
+        help="games kept in memory; the least recently played is evicted first and reloaded "
+        "from its record when asked for (default: %(default)s)",
+    )
+    bounds.add_argument(
+        "--idle-minutes",
+        type=argtypes.positive_float,
+        default=web_limits.IDLE_SECONDS / 60,
+        metavar="M",
+        help="a game untouched this long is evicted from memory too (default: %(default)s)",
+    )
+    bounds.add_argument(
+        "--games-per-minute",
+        type=argtypes.non_negative_int,
+        default=web_limits.GAMES_PER_MINUTE,
+        metavar="N",
+        help="new games one client address may start per minute, N at once (0: no limit; "
+        "default: %(default)s); behind a proxy all clients share one address",
+    )
+    bounds.add_argument(
+        "--uploads-per-minute",
+        type=argtypes.non_negative_int,
+        default=web_limits.UPLOADS_PER_MINUTE,
+        metavar="N",
+        help="uploads one client address may send per minute, N at once (0: no limit; "
+        "default: %(default)s)",
+    )
     p.set_defaults(func=run, parser=p)
+
+
+def limits(args: argparse.Namespace) -> web_limits.Limits:
+    """The server's limits from the options (a per-minute rate also allows that many at once)."""
+    return web_limits.Limits(
+        max_live_games=args.max_live_games,
+        idle_seconds=args.idle_minutes * 60,
+        new_games=web_limits.Rate(args.games_per_minute, max(1, args.games_per_minute)),
+        uploads=web_limits.Rate(args.uploads_per_minute, max(1, args.uploads_per_minute)),
+    )
 
 
 def check_data(folder: Path) -> Path:
     """The data folder, created if missing; InputError when it cannot be one."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--data {folder}: exists and is not a folder")
+    for name in ("games", "uploads"):
+        if (folder / name).is_symlink():
+            raise InputError(
+                f"--data {folder}: {name} is a symbolic link; the server follows none, make it "
+                "a real folder"
+            )
     try:
         (folder / "games").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -150,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
         print(exposure_warning(args.host, port), file=sys.stderr, flush=True)
     card_set = None if args.card_set is None else args.card_set.cards
     hosts = [args.host, *args.allow_host]
-    app = make_app(data, card_set=card_set, allowed_hosts=hosts)
+    app = make_app(data, card_set=card_set, allowed_hosts=hosts, limits=limits(args))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[sock])

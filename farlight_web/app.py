@@ -10,6 +10,11 @@ name this server (`allowed_hosts`, any IP literal, or `*` for any): a page on an
 cannot reach it through DNS rebinding. Every POST must declare `application/json`, which a
 cross-site form or "simple" request cannot. A record of an unfinished game replays only as the
 token's seat or a spectator sees it, without its scores.
+
+Resources are bounded (`farlight_web.limits`, README "Safety and robustness"): live games
+are evicted past a count or when idle (`Tables`), uploads are parsed into a bounded shape and
+kept under a quota (`uploads`), listings read only changed files (`library.FileIndex`), and
+each client address may start games and upload at a limited rate (429 with Retry-After).
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import logging
 import random
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +43,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
-from farlight_env.jsontext import loads
-from farlight_env.record import RecordError, load_record, save_record
+from farlight_env.record import RecordError, load_record
 from farlight_web import library
+from farlight_web.limits import Limits, RateLimiter, retry_after
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
     BodyError,
@@ -68,6 +74,7 @@ from farlight_web.sessions import (
     policy_names,
     seats_held,
 )
+from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"
 MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
@@ -159,20 +166,57 @@ def request_tokens(request: Request) -> list[str]:
     return [t for t in rest.split() if 0 < len(t) <= 200][:MAX_TOKENS]
 
 
+def client_address(request: Request) -> str:
+    """Whom a rate limit counts: the peer's address (a proxy's, behind one)."""
+    return request.client.host if request.client else "unknown"
+
+
+def too_many(limiter: RateLimiter, request: Request) -> Response | None:
+    """A 429 answer when the client has used its rate, else None (and a token is spent)."""
+    wait = limiter.take(client_address(request))
+    if wait is None:
+        return None
+    after = retry_after(wait)
+    return JSONResponse(
+        {"error": f"too many requests from {client_address(request)}: try again in {after} s"},
+        status_code=429,
+        headers={"Retry-After": after},
+    )
+
+
 def make_app(
     data: Path | str = Path("farlight-data"),
     card_set: CardSet | None = None,
     allowed_hosts: Iterable[str] = (),
     think_seconds: float = THINK_SECONDS,
+    limits: Limits | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Starlette:
     """The app serving `data` (created if missing): games, records, tournaments, scorecards.
     New games use `card_set` (default: the standard set); saved ones keep their own.
     `allowed_hosts`: Host names accepted besides localhost and IP literals ("*": any).
-    `think_seconds`: the bots' thinking per request before it returns ("thinking": true)."""
+    `think_seconds`: the bots' thinking per request before it returns ("thinking": true).
+    `limits` bounds what it holds and accepts (default: `Limits()`); `clock` times eviction,
+    rate limits and the bots' thinking (tests pass a fake one).
+
+    At start, temp files a killed server left in `games/` and `uploads/` are removed;
+    ValueError when one of those folders is a symbolic link (links are never followed)."""
     data = Path(data)
+    limits = limits or Limits()
     data.mkdir(parents=True, exist_ok=True)
-    tables = Tables(data, card_set, think_seconds)
+    for folder in ("games", UPLOAD_FOLDER):
+        if (data / folder).is_symlink():
+            raise ValueError(f"{data / folder} is a symbolic link; make it a real folder")
+        remove_stale_temp_files(data / folder)
+    tables = Tables(
+        data, card_set, limits.max_live_games, limits.idle_seconds, clock, think_seconds
+    )
     replays = Replays()
+    file_index = library.FileIndex()  # what listings read, kept while files are unchanged
+    uploads = UploadStore(data, limits.upload_files, limits.upload_bytes)
+    new_games = RateLimiter(limits.new_games, clock)
+    new_uploads = RateLimiter(limits.uploads, clock)
+    upload_slots = threading.BoundedSemaphore(limits.concurrent_uploads)
 
     def held(table: Any, request: Request) -> set[int]:
         return table.seats_of(request_tokens(request))
@@ -213,6 +257,8 @@ def make_app(
         )
 
     async def create_game(request: Request) -> Response:
+        if refused := too_many(new_games, request):
+            return refused
         try:
             spec = decode(await read_body(request), NewGame)
             lineup, seat, seed, config = _lineup(spec, tables.policies)
@@ -351,7 +397,7 @@ def make_app(
         listed (each player finds theirs in GET /api/games), other unfinished records have
         no scores."""
         rows = []
-        for row in await run_in_threadpool(library.list_records, data):
+        for row in await run_in_threadpool(library.list_records, data, file_index):
             if row.get("kind") == "record" and row.get("finished") is False:
                 if str(row["file"]).startswith("games/"):
                     continue
@@ -386,33 +432,25 @@ def make_app(
 
     async def upload(request: Request) -> Response:
         """A record or results.json sent as the body; kept under --data/uploads, then opened."""
+        if refused := too_many(new_uploads, request):
+            return refused
+        if not upload_slots.acquire(blocking=False):
+            return JSONResponse(
+                {"error": "the server is busy with other uploads: try again in a few seconds"},
+                status_code=503,
+                headers={"Retry-After": "5"},
+            )
         try:
             check_json_type(request)
             body = await read_body(request, MAX_UPLOAD_BYTES)
             game = _query_int(request, "game")
+            name, replay = await run_in_threadpool(open_upload, uploads, body, game)
         except BodyError as exc:
             return error(str(exc), exc.status)
-        name = f"uploads/{hashlib.sha256(body).hexdigest()[:20]}.json"
-        path = data / name
-
-        def store_and_open() -> library.Replay:
-            try:
-                parsed = loads(body)
-            except ValueError as exc:
-                raise RecordError(f"upload: not valid JSON ({exc})") from exc
-            if not isinstance(parsed, dict):
-                raise RecordError("upload: expected a JSON object (a record or results.json)")
-            save_record(parsed, path)
-            try:
-                return library.open_replay(data, name, game)
-            except RecordError:
-                path.unlink(missing_ok=True)
-                raise
-
-        try:
-            replay = await run_in_threadpool(store_and_open)
-        except (RecordError, ValueError) as exc:
-            return error(str(exc).replace(str(path), "upload"), 400)
+        except RecordError as exc:
+            return error(str(exc), 400)
+        finally:
+            upload_slots.release()
         return _opened(replay, f"{name}#{game}", request, file=name)
 
     async def replay_step(request: Request) -> Response:
@@ -440,8 +478,8 @@ def make_app(
     async def leaderboard(request: Request) -> Response:
         def read() -> dict[str, Any]:
             return {
-                "tournaments": library.tournaments(data),
-                "scorecards": library.scorecards(data),
+                "tournaments": library.tournaments(data, file_index),
+                "scorecards": library.scorecards(data, file_index),
             }
 
         return JSONResponse(await run_in_threadpool(read))
@@ -476,6 +514,8 @@ def make_app(
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.state.tables = tables  # the live games (tests reach them to check what is sent)
     app.state.replays = replays
+    app.state.index = file_index  # what the listings read (tests count the reads)
+    app.state.upload_slots = upload_slots
     return app
 
 

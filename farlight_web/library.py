@@ -4,12 +4,16 @@ Records and tournament results are read with the loaders `farlight replay` uses
 (`farlight_env.record.load_record`, which validates them); journals (`tournament.json` plus
 `games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate`
 scorecards are validated against `Scorecard` and flagged, not trusted, when they do not fit.
-Every file is size-bounded and the folder walk is bounded in depth and count.
+Every file is size-bounded and the folder walk is bounded in depth and count; symbolic links
+are never followed (a link is a path outside `--data`). With a `FileIndex`, listings read a
+file again only when it changed, and the replay picker decodes only the few fields it shows.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,10 +40,11 @@ MAX_LISTED_GAMES = 500  # games linked per tournament on the leaderboard
 # ---------------------------------------------------------------------------------- walking
 def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list[Path]:
     """Files under `data` (depth <= MAX_DEPTH, at most MAX_FILES, hidden folders skipped) named
-    one of `names`, or ending in `suffix` when no names are given; sorted."""
+    one of `names`, or ending in `suffix` when no names are given; sorted. Symbolic links
+    (to files or folders) are not followed: whatever they point to is outside."""
     found: list[Path] = []
     root_depth = len(data.parts)
-    for folder, dirs, files in os.walk(data):
+    for folder, dirs, files in os.walk(data):  # never descends into a linked folder
         here = Path(folder)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         if len(here.parts) - root_depth >= MAX_DEPTH:
@@ -47,7 +52,9 @@ def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list
         for name in sorted(files):
             if name.startswith("."):
                 continue
-            if (name in names) if names else name.endswith(suffix):
+            if ((name in names) if names else name.endswith(suffix)) and not os.path.islink(
+                here / name
+            ):
                 found.append(here / name)
                 if len(found) >= MAX_FILES:
                     return sorted(found)
@@ -55,11 +62,18 @@ def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list
 
 
 def inside(data: Path, relative: str) -> Path:
-    """`data/relative`, refusing (ValueError) anything that leaves `data`."""
-    path = (data / relative).resolve()
+    """`data/relative`, refusing (ValueError) anything that leaves `data`, including through
+    a symbolic link anywhere below `data` (a link is treated as a path outside)."""
     root = data.resolve()
+    path = Path(os.path.normpath(root / relative))
+    outside = ValueError(f"{relative!r} is outside the data folder")
     if path != root and root not in path.parents:
-        raise ValueError(f"{relative!r} is outside the data folder")
+        raise outside
+    probe = root
+    for part in path.relative_to(root).parts:
+        probe = probe / part
+        if probe.is_symlink():
+            raise outside
     return path
 
 
@@ -70,42 +84,98 @@ def _read_json(path: Path) -> Any:
         raise RecordError(f"{path.name}: cannot read: {exc}") from exc
 
 
-# ---------------------------------------------------------------------------------- records
-def list_records(data: Path) -> list[dict[str, Any]]:
-    """Game records and tournament results under `data`, with what the replay picker shows."""
-    out = []
-    for path in walk(data):
-        rel = path.relative_to(data).as_posix()
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
+class FileIndex:
+    """What was read from each file, kept while the file is unchanged (same size, mtime and
+    inode), so a listing reads only new and changed files. One group per listing and folder;
+    files gone from a group's last walk are forgotten with it."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, Path], dict[Path, tuple[tuple[int, int, int], Any]]] = {}
+        self.lock = threading.Lock()
+        self.reads = 0  # files read so far (tests count them)
+
+    def summaries(
+        self, group: tuple[str, Path], paths: list[Path], read: Callable[[Path], Any]
+    ) -> list[tuple[Path, Any]]:
+        """(path, read(path)) for each path that still exists, from memory when unchanged."""
+        with self.lock:
+            old = self.groups.get(group, {})
+        new: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+        for path in paths:
+            try:
+                stat = path.lstat()
+            except OSError:
                 continue
-            head = _read_json(path)
-        except (OSError, RecordError):
-            continue
-        if not isinstance(head, dict):
-            continue
-        fmt = head.get("format")
-        if fmt == "farlight-record":
-            out.append(
-                {
-                    "file": rel,
-                    "kind": "record",
-                    "players": head.get("players"),
-                    "finished": head.get("finished", True),
-                    "scores": head.get("scores"),
-                }
-            )
-        elif fmt == "farlight-tournament" and isinstance(head.get("games"), list):
-            indices = [g.get("index") for g in head["games"] if isinstance(g, dict)]
-            out.append(
-                {
-                    "file": rel,
-                    "kind": "tournament",
-                    "agents": head.get("agents"),
-                    "games": [i for i in indices if isinstance(i, int)][:MAX_LISTED_GAMES],
-                }
-            )
+            stamp = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+            hit = old.get(path)
+            if hit is not None and hit[0] == stamp:
+                new[path] = hit
+                continue
+            value = read(path)
+            with self.lock:
+                self.reads += 1
+            new[path] = (stamp, value)
+        with self.lock:
+            self.groups[group] = new
+        return [(path, value) for path, (_, value) in new.items()]
+
+
+def _summaries(
+    index: FileIndex | None, kind: str, data: Path, paths: list[Path], read: Callable[[Path], Any]
+) -> list[tuple[Path, Any]]:
+    if index is None:
+        return [(path, read(path)) for path in paths]
+    return index.summaries((kind, data), paths, read)
+
+
+# ---------------------------------------------------------------------------------- records
+class _GameIndex(msgspec.Struct, gc=False):
+    index: int  # a game without one cannot be opened: the file is not listed
+
+
+class _Head(msgspec.Struct):
+    """The fields the replay picker shows; everything else in the file is skipped unbuilt."""
+
+    format: str | None = None
+    players: list[str] | None = None
+    finished: bool = True
+    scores: list[int | float] | None = None
+    agents: list[str] | None = None
+    games: list[_GameIndex] | None = None
+
+
+def list_records(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:
+    """Game records and tournament results under `data`, with what the replay picker shows;
+    with an `index`, files unchanged since the last call are not read again."""
+    out = []
+    for path, entry in _summaries(index, "records", data, walk(data), _record_entry):
+        if entry is not None:
+            out.append({"file": path.relative_to(data).as_posix(), **entry})
     return out
+
+
+def _record_entry(path: Path) -> dict[str, Any] | None:
+    """What the replay picker shows of one file; None when it is not a record or results."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        head = decode(read_bounded(path, MAX_FILE_BYTES), _Head)
+    except (OSError, ValueError, msgspec.DecodeError):
+        return None
+    if head.format == "farlight-record":
+        return {
+            "kind": "record",
+            "players": head.players,
+            "finished": head.finished,
+            "scores": head.scores,
+        }
+    if head.format == "farlight-tournament" and head.games is not None:
+        return {
+            "kind": "tournament",
+            "agents": head.agents,
+            "games": [g.index for g in head.games[:MAX_LISTED_GAMES]],
+        }
+    return None
 
 
 class Replay:
@@ -202,40 +272,45 @@ class Scorecard(msgspec.Struct):
     rating: Rating
 
 
-def scorecards(data: Path) -> list[dict[str, Any]]:
+def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:
     """Every scorecard.json under `data`: its fields, or the reason it was skipped."""
-    out = []
-    for path in walk(data, ("scorecard.json",)):
-        rel = path.relative_to(data).as_posix()
-        try:
-            card = decode(read_bounded(path, MAX_FILE_BYTES), Scorecard)
-        except (OSError, ValueError, msgspec.DecodeError) as exc:
-            out.append({"file": rel, "error": str(exc)})
-            continue
-        out.append({"file": rel, **msgspec.to_builtins(card)})
-    return out
+    found = walk(data, ("scorecard.json",))
+    return [
+        {"file": path.relative_to(data).as_posix(), **entry}
+        for path, entry in _summaries(index, "scorecards", data, found, _scorecard_entry)
+    ]
 
 
-def tournaments(data: Path) -> list[dict[str, Any]]:
+def _scorecard_entry(path: Path) -> dict[str, Any]:
+    try:
+        card = decode(read_bounded(path, MAX_FILE_BYTES), Scorecard)
+    except (OSError, ValueError, msgspec.DecodeError) as exc:
+        return {"error": str(exc)}
+    return msgspec.to_builtins(card)
+
+
+def tournaments(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:
     """Tournament results.json files and journal folders under `data`, with their ratings."""
-    out = []
-    seen: set[Path] = set()
-    for path in walk(data, ("results.json",)):
-        rel = path.relative_to(data).as_posix()
-        seen.add(path.parent)
-        try:
-            out.append({"file": rel, **_results_summary(_read_json(path))})
-        except (RecordError, KeyError, TypeError, ValueError) as exc:
-            out.append({"file": rel, "error": str(exc)})
-    for path in walk(data, ("games.jsonl",)):
-        if path.parent in seen:
-            continue
-        rel = path.relative_to(data).as_posix()
-        try:
-            out.append({"file": rel, **_journal_summary(path)})
-        except (RecordError, KeyError, TypeError, ValueError, OSError) as exc:
-            out.append({"file": rel, "error": str(exc)})
-    return out
+    results = walk(data, ("results.json",))
+    seen = {path.parent for path in results}
+    journals = [path for path in walk(data, ("games.jsonl",)) if path.parent not in seen]
+    found = _summaries(index, "results", data, results, _results_entry)
+    found += _summaries(index, "journals", data, journals, _journal_entry)
+    return [{"file": path.relative_to(data).as_posix(), **entry} for path, entry in found]
+
+
+def _results_entry(path: Path) -> dict[str, Any]:
+    try:
+        return _results_summary(_read_json(path))
+    except (RecordError, KeyError, TypeError, ValueError) as exc:
+        return {"error": str(exc)}
+
+
+def _journal_entry(path: Path) -> dict[str, Any]:
+    try:
+        return _journal_summary(path)
+    except (RecordError, KeyError, TypeError, ValueError, OSError) as exc:
+        return {"error": str(exc)}
 
 
 def _results_summary(data: Any) -> dict[str, Any]:

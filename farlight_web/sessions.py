@@ -31,10 +31,10 @@ A bot that raises or returns an illegal action is replaced by the heuristic for 
 reported once per seat in `"bot_errors"` and the game goes on. A bot that cannot play this
 game at all (a policy built for another grid size) is refused when the game is created.
 
-A server restarted later rebuilds the table by replaying its record, asking each bot again at
-its recorded decisions (and the stand-in heuristic where the bot failed), so their random
-state is the same as if the game had never stopped. Same seed and same choices give the same
-record.
+A server restarted later, or a game evicted from memory (`Tables`), rebuilds the table by
+replaying its record, asking each bot again at its recorded decisions (and the stand-in
+heuristic where the bot failed), so their random state is the same as if the game had never
+stopped. Same seed and same choices give the same record.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ import re
 import secrets
 import threading
 import time
-from collections import deque
+import weakref
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from farlight_env.record import (
 )
 from farlight_env.view_model import board_view, to_builtins
 from farlight_web.library import inside, walk
+from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
 from farlight_web.moves import action_info, move_label
 
 log = logging.getLogger("farlight_web")
@@ -109,7 +111,7 @@ def token_hash(secret: str) -> str:
 
 def policy_names(policies: Path) -> list[str]:
     """The saved policies a client may choose, as names relative to the policies folder."""
-    if not policies.is_dir():
+    if not policies.is_dir() or policies.is_symlink():  # a link leads outside --data
         return []
     return [f.relative_to(policies).as_posix() for f in walk(policies, suffix=".pt")]
 
@@ -125,7 +127,7 @@ def opponent_problem(name: str, policies: Path) -> str | None:
         if spec[1] <= WEB_MAX_ITERATIONS:
             return None
         return f"{name}: this server allows at most ismcts@{WEB_MAX_ITERATIONS}"
-    if name.endswith(".pt"):
+    if name.endswith(".pt") and not policies.is_symlink():
         try:
             if inside(policies, name).is_file():
                 return None
@@ -477,19 +479,39 @@ def _ranges(values: list[int]) -> str:
 
 
 class Tables:
-    """The server's games by id: created here, kept in memory, reloaded from --data on demand."""
+    """The server's games by id: created here, kept in memory, reloaded from --data on demand.
+
+    At most `max_live` games stay in memory, least recently used evicted first, and a game
+    untouched for `idle_seconds` is evicted at the next request (`farlight_web.limits`). An
+    evicted game loses nothing: its record was saved after the last decision, and the next
+    request rebuilds it (`resume`). There is never more than one `Table` for a game: a table
+    evicted while a request still holds it is found again through `loaded` (a weak map of
+    every table still in memory) instead of being rebuilt beside it, and rebuilds of one
+    game are serialised (`_gates`), so two requests for it always share one table and lock.
+    """
 
     def __init__(
-        self, data: Path, card_set: CardSet | None = None, think_seconds: float = THINK_SECONDS
+        self,
+        data: Path,
+        card_set: CardSet | None = None,
+        max_live: int = MAX_LIVE_GAMES,
+        idle_seconds: float = IDLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        think_seconds: float = THINK_SECONDS,
     ) -> None:
         self.folder = data / "games"
         self.policies = data / POLICY_FOLDER
         self.card_set = card_set
         self.card_set_name = "standard" if card_set is None else card_set.name
         self.think_seconds = think_seconds
-        self.clock: Callable[[], float] = time.monotonic
-        self.live: dict[str, Table] = {}
+        self.max_live = max_live
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.live: OrderedDict[str, Table] = OrderedDict()  # least recently used first
+        self.used: dict[str, float] = {}  # when each live game was last asked for
+        self.loaded: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
         self.lock = threading.Lock()
+        self._gates = [threading.Lock() for _ in range(64)]  # rebuilds, striped by game id
 
     def create(
         self, lineup: list[str], seat: int, seed: int, config: dict[str, Any]
@@ -518,7 +540,7 @@ class Tables:
         table.save()
         table.advance()
         with self.lock:
-            self.live[game_id] = table
+            self._admit(table)
         return table, token, invites
 
     def get(self, game_id: str) -> Table:
@@ -526,15 +548,43 @@ class Tables:
         if not ID_PATTERN.match(game_id):
             raise GameNotFound(f"unknown game {game_id!r}")
         with self.lock:
-            table = self.live.get(game_id)
+            table = self._find(game_id)
         if table is not None:
             return table
-        path = self.folder / f"{game_id}.json"
-        if not path.is_file():
-            raise GameNotFound(f"unknown game {game_id!r}")
-        table = resume(game_id, path, self.policies, self.think_seconds, self.clock)
-        with self.lock:
-            return self.live.setdefault(game_id, table)
+        with self._gates[int(game_id, 16) % len(self._gates)]:
+            with self.lock:  # rebuilt by another request while this one waited?
+                table = self._find(game_id)
+            if table is not None:
+                return table
+            path = self.folder / f"{game_id}.json"
+            if not path.is_file():
+                raise GameNotFound(f"unknown game {game_id!r}")
+            table = resume(game_id, path, self.policies, self.think_seconds, self.clock)
+            with self.lock:
+                self._admit(table)
+            return table
+
+    def _find(self, game_id: str) -> Table | None:
+        """The game's table if one is in memory (live, or evicted but still held), made live."""
+        table = self.live.get(game_id)
+        if table is None:
+            table = self.loaded.get(game_id)
+        if table is not None:
+            self._admit(table)
+        return table
+
+    def _admit(self, table: Table) -> None:
+        """`table` becomes the most recently used; evict what is past the limits."""
+        now = self.clock()
+        self.live[table.id] = table
+        self.live.move_to_end(table.id)
+        self.used[table.id] = now
+        self.loaded[table.id] = table
+        while self.live:
+            oldest = next(iter(self.live))
+            if len(self.live) <= self.max_live and now - self.used[oldest] <= self.idle_seconds:
+                break
+            del self.live[oldest], self.used[oldest]
 
 
 def resume(

@@ -81,12 +81,19 @@ def test_a_busy_port_is_one_line_and_status_2(tmp_path: Path) -> None:
         (["--port", "70000"], "--port 70000: must be 0..65535"),
         (["--port", "x"], "argument --port: must be an integer >= 0"),
         (["--host", "no.such.host.invalid"], "--host no.such.host.invalid: unknown address"),
+        (["--max-live-games", "0"], "argument --max-live-games: must be a positive integer"),
+        (["--idle-minutes", "-1"], "argument --idle-minutes: must be a positive number"),
+        (["--games-per-minute", "x"], "argument --games-per-minute: must be an integer >= 0"),
+        (["--data", "LINKED"], "games is a symbolic link"),
     ],
 )
 def test_bad_options_are_one_or_two_lines(tmp_path: Path, args: list[str], needle: str) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x")
-    args = [str(afile) if a == "FILE" else a for a in args]
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "games").symlink_to(tmp_path)
+    args = [{"FILE": str(afile), "LINKED": str(linked)}.get(a, a) for a in args]
     proc = _farlight("serve", "--port", "0", *args)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2

@@ -355,9 +355,11 @@ def test_deeply_nested_files_and_uploads_are_refused_not_a_server_error(data: Pa
     (data / "e" / "scorecard.json").write_text(f'{{"extra": {DEEP}}}')
     (data / "good.json").write_text(json.dumps({"format": "farlight-record", "players": ["a"]}))
     client = TestClient(_app(data), raise_server_exceptions=False)
-    upload = client.post(
-        "/api/replays/upload", content=DEEP.encode(), headers={"content-type": "application/json"}
-    )
+    json_type = {"content-type": "application/json"}
+    upload = client.post("/api/replays/upload", content=DEEP.encode(), headers=json_type)
+    assert upload.status_code == 400 and "expected a JSON object" in upload.json()["error"]
+    deep_field = f'{{"format": "farlight-record", "actions": {DEEP}}}'.encode()
+    upload = client.post("/api/replays/upload", content=deep_field, headers=json_type)
     assert upload.status_code == 400 and "nested too deeply" in upload.json()["error"]
     for file, game in (("deep.json", None), ("j/games.jsonl", 0)):
         opened = client.post("/api/replays", json={"file": file, "game": game})

@@ -1,0 +1,281 @@
+"""Uploaded records and results files: parsed with bounded memory, stored once, under a quota.
+
+An upload (at most `MAX_UPLOAD_BYTES`) is decoded by msgspec straight into the typed shape of
+a record or a tournament's results (`UploadRecord`, `UploadResults`): every list and string
+has a bound, and the first value of a wrong kind stops decoding, so memory stays a small
+multiple of the upload (`[{}, {}, ...]` used to take 26 times its size as Python objects).
+Fields a replay does not use (timings, summaries) are skipped without being built.
+
+What is stored in `--data/uploads` is that canonical content (sorted keys, one layout), named
+by its hash: the same record sent twice, or with other whitespace, is one file. The folder
+keeps at most `Limits.upload_files` files and `Limits.upload_bytes` bytes; the oldest (by
+last upload) are removed first. Files are written like records (`save_record`): a hidden temp
+file, then a rename; `remove_stale_temp_files` clears those a killed server left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+
+from farlight_env.game.actions import _RECORD_FIELDS  # the recorded fields of each action
+from farlight_env.jsontext import decode
+from farlight_env.record import (
+    RECORD_FORMAT,
+    TOURNAMENT_FORMAT,
+    RecordError,
+    validate_record,
+    verify_record,
+)
+from farlight_web.library import Replay
+from farlight_web.schemas import MAX_UPLOAD_BYTES
+
+UPLOAD_FOLDER = "uploads"
+MAX_RECORD_ACTIONS = 10_000  # decisions in one game; a 5-player game to the end has ~250
+MAX_UPLOAD_GAMES = 10_000  # games in one uploaded results file
+MAX_SEATS = 5
+
+Name = Annotated[str, msgspec.Meta(max_length=500)]  # agent names, as NewGame allows
+Word = Annotated[str, msgspec.Meta(max_length=100)]  # card names, enum values, option names
+Seats = Annotated[list[int], msgspec.Meta(max_length=MAX_SEATS)]
+UNSET: Any = msgspec.UNSET  # an absent field stays absent in the stored file
+
+
+def _action_struct(cls: type, fields: dict[str, type]) -> type:
+    """The msgspec shape of one recorded action kind, tagged by "type" as action_to_dict is."""
+    kinds = {int: int, bool: bool, str: Word, list: tuple[Word, int]}
+    return msgspec.defstruct(
+        cls.__name__,
+        [(name, kinds[kind]) for name, kind in fields.items()],
+        tag_field="type",
+        tag=cls.__name__,
+        forbid_unknown_fields=True,
+        gc=False,
+    )
+
+
+ActionShape = Union[tuple(_action_struct(c, f) for c, f in _RECORD_FIELDS.items())]  # noqa: UP007
+
+
+class Icon(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    kind: Word
+    timing: Word
+
+
+class Part(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: Word
+    connectors: Annotated[list[Word], msgspec.Meta(max_length=4)]
+    crew_cost: int = UNSET
+    biotech: int = UNSET
+    engines: Annotated[list[int], msgspec.Meta(max_length=8)] = UNSET
+    icons: Annotated[list[Icon], msgspec.Meta(max_length=8)] = UNSET
+
+
+class Mission(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: Word
+    value: int
+    climactic: bool = UNSET
+    engines: Annotated[list[int], msgspec.Meta(max_length=8)] = UNSET
+    biotech: int = UNSET
+    science: int = UNSET
+
+
+class CardSetShape(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A card set in the card-file format (checked in full by the card loader on replay)."""
+
+    name: Word
+    parts: Annotated[list[Part], msgspec.Meta(max_length=256)]
+    missions: Annotated[list[Mission], msgspec.Meta(max_length=256)]
+    reconstructed: bool = UNSET
+    description: Annotated[str, msgspec.Meta(max_length=10_000)] = UNSET
+
+
+Option = bool | int | str | Annotated[dict[Word, bool | str], msgspec.Meta(max_length=32)]
+
+
+class UploadRecord(msgspec.Struct, omit_defaults=True):
+    """One game record: what `validate_record` and a replay read, each field bounded."""
+
+    format: Literal["farlight-record"]
+    version: int
+    game_seed: int
+    config: Annotated[dict[Word, Option], msgspec.Meta(max_length=16)]
+    players: Annotated[list[Name], msgspec.Meta(max_length=MAX_SEATS)]
+    scores: Seats
+    actions: Annotated[list[ActionShape], msgspec.Meta(max_length=MAX_RECORD_ACTIONS)]
+    index: int = UNSET
+    env_seed: int | None = UNSET
+    winners: Seats | None = UNSET
+    breakdown: (
+        Annotated[
+            list[Annotated[dict[Word, int], msgspec.Meta(max_length=32)]],
+            msgspec.Meta(max_length=MAX_SEATS),
+        ]
+        | None
+    ) = UNSET
+    rounds: int = UNSET
+    end_reason: Word | None = UNSET
+    human_seat: int = UNSET
+    finished: bool = UNSET
+    card_set: CardSetShape = UNSET
+
+
+class UploadResults(msgspec.Struct, omit_defaults=True):
+    """A tournament's results.json: its games (the summary and timings are not kept)."""
+
+    format: Literal["farlight-tournament"]
+    version: int
+    games: Annotated[list[UploadRecord], msgspec.Meta(max_length=MAX_UPLOAD_GAMES)]
+    agents: Annotated[list[Name], msgspec.Meta(max_length=64)] = UNSET
+    num_players: int = UNSET
+    seed: int | None = UNSET
+
+
+class _Format(msgspec.Struct):
+    format: msgspec.Raw = msgspec.Raw(b"null")  # only this field is looked at; the rest skipped
+
+
+def parse_upload(body: bytes) -> UploadRecord | UploadResults:
+    """The upload as typed data; RecordError naming the problem (nothing else is raised)."""
+    try:
+        raw = decode(body, _Format).format
+    except msgspec.ValidationError:
+        raise RecordError("upload: expected a JSON object (a record or results.json)") from None
+    except msgspec.DecodeError as exc:
+        raise RecordError(f"upload: not valid JSON ({exc})") from None
+    kind = msgspec.json.decode(raw) if len(raw) <= 200 else "(a long value)"
+    shapes = {RECORD_FORMAT: UploadRecord, TOURNAMENT_FORMAT: UploadResults}
+    shape = shapes.get(kind) if isinstance(kind, str) else None
+    if shape is None:
+        raise RecordError(
+            f"upload: not a Farlight record ('format' is {kind!r}; expected {RECORD_FORMAT!r} "
+            f"or {TOURNAMENT_FORMAT!r})"
+        )
+    try:
+        return decode(body, shape)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise RecordError(f"upload: not a valid {kind} file: {exc}") from None
+
+
+def open_upload(store: UploadStore, body: bytes, game: int | None) -> tuple[str, Replay]:
+    """Check, replay and keep an upload: its name under --data and its replay. Nothing is
+    stored when it does not replay (RecordError)."""
+    upload = parse_upload(body)
+    replay = upload_replay(upload, game)
+    name = store.store(upload)
+    replay.source = name + (f" game {game}" if game is not None else "")
+    return name, replay
+
+
+def upload_replay(upload: UploadRecord | UploadResults, game: int | None) -> Replay:
+    """The replay of the uploaded record, or of game `game` of uploaded results."""
+    if isinstance(upload, UploadResults):
+        indices = [g.index for g in upload.games if g.index is not UNSET]
+        if game is None or game not in indices:
+            shown = ", ".join(str(i) for i in indices[:20]) + (", ..." if len(indices) > 20 else "")
+            problem = "choose one with ?game=N" if game is None else f"no game with index {game}"
+            raise RecordError(
+                f"upload: tournament results with {len(upload.games)} games; {problem} "
+                f"(available indices: {shown or 'none'})"
+            )
+        chosen = next(g for g in upload.games if g.index == game)
+    else:
+        if game is not None and upload.index != game:
+            raise RecordError(f"upload: a single game record; game={game} applies to results files")
+        chosen = upload
+    label = "upload" + (f" game {game}" if game is not None else "")
+    # through JSON, so the record is exactly what the stored file will hold (lists, not tuples)
+    record = validate_record(msgspec.json.decode(msgspec.json.encode(chosen)), label)
+    verify_record(record)
+    return Replay(record, label)
+
+
+def canonical(upload: UploadRecord | UploadResults) -> bytes:
+    """One encoding per content: sorted keys, no whitespace (hashed to name the file)."""
+    return msgspec.json.encode(upload, order="sorted")
+
+
+# ---------------------------------------------------------------------------------- storing
+def remove_stale_temp_files(folder: Path) -> list[Path]:
+    """Delete the `.<name>.*.tmp` files a killed writer left in `folder` (`save_record` and
+    `UploadStore` write through them); symbolic links are left alone. The removed paths."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith(".") and entry.name.endswith(".tmp") and not entry.is_symlink():
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
+class UploadStore:
+    """`--data/uploads`: one file per distinct content, at most `max_files` files and
+    `max_bytes` bytes, the least recently uploaded removed first."""
+
+    def __init__(self, data: Path, max_files: int, max_bytes: int) -> None:
+        self.folder = data / UPLOAD_FOLDER
+        self.max_files = max_files
+        self.max_bytes = max_bytes
+        self.lock = threading.Lock()
+
+    def store(self, upload: UploadRecord | UploadResults) -> str:
+        """Keep `upload` (once); its name relative to --data, `uploads/<hash>.json`."""
+        text = canonical(upload)
+        name = f"{hashlib.sha256(text).hexdigest()[:20]}.json"
+        path = self.folder / name
+        pretty = msgspec.json.format(text, indent=1)
+        if len(pretty) < MAX_UPLOAD_BYTES:  # laid out like save_record's, if that still fits
+            text = pretty
+        del pretty
+        with self.lock:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if path.is_file() and not path.is_symlink():
+                os.utime(path)  # uploaded again: the most recent now
+            else:
+                _write_atomic(path, text + b"\n")
+            self._enforce_quota(keep=path)
+        return f"{UPLOAD_FOLDER}/{name}"
+
+    def _enforce_quota(self, keep: Path) -> None:
+        files = []
+        for entry in os.scandir(self.folder):
+            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
+                stat = entry.stat(follow_symlinks=False)
+                files.append((stat.st_mtime_ns, entry.name, stat.st_size))
+        files.sort()
+        count, total = len(files), sum(size for _, _, size in files)
+        for _, name, size in files:
+            if count <= self.max_files and total <= self.max_bytes:
+                break
+            if name == keep.name:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                (self.folder / name).unlink()
+            count, total = count - 1, total - size
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to a hidden temp file beside `path` (named as `save_record` names its
+    own), flush it to disk, then rename it over `path`."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
