@@ -209,6 +209,7 @@ class Scorecard(msgspec.Struct):
     agent: Annotated[str, msgspec.Meta(max_length=500)]
     cells: list[ScoreCell]
     rating: Rating
+    quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
 
 
 def scorecards(data: Path) -> list[dict[str, Any]]:

@@ -546,6 +546,8 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     write_results(result, data / "tour")
     (data / "eval").mkdir(parents=True)
     (data / "eval" / "scorecard.json").write_text(json.dumps(SCORECARD))
+    (data / "quick").mkdir()
+    (data / "quick" / "scorecard.json").write_text(json.dumps({**SCORECARD, "quick": True}))
     (data / "broken").mkdir()
     (data / "broken" / "scorecard.json").write_text(json.dumps({"protocol": "x", "agent": 3}))
     board = client.get("/api/leaderboard").json()
@@ -557,6 +559,8 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     cards = {c["file"]: c for c in board["scorecards"]}
     assert cards["eval/scorecard.json"]["cells"][0]["win_rate"] == 0.95
     assert cards["eval/scorecard.json"]["rating"] == {"mu": 30.1, "sigma": 1.2}
+    assert cards["eval/scorecard.json"]["quick"] is False  # no "quick": a full evaluation
+    assert cards["quick/scorecard.json"]["quick"] is True  # farlight evaluate --quick
     assert "error" in cards["broken/scorecard.json"]
     game = tour["games"][2]
     opened = client.post("/api/replays", json={"file": tour["file"], "game": game["index"]})

@@ -365,3 +365,40 @@ def test_replay_round_selector_follows_the_step_and_the_steps_show_their_events(
         page.wait_for_selector(f"#replay-board svg[data-step='{step}']")
     assert " wins it for " in page.locator("#step-events").inner_text()
     context.close()
+
+
+def test_the_leaderboard_marks_quick_scorecards(browser, live_server: str, tmp_path: Path) -> None:
+    import json
+
+    card = {
+        "protocol": "farlight-eval-v1",
+        "agent": "heuristic",
+        "cells": [
+            {
+                "players": 2,
+                "opponent": "random",
+                "games": 8,
+                "wins": 7,
+                "win_rate": 0.875,
+                "ci_low": 0.5,
+                "ci_high": 0.98,
+                "fair_share": 0.5,
+                "mean_margin": 20.0,
+            }
+        ],
+        "rating": {"mu": 28.0, "sigma": 2.0},
+    }
+    for folder, quick in (("fast", True), ("full", False)):
+        (tmp_path / "data" / folder).mkdir(parents=True)
+        path = tmp_path / "data" / folder / "scorecard.json"
+        path.write_text(json.dumps({**card, "quick": quick}))
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-leaderboard").click()
+    page.wait_for_selector("#boards h3:has-text('full/scorecard.json')")
+    quick = page.locator("#boards h3:has-text('fast/scorecard.json') .quick")
+    assert quick.inner_text() == "quick"
+    assert page.locator("#boards h3:has-text('full/scorecard.json') .quick").count() == 0
+    assert "(quick subset)" in page.locator("#boards").inner_text()
+    context.close()

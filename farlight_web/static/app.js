@@ -488,9 +488,16 @@ async function loadLeaderboard() {
   if (!data.scorecards.length) box.append("No scorecard.json (farlight evaluate) in the data folder.");
   for (const s of data.scorecards) {
     heading(box, s.file);
+    if (s.quick) {
+      const tag = document.createElement("span");
+      tag.className = "quick";
+      tag.textContent = "quick";
+      tag.title = "farlight evaluate --quick: a subset of the protocol, not the full evaluation";
+      box.lastChild.append(" ", tag);
+    }
     if (s.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${s.error}`; box.appendChild(p); continue; }
     const p = document.createElement("p");
-    p.textContent = `${s.agent} · protocol ${s.protocol} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
+    p.textContent = `${s.agent} · protocol ${s.protocol}${s.quick ? " (quick subset)" : ""} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
     box.appendChild(p);
     table(box, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
       s.cells.map((c) => [c.players, c.opponent, c.games, num(c.wins, 1), pct(c.win_rate),
