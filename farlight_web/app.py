@@ -331,6 +331,7 @@ def make_app(
             return table
         try:
             since = _query_int(request, "since")
+            views = _query_int(request, "views") != 0  # views=0: moves without their boards
         except BodyError as exc:
             return error(str(exc), exc.status)
         seats = held(table, request)
@@ -341,7 +342,7 @@ def make_app(
             with table.lock:  # never half-way through the bots' moves
                 if table.bots_to_move:
                     table.advance()  # the bots go on thinking, within the budget
-                return table.state(table.viewer(seats), since)
+                return table.state(table.viewer(seats), since, views)
 
         return JSONResponse(await run_in_threadpool(read))
 

@@ -29,7 +29,7 @@ from farlight_env.record import (
     verify_record,
 )
 from farlight_env.view_model import board_view, to_builtins
-from farlight_web.moves import move_label
+from farlight_web.moves import events_for, move_events, move_label
 
 MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily
 MAX_FILES = 2000  # files looked at per walk of --data
@@ -191,6 +191,11 @@ class Replay:
         self.rounds: dict[int, int] = {}
         for step, state in enumerate(self.states):
             self.rounds.setdefault(state.round, step)
+        #: what each step set off (public once it is done), worked out once on opening
+        self.events = [
+            move_events(before, action)
+            for before, action in zip(self.states[:-1], self.actions, strict=True)
+        ]
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -203,18 +208,22 @@ class Replay:
         }
 
     def at(self, step: int, viewer: int | None) -> dict[str, Any]:
-        """The board after `step` actions, as `viewer` saw it, and the move that led there."""
+        """The board after `step` actions, as `viewer` saw it, the move that led there and
+        what that move set off (bid results, automatic discards, the tiebreak...)."""
         state = self.states[step]
         move = None
+        events: list[dict[str, Any]] = []
         if step > 0:
             before = self.states[step - 1]
             actor = self.actors[step - 1]
             assert actor is not None
             move = move_label(before, actor, self.actions[step - 1], viewer)
+            events = events_for(self.events[step - 1], viewer)
         return {
             "step": step,
             "viewer": viewer,
             "move": move,
+            "events": events,
             "view": to_builtins(board_view(state, viewer)),
         }
 
@@ -270,6 +279,7 @@ class Scorecard(msgspec.Struct):
     agent: Annotated[str, msgspec.Meta(max_length=500)]
     cells: list[ScoreCell]
     rating: Rating
+    quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
 
 
 def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:

@@ -34,7 +34,8 @@ game at all (a policy built for another grid size) is refused when the game is c
 A server restarted later, or a game evicted from memory (`Tables`), rebuilds the table by
 replaying its record, asking each bot again at its recorded decisions (and the stand-in
 heuristic where the bot failed), so their random state is the same as if the game had never
-stopped. Same seed and same choices give the same record.
+stopped; it keeps the last moves as a live table does, so a page reloaded afterwards shows
+them in its log. Same seed and same choices give the same record.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -67,7 +68,7 @@ from farlight_env.record import (
 from farlight_env.view_model import board_view, to_builtins
 from farlight_web.library import inside, walk
 from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
-from farlight_web.moves import action_info, move_label
+from farlight_web.moves import action_info, events_for, move_events, move_label
 
 log = logging.getLogger("farlight_web")
 
@@ -103,6 +104,17 @@ class NotYourSeat(PermissionError):
 
 class BotUnfit(ValueError):
     """A bot that cannot play this game at all (e.g. a policy for another grid size)."""
+
+
+class Move(NamedTuple):
+    """One move kept for clients to catch up on (and to fill the page's log after a reload)."""
+
+    version: int  # the number of actions after it
+    seat: int
+    own: str  # its label for the mover
+    other: str  # its label for everyone else
+    after: FarlightGame  # the state after it
+    events: list[dict[str, Any]]  # what it set off (public: see farlight_web.moves)
 
 
 def token_hash(secret: str) -> str:
@@ -253,8 +265,7 @@ class Table:
             self.bots[s] = bot
         self.stand_ins: dict[int, Any] = {}
         self.bot_errors: list[dict[str, Any]] = []
-        #: (version after the move, seat, label for the mover, label for others, state after)
-        self.moves: deque[tuple[int, int, str, str, FarlightGame]] = deque(maxlen=MAX_MOVES_SHOWN)
+        self.moves: deque[Move] = deque(maxlen=MAX_MOVES_SHOWN)
 
     @property
     def game(self) -> FarlightGame:
@@ -349,10 +360,11 @@ class Table:
         action = self.env.codec.decode(index, game)
         if record_move:
             labels = (move_label(game, seat, action, seat), move_label(game, seat, action, None))
+            events = move_events(game, action)
         self.env.step(index)
         self._finish_if_over()
         if record_move:
-            self.moves.append((self.version, seat, *labels, self.game.clone()))
+            self.moves.append(Move(self.version, seat, *labels, self.game.clone(), events))
 
     def _finish_if_over(self) -> None:
         """Step the env past the end so every agent is done (PettingZoo's protocol)."""
@@ -419,9 +431,15 @@ class Table:
         turn = self.game.current_player
         return turn if turn in seats else min(seats)
 
-    def state(self, seat: int | None, since: int | None = None) -> dict[str, Any]:
+    def state(
+        self, seat: int | None, since: int | None = None, views: bool = True
+    ) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see now; with `since`, the moves made after that
-        version as it saw them. The seed only once the game is over."""
+        version as it saw them (those still kept: the last MAX_MOVES_SHOWN), each with what it
+        set off and, unless `views` is False, the board after it. The game's options (public);
+        the seed and how a tie was broken only once the game is over."""
+        from farlight_env.events import final_tiebreak
+
         game = self.game
         codec = self.env.codec
         over = game.is_over
@@ -441,20 +459,26 @@ class Table:
             "winners": game.winners() if over else None,
             "bot_errors": [{k: e[k] for k in ("seat", "agent", "error")} for e in self.bot_errors],
             "record": f"games/{self.path.name}",
+            "config": game.config.as_dict(),
         }
         if over:
             out["seed"] = self.seed
+            tiebreak = final_tiebreak(game)
+            out["tiebreak"] = None if tiebreak is None else tiebreak.text
         if since is not None:
-            out["moves"] = [
-                {
-                    "seat": mover,
-                    "version": v,
-                    "label": own if mover == seat else other,
-                    "view": to_builtins(board_view(after, seat)),
+            out["moves"] = []
+            for move in self.moves:
+                if move.version <= since:
+                    continue
+                shown: dict[str, Any] = {
+                    "seat": move.seat,
+                    "version": move.version,
+                    "label": move.own if move.seat == seat else move.other,
+                    "events": events_for(move.events, seat),
                 }
-                for v, mover, own, other, after in self.moves
-                if v > since
-            ]
+                if views:
+                    shown["view"] = to_builtins(board_view(move.after, seat))
+                out["moves"].append(shown)
         return out
 
     def record(self) -> dict[str, Any]:
@@ -626,7 +650,9 @@ def _resume(
         game_id, lineup, env_seed, config, path.parent, policies, keys, think_seconds, clock
     )
     codec = table.env.codec
-    for i, action in enumerate(record_actions(record)):
+    actions = record_actions(record)
+    kept_from = len(actions) - MAX_MOVES_SHOWN  # the moves a live table would still hold
+    for i, action in enumerate(actions):
         game = table.game
         actor = game.current_player
         if actor is None:
@@ -636,5 +662,5 @@ def _resume(
             table._bot_index(actor)  # the bot's (and stand-in's) random state, as in play
         if not table.env.codec.mask(game)[index]:
             raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
-        table._step(index, record_move=False)
+        table._step(index, record_move=i >= kept_from)
     return table

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -274,6 +275,150 @@ def test_r_bid_5_the_api_never_shows_hidden_facts(data: Path) -> None:
     assert checked >= 5 and hidden_bids > 0
 
 
+# ---------------------------------------------------------------------------------- move events
+def _first_legal_until(client: TestClient, state: dict[str, Any], version: int) -> dict[str, Any]:
+    while state["version"] < version:
+        state = _act(client, state, state["actions"][0]["index"]).json()
+    return state
+
+
+def test_moves_carry_the_bid_results_and_discards_they_set_off(client: TestClient) -> None:
+    """Seed 3, three players, P0 playing its first legal action: the round's last tile (P2's,
+    version 15) flips every tile and settles each target; P2 then cannot crew the part it won
+    for 5 and the engine discards it (version 18). Each move says so, with seats, tiles and
+    prices as data and the terminal's words as text."""
+    state = _new(client, players=3, seat=0, seed=3)
+    _first_legal_until(client, state, 20)
+    moves = client.get(f"/api/games/{state['id']}?since=0&views=0").json()["moves"]
+    assert all("view" not in m for m in moves)  # views=0: labels and events only
+    with_events = {m["version"]: m for m in moves if m["events"]}
+    assert sorted(with_events) == [15, 18]
+    last_bid = with_events[15]
+    assert last_bid["label"] == (
+        "P2 placed a face-down tile with a crew on Neutrino Detector (space 3)"
+    )
+    results = {e["target"]: e for e in last_bid["events"]}
+    assert all(e["type"] == "bid_result" for e in results.values()) and len(results) == 7
+    assert results["part space 6 (Quantum Computer Core)"] == {
+        "type": "bid_result",
+        "slot": 6,
+        "target": "part space 6 (Quantum Computer Core)",
+        "kind": "part",
+        "bids": [
+            {"seat": 1, "tiles": [2], "crew": 1, "total": 3},
+            {"seat": 2, "tiles": [3, 2], "crew": 0, "total": 5},
+        ],
+        "winner": 2,
+        "price": 5,
+        "order": [],
+        "text": "part space 6 (Quantum Computer Core): P1 2 +1 crew (=3), P2 3 2 (=5) → P2 wins "
+        "it for 5",
+        "you": False,
+    }
+    mine = results["part space 0 (Mess Hall)"]
+    assert mine["winner"] == 0 and mine["price"] == 10 and mine["you"]  # P0's own win
+    assert results["Discover (+1 science)"]["text"].endswith("→ P2 wins it for 4")
+    [discard] = with_events[18]["events"]
+    assert discard == {
+        "type": "auto_discard",
+        "seat": 2,
+        "part": "Quantum Computer Core",
+        "cost": 3,
+        "crew": 2,
+        "reason": "crew",
+        "text": "P2's Quantum Computer Core is discarded automatically: it costs 3 crew and P2 "
+        "has 2 (R-INST-5)",
+        "you": False,
+    }
+    # a spectator reads the same facts, none marked as its own
+    watched = TestClient(client.app).get(f"/api/games/{state['id']}?since=14&views=0").json()
+    assert [e["text"] for e in watched["moves"][0]["events"]] == [
+        e["text"] for e in last_bid["events"]
+    ]
+    assert not any(e["you"] for m in watched["moves"] for e in m["events"])
+    # the replay's steps carry the same events
+    opened = client.post("/api/replays", json={"file": state["record"]}).json()
+    step = client.get(f"/api/replays/{opened['id']}?step=15&viewer=0").json()
+    assert step["events"] == last_bid["events"]
+    assert client.get(f"/api/replays/{opened['id']}?step=14&viewer=0").json()["events"] == []
+
+
+def test_after_a_restart_the_last_moves_and_the_options_are_still_sent(data: Path) -> None:
+    """A reloaded page asks for the moves since 0: a restarted server rebuilds them (labels and
+    events) from the record, as the first server had them; the state names the game's options."""
+    first = TestClient(_app(data))
+    state = _new(first, players=3, seed=3, max_rounds=4, rule_options={"token_rounding": "down"})
+    _first_legal_until(first, state, 20)
+    url = f"/api/games/{state['id']}?since=0&views=0"
+    before = first.get(url).json()
+    assert len(before["moves"]) >= 20 and before["moves"][0]["version"] == 1
+    second = TestClient(_app(data))
+    second.headers["authorization"] = first.headers["authorization"]
+    after = second.get(url).json()
+    assert after["moves"] == before["moves"]
+    assert after["config"]["max_rounds"] == 4 and after["config"]["num_players"] == 3
+    assert after["config"]["rule_options"]["token_rounding"] == "down"
+    assert after["players"] == ["human", "heuristic", "heuristic"] and after["seat"] == 0
+
+
+def _tied_record(data: Path) -> tuple[str, str, dict[str, Any]]:
+    """A finished 3-seat browser game (every seat a human, random choices) that ends in a tie
+    broken by the face-down awards, saved in DATA/games; its id, seat 0's token, the tiebreak."""
+    import random
+
+    from farlight_env.env.aec import raw_env
+    from farlight_env.events import final_tiebreak
+    from farlight_env.record import build_record, save_record
+    from farlight_web.sessions import token_hash
+
+    for env_seed in range(300):
+        env = raw_env(num_players=3)
+        env.reset(seed=env_seed)
+        game = env.game
+        rng = random.Random(env_seed)
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+        tiebreak = final_tiebreak(game)
+        if tiebreak is not None and len(tiebreak.winners) == 1:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no tie broken by the awards in the seeds tried")
+    game_id, token = "00000000a1e5", "00000000a1e5.secret"
+    keys = [{"token": token_hash(token)}, {}, {}]
+    record = build_record(
+        game, ["human"] * 3, env_seed, {"num_players": 3}, human_seat=0, seat_keys=keys,
+        finished=True,
+    )  # fmt: skip
+    save_record(record, data / "games" / f"{game_id}.json")
+    return game_id, token, msgspec.to_builtins(tiebreak)
+
+
+def test_r_end_4_the_game_over_state_and_the_last_step_say_how_the_tie_was_broken(
+    data: Path,
+) -> None:
+    game_id, token, tiebreak = _tied_record(data)
+    client = TestClient(_app(data))
+    over = client.get(f"/api/games/{game_id}", headers={"authorization": f"Bearer {token}"}).json()
+    assert over["over"] and over["tiebreak"] == tiebreak["text"]
+    assert "face-down awards broke the tie" in over["tiebreak"] and "R-END-4" in over["tiebreak"]
+    assert over["winners"] == tiebreak["winners"]
+    opened = client.post("/api/replays", json={"file": f"games/{game_id}.json"}).json()
+    last = client.get(f"/api/replays/{opened['id']}?step={opened['steps']}").json()
+    assert last["events"][-1] == {**tiebreak, "you": False}
+    seen_by_tied = client.get(
+        f"/api/replays/{opened['id']}?step={opened['steps']}&viewer={tiebreak['tied'][0]}"
+    ).json()
+    assert seen_by_tied["events"][-1]["you"]
+
+
+def test_no_tiebreak_is_named_while_playing_or_without_a_tie(client: TestClient) -> None:
+    state = _new(client, seed=2)
+    assert "tiebreak" not in state  # only once the game is over
+    final = _play_first_legal(client, state["id"])
+    top = final["scores"].count(max(final["scores"]))
+    assert final["over"] and (final["tiebreak"] is None) == (top == 1)
+
+
 # ---------------------------------------------------------------------------------- replays
 def test_replay_steps_any_seat_and_hides_other_seats_tiles(client: TestClient) -> None:
     state = _new(client, players=3, opponents=["heuristic", "random"], seed=4)
@@ -403,6 +548,8 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     write_results(result, data / "tour")
     (data / "eval").mkdir(parents=True)
     (data / "eval" / "scorecard.json").write_text(json.dumps(SCORECARD))
+    (data / "quick").mkdir()
+    (data / "quick" / "scorecard.json").write_text(json.dumps({**SCORECARD, "quick": True}))
     (data / "broken").mkdir()
     (data / "broken" / "scorecard.json").write_text(json.dumps({"protocol": "x", "agent": 3}))
     board = client.get("/api/leaderboard").json()
@@ -414,6 +561,8 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     cards = {c["file"]: c for c in board["scorecards"]}
     assert cards["eval/scorecard.json"]["cells"][0]["win_rate"] == 0.95
     assert cards["eval/scorecard.json"]["rating"] == {"mu": 30.1, "sigma": 1.2}
+    assert cards["eval/scorecard.json"]["quick"] is False  # no "quick": a full evaluation
+    assert cards["quick/scorecard.json"]["quick"] is True  # farlight evaluate --quick
     assert "error" in cards["broken/scorecard.json"]
     game = tour["games"][2]
     opened = client.post("/api/replays", json={"file": tour["file"], "game": game["index"]})

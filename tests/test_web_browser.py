@@ -261,3 +261,144 @@ def test_two_people_share_a_table_with_a_bot_each_seeing_only_their_tiles(
     assert errors == []
     host_ctx.close()
     guest_ctx.close()
+
+
+def _log_lines(page) -> list[str]:
+    return page.locator("#log > li").evaluate_all("items => items.map(li => li.innerText)")
+
+
+def test_the_log_shows_bid_results_and_a_reload_keeps_the_log_and_the_form(
+    browser, live_server: str
+) -> None:
+    """Bid until the round's tiles flip: the log names each target's winner and price. A reload
+    (the #game= address, the token in localStorage) shows the same log and the form the game."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#players").select_option("3")
+    page.locator("#opponents").fill("heuristic")
+    page.locator("#max-rounds").fill("3")
+    page.locator("#seed").fill("3")
+    page.locator("select[name='rule:token_rounding']").select_option("down")
+    page.locator("#start").click()
+    results = page.locator("#log li.event.bid_result")
+    clicks = {"bid": 0, "install": 0, "button": 0}
+    for _ in range(20):
+        page.wait_for_selector("#play-board svg[data-state='your-turn']")
+        if results.count():
+            break
+        _decide(page, clicks)
+    else:
+        raise AssertionError("no bid result in the log after 20 decisions")
+    texts = results.all_inner_texts()
+    assert any(" wins it for " in t for t in texts), texts  # winner and price
+    assert all("→" in t for t in texts)
+    before = _log_lines(page)
+    assert "#game=" in page.url
+    # the form is changed, then the reload must put the game's settings back
+    page.locator("#players").select_option("2")
+    page.locator("#opponents").fill("random")
+    page.reload()
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    page.wait_for_function("() => document.querySelectorAll('#log > li').length > 0")
+    assert _log_lines(page) == before
+    assert page.locator("#log li.event.bid_result").count() == len(texts)
+    assert page.locator("#players").input_value() == "3"
+    assert page.locator("#seat").input_value() == "0"
+    assert page.locator("#opponents").input_value() == "heuristic"
+    assert page.locator("#max-rounds").input_value() == "3"
+    assert page.locator("select[name='rule:token_rounding']").input_value() == "down"
+    assert errors == []
+    context.close()
+
+
+def _finished_record(folder: Path, seed: int = 5) -> str:
+    """A finished 2-seat game of random choices, 3 rounds at most, saved in `folder`."""
+    import random
+
+    from farlight_env.game import FarlightGame
+    from farlight_env.record import build_record, save_record
+
+    game = FarlightGame(2, seed=seed, max_rounds=3)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    config = {"num_players": 2, "max_rounds": 3}
+    save_record(build_record(game, ["random", "random"], seed, config), folder / "short.json")
+    return "short.json"
+
+
+def test_replay_round_selector_follows_the_step_and_the_steps_show_their_events(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    name = _finished_record(tmp_path / "data")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-replay").click()
+    page.wait_for_selector(f"#record-file option[value='{name}']", state="attached")
+    page.locator("#record-file").select_option(name)
+    page.locator("#open-record").click()
+    page.wait_for_selector("#replay-board svg[data-step='0']")
+    rounds = page.locator("#round option").evaluate_all(
+        "os => os.map(o => [o.textContent, Number(o.value)])"
+    )
+    assert [r[0] for r in rounds[:2]] == ["round 1", "round 2"]
+    second = rounds[1][1]
+    page.locator("#round").select_option(str(second))  # jump to round 2's first step
+    page.wait_for_selector(f"#replay-board svg[data-step='{second}']")
+    assert page.locator("#round").input_value() == str(second)
+    page.locator("#prev").click()  # one step back: round 1 again
+    page.wait_for_selector(f"#replay-board svg[data-step='{second - 1}']")
+    assert page.locator("#round").input_value() == "0"
+    page.locator("#next").click()
+    page.wait_for_selector(f"#replay-board svg[data-step='{second}']")
+    assert page.locator("#round").input_value() == str(second)
+    # somewhere before round 2 the last tile of round 1 flipped the bids: its step says so
+    step = second
+    while not page.locator("#step-events li.bid_result").count():
+        assert step > 0, "no step of round 1 showed its bid results"
+        page.locator("#prev").click()
+        step -= 1
+        page.wait_for_selector(f"#replay-board svg[data-step='{step}']")
+    assert " wins it for " in page.locator("#step-events").inner_text()
+    context.close()
+
+
+def test_the_leaderboard_marks_quick_scorecards(browser, live_server: str, tmp_path: Path) -> None:
+    import json
+
+    card = {
+        "protocol": "farlight-eval-v1",
+        "agent": "heuristic",
+        "cells": [
+            {
+                "players": 2,
+                "opponent": "random",
+                "games": 8,
+                "wins": 7,
+                "win_rate": 0.875,
+                "ci_low": 0.5,
+                "ci_high": 0.98,
+                "fair_share": 0.5,
+                "mean_margin": 20.0,
+            }
+        ],
+        "rating": {"mu": 28.0, "sigma": 2.0},
+    }
+    for folder, quick in (("fast", True), ("full", False)):
+        (tmp_path / "data" / folder).mkdir(parents=True)
+        path = tmp_path / "data" / folder / "scorecard.json"
+        path.write_text(json.dumps({**card, "quick": quick}))
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-leaderboard").click()
+    page.wait_for_selector("#boards h3:has-text('full/scorecard.json')")
+    quick = page.locator("#boards h3:has-text('fast/scorecard.json') .quick")
+    assert quick.inner_text() == "quick"
+    assert page.locator("#boards h3:has-text('full/scorecard.json') .quick").count() == 0
+    assert "(quick subset)" in page.locator("#boards").inner_text()
+    context.close()

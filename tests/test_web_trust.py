@@ -6,6 +6,8 @@ sticking."""
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -290,7 +292,7 @@ def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(data: Path
     client = TestClient(app)
     state, tokens = _two_humans(client, players=3)
     game_id, token = state["id"], tokens[0]
-    checked = 0
+    checked = events = 0
     for k in range(60):
         now = _get(client, game_id)
         if now["over"] or checked >= 8:
@@ -319,9 +321,11 @@ def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(data: Path
             ]
 
         before = everything()
+        events += sum(len(m["events"]) for r in before[:2] for m in r["moves"])
+        events += sum(len(r["events"]) for r in before[4:])
         table = app.state.tables.get(game_id)
         games = [table.game, *app.state.replays.get(rid)[0].states]
-        games += [after for _v, _seat, _own, _other, after in table.moves]
+        games += [move.after for move in table.moves]
         truths = [_truth(game) for game in games]
         for n, game in enumerate(games):
             _scramble(game, seat=0, seed=1000 * k + n)
@@ -332,7 +336,84 @@ def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(data: Path
             game.deck, game.awards_down, game.bids, game.hands = truth
             game.invalidate_cache()
         _act(client, mine, token)
-    assert checked >= 5
+    assert checked >= 5 and events > 0  # the moves' and the steps' events were compared too
+
+
+def _permute_tiles_keeping(game: Any, seat: int, keep: int | None, rng: Any) -> None:
+    """Shuffle `seat`'s tile values between its hand and its face-down bids (as
+    test_render._permute_tiles does), one tile `keep` staying in its hand (the tile it is
+    about to place, so its move stays legal)."""
+    spots = [
+        (slot, i)
+        for slot, bids in enumerate(game.bids)
+        for i, (p, _tile, _crew) in enumerate(bids)
+        if p == seat
+    ]
+    hand = list(game.hands[seat])
+    if keep is not None:
+        hand.remove(keep)
+    values = [int(v) for v in rng.permutation([game.bids[s][i][1] for s, i in spots] + hand)]
+    for (slot, i), value in zip(spots, values, strict=False):
+        p, _tile, crew = game.bids[slot][i]
+        game.bids[slot][i] = (p, value, crew)
+    game.hands[seat] = sorted(values[len(spots) :] + ([keep] if keep is not None else []))
+    game.invalidate_cache()
+
+
+def _hidden_after(before: Any, action: Any, viewer: int | None, seed: int) -> Any:
+    """A copy of `before` differing only in what `viewer` may still not know once `action` is
+    taken: while that leaves the bidding open, the other seats' face-down tiles (the mover's
+    tile `action` places stays in its hand); the deck's order; unless the game then ends, the
+    face-down awards' order."""
+    from farlight_env.game import Bid
+
+    other = before.clone()
+    after = before.clone()
+    after.apply(action)
+    rng = np.random.default_rng(seed)
+    last_bid = sum(len(h) for h in before.hands) == 1  # the round's last tile flips them all
+    if before.phase is Phase.BIDDING and not last_bid:
+        mover = before.current_player
+        for seat in range(before.num_players):
+            if seat != viewer:
+                keep = action.tile if seat == mover and isinstance(action, Bid) else None
+                _permute_tiles_keeping(other, seat, keep, rng)
+    rng.shuffle(other.deck)
+    if not after.is_over:
+        order = rng.permutation(len(other.awards_down))
+        other.awards_down = [other.awards_down[i] for i in order]
+    other.invalidate_cache()
+    return other
+
+
+def test_r_bid_5_move_events_are_the_same_whatever_the_hidden_facts() -> None:
+    """What a move sets off (the bid results, automatic discards, forced passes, the tiebreak
+    that the API's moves and replay steps carry) is the same for each viewer when what that
+    viewer may still not know after the move is changed before it: other seats' face-down
+    tiles while the bidding stays open, the deck order, the face-down awards until the end."""
+    from farlight_env.game import FarlightGame
+    from farlight_web.moves import events_for, move_events
+
+    kinds: Counter[str] = Counter()
+    changed = 0
+    for seed in (1, 2, 3):
+        game = FarlightGame(3, seed=seed)
+        rng = random.Random(seed)
+        step = 0
+        while not game.is_over:
+            action = rng.choice(game.legal_actions())
+            truth = move_events(game, action)
+            kinds.update(e["type"] for e in truth)
+            for viewer in (None, 0, 1, 2):
+                other = _hidden_after(game, action, viewer, seed=1000 * seed + step)
+                changed += _truth(other) != _truth(game)
+                assert events_for(move_events(other, action), viewer) == events_for(
+                    truth, viewer
+                ), (seed, step, viewer)
+            game.apply(action)
+            step += 1
+    assert changed > 500
+    assert kinds["bid_result"] > 20 and kinds["auto_discard"] and kinds["auto_move"], kinds
 
 
 def test_r_bid_5_the_actions_response_is_the_same_whatever_the_other_seats_tiles(

@@ -84,6 +84,25 @@ function syncSeats() {
 }
 $("#players").addEventListener("change", syncSeats);
 
+function fillForm(state) {
+  // The new-game form shows the game on the page (after a reload, a resume or an invite):
+  // players, seat, opponents, the other people's seats, rounds and rule options.
+  $("#players").value = String(state.players.length);
+  syncSeats();
+  if (state.seat !== null && state.seat !== undefined) $("#seat").value = String(state.seat);
+  const me = Number($("#seat").value);
+  const bots = state.players.filter((p) => p !== "human");
+  if (bots.length) $("#opponents").value = bots.every((b) => b === bots[0]) ? bots[0] : bots.join(", ");
+  $("#invite").value = state.humans.filter((s) => s !== me).join(",");
+  const config = state.config || {};
+  $("#max-rounds").value = config.max_rounds === undefined ? "" : String(config.max_rounds);
+  $("#seed").value = state.seed === undefined ? "" : String(state.seed); // sent once over only
+  for (const [name, value] of Object.entries(config.rule_options || {})) {
+    const sel = document.querySelector(`#rules select[name="rule:${name}"]`);
+    if (sel) sel.value = String(value);
+  }
+}
+
 function ruleValue(text) { return text === "true" ? true : text === "false" ? false : text; }
 function seatList(text) {
   return String(text || "").split(",").map((s) => s.trim()).filter(Boolean).map(Number);
@@ -135,13 +154,26 @@ $("#new-game").addEventListener("submit", async (ev) => {
 });
 
 async function resumeGame(id) {
+  // A reload, a resume or an invite: the moves the server still keeps go into the log (with
+  // what they set off), the form shows the game, then its decision.
   try {
     stopPolling();
-    const state = await api("GET", `/api/games/${id}`, undefined, false, tokenFor(id));
+    const state = await api("GET", `/api/games/${id}?since=0&views=0`, undefined, false, tokenFor(id));
     $("#log").replaceChildren();
     $("#invites").replaceChildren();
     history.replaceState(null, "", `#game=${id}`);
     showTab("play");
+    const moves = state.moves || [];
+    const earlier = moves.length ? moves[0].version - 1 : state.version;
+    if (earlier > 0) {
+      const li = document.createElement("li");
+      li.className = "earlier";
+      li.textContent = `${earlier} earlier move${earlier === 1 ? "" : "s"}: see the replay`;
+      $("#log").appendChild(li);
+    }
+    for (const move of moves) logMove(move, state.seat);
+    await optionsReady;
+    fillForm(state);
     renderPlay(state);
   } catch (err) { status("#play-status", err.message, true); }
 }
@@ -202,10 +234,25 @@ function startPolling() {
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
+function eventList(events, cls) {
+  // What a move set off (bid results with the price, automatic discards, the tiebreak).
+  const ul = document.createElement("ul");
+  ul.className = cls;
+  for (const e of events) {
+    const item = document.createElement("li");
+    item.className = `event ${e.type}${e.you ? " you" : ""}`;
+    item.textContent = e.text;
+    ul.appendChild(item);
+  }
+  return ul;
+}
+
 function logMove(move, you) {
   const li = document.createElement("li");
   li.textContent = move.label;
+  li.dataset.version = String(move.version);
   if (move.seat === you) li.className = "you";
+  if (move.events && move.events.length) li.appendChild(eventList(move.events, "events"));
   const log = $("#log");
   log.appendChild(li);
   log.scrollTop = log.scrollHeight; // scroll the log box only, never the page
@@ -254,7 +301,8 @@ function drawPlay() {
   $("#bot-errors").textContent = errors.join("; ");
   if (state.over) {
     const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
-    status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.`);
+    const tie = state.tiebreak ? ` Tiebreak: ${state.tiebreak}` : "";
+    status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.${tie}`);
     button(box, "Replay this game", () => openReplay(state.record, null), "open-replay");
     loadSavedGames();
     return;
@@ -365,6 +413,10 @@ async function showStep(step) {
     const data = await api("GET", `/api/replays/${replay.id}?step=${replay.step}${viewer}`);
     $("#step").value = String(data.step);
     $("#step-label").textContent = `${data.step}/${replay.info.steps}` + (data.move ? ` · ${data.move}` : " · start");
+    $("#step-events").replaceChildren(...eventList(data.events || [], "").children);
+    let round = replay.info.rounds[0];
+    for (const r of replay.info.rounds) if (r.step <= data.step) round = r; // the round of this step
+    if (round) $("#round").value = String(round.step);
     const svg = drawBoard($("#replay-board"), data.view, { narrow: narrow(), names: replay.info.players });
     svg.dataset.step = String(data.step);
   } catch (err) { status("#replay-status", err.message, true); }
@@ -436,9 +488,16 @@ async function loadLeaderboard() {
   if (!data.scorecards.length) box.append("No scorecard.json (farlight evaluate) in the data folder.");
   for (const s of data.scorecards) {
     heading(box, s.file);
+    if (s.quick) {
+      const tag = document.createElement("span");
+      tag.className = "quick";
+      tag.textContent = "quick";
+      tag.title = "farlight evaluate --quick: a subset of the protocol, not the full evaluation";
+      box.lastChild.append(" ", tag);
+    }
     if (s.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${s.error}`; box.appendChild(p); continue; }
     const p = document.createElement("p");
-    p.textContent = `${s.agent} · protocol ${s.protocol} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
+    p.textContent = `${s.agent} · protocol ${s.protocol}${s.quick ? " (quick subset)" : ""} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
     box.appendChild(p);
     table(box, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
       s.cells.map((c) => [c.players, c.opponent, c.games, num(c.wins, 1), pct(c.win_rate),
@@ -451,7 +510,7 @@ window.addEventListener("resize", () => {
   if (play.game && !play.busy) drawPlay();
 });
 syncSeats();
-loadOptions().catch((err) => status("#play-status", err.message, true));
+const optionsReady = loadOptions().catch((err) => status("#play-status", err.message, true));
 loadSavedGames();
 const fromHash = location.hash.match(/^#game=([0-9a-f]{12})(?:&invite=([A-Za-z0-9_-]{1,100}))?$/);
 if (fromHash && fromHash[2]) claimSeat(fromHash[1], fromHash[2]);
