@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from farlight_env.cards import MissionCard
 from farlight_env.game.game import _mission_order
 from farlight_env.rules_page import decisions
@@ -150,3 +152,18 @@ def test_r_mis_1_the_rules_page_and_the_engine_agree_that_mission_ties_ignore_ca
     assert "ignoring case" in text and "plain character order of the names" not in text
     zeta, alpha = MissionCard("Zeta", 5, science=1), MissionCard("alpha", 5, science=1)
     assert sorted([zeta, alpha], key=_mission_order) == [alpha, zeta]
+
+
+@pytest.mark.parametrize("page", ["docs/rules.md", "docs/evaluation.md", "README.md"])
+def test_no_heading_appears_twice_on_a_page(page: str) -> None:
+    """Each heading is its own anchor: docs/rules.md once had two "## Rule options" (issue #26),
+    so `#rule-options` led to one of them and the other's anchor was a guess."""
+    text = (DOCS.parent / page).read_text()
+    headings = [line for line in _outside_code(text).splitlines() if line.startswith("#")]
+    repeated = sorted({h for h in headings if headings.count(h) > 1})
+    assert not repeated, f"{page}: repeated headings {repeated}"
+
+
+def _outside_code(text: str) -> str:
+    """The markdown without its fenced code blocks (a '# comment' there is no heading)."""
+    return "\n".join(part for i, part in enumerate(text.split("```")) if i % 2 == 0)
