@@ -30,6 +30,7 @@ from agents.files import atomic_write, read_bounded
 from agents.registry import make
 from agents.workers import check_ray_address
 from farlight_env.cards.loader import CardFileError, load_card_set
+from training.checkpoints import MAX_COUNTER
 from training.config import resume_config
 from training.game_options import check_game_options
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
@@ -113,6 +114,9 @@ def read_state(run_dir: Path) -> RunState:
         state = msgspec.json.decode(read_bounded(path, 1 << 20), type=RunState)
     except msgspec.DecodeError as exc:
         raise RunError(f"{path}: corrupt ({exc})") from exc
+    for name in ("iteration", "env_steps"):
+        if not 0 <= getattr(state, name) <= MAX_COUNTER:
+            raise RunError(f"{path}: {name} must be in 0..{MAX_COUNTER:.0e}")
     for name in state.snapshots:
         if not (run_dir / "league" / name).is_file() or "/" in name or "\\" in name:
             raise RunError(f"{path}: snapshot {name!r} is missing from {run_dir / 'league'}")
