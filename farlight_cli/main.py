@@ -23,7 +23,7 @@ from farlight_cli import (
     tournament_cmd,
     train_cmd,
 )
-from farlight_cli.errors import EXPECTED_ERRORS
+from farlight_cli.errors import EXPECTED_ERRORS, missing_extra_message
 from farlight_env import __version__
 from farlight_env.messages import clip_message
 
@@ -115,6 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except EXPECTED_ERRORS as exc:
         print(f"{command}: error: {clip_message(str(exc))}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra not installed: say which one
+        message = missing_extra_message(command, exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
         return 2
 
 

@@ -19,14 +19,16 @@ def add(sub: argparse._SubParsersAction) -> None:
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay), games.csv, summary.csv and a plot. Agents: random, heuristic, "
-        "ismcts, ppo, rollout, or the path of a saved policy (*.pt).",
+        "ismcts, ppo, rollout, or the path of a saved policy (*.pt); ppo, rollout and saved "
+        "policies need the train extra (torch).",
     )
     p.add_argument(
         "--agents",
         type=argtypes.agent_list,
         default=["random", "heuristic"],
         metavar="A,B[,...]",
-        help="agents to play: names or saved-policy paths (*.pt)",
+        help="agents to play: names or saved-policy paths (*.pt); ppo, rollout and *.pt need "
+        "the train extra",
     )
     p.add_argument(
         "--players", type=argtypes.player_count, default=2, metavar="N", help="seats per game, 2..5"
