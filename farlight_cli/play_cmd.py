@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from farlight_cli import argtypes, board
-from farlight_cli.text import BiddingWatch, action_text, move_text, outcome_lines, picture
+from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 
 HUMAN = "human"
@@ -174,7 +174,6 @@ class Session:
             print("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
         print(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
         print(f"\n── round {self.game.round} ──")
-        watch = BiddingWatch()
         status = 0
         ended = "finished"
         try:
@@ -194,7 +193,7 @@ class Session:
                     )
                 self.think[seat] += time.perf_counter() - start
                 self.decisions[seat] += 1
-                self.step(int(index), seat, watch)
+                self.step(int(index), seat)
         except Quit as exc:
             ended = str(exc)
         except KeyboardInterrupt:
@@ -212,7 +211,7 @@ class Session:
         self.save(path)
         return status
 
-    def step(self, index: int, seat: int, watch: BiddingWatch) -> None:
+    def step(self, index: int, seat: int) -> None:
         game = self.game
         action = self.env.codec.decode(index, game)
         round_before = game.round
@@ -220,9 +219,9 @@ class Session:
             print(f"  You: {action_text(game, action)}")
         else:
             print(f"  {move_text(game, seat, action, self.seat)}")
-        watch.before(game, action)
+        happened = event_lines(game, action)
         self.env.step(index)
-        for line in watch.after(game):
+        for line in happened:
             print(line)
         if game.round != round_before and not game.is_over:
             print(f"\n── round {game.round} ──")

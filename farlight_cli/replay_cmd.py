@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from farlight_cli import argtypes
-from farlight_cli.text import ALL, BiddingWatch, Viewer, move_text, outcome_lines, picture
+from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
 
 
@@ -114,7 +114,6 @@ def run(args: argparse.Namespace) -> int:
     frames = _Frames(args.frames, args.every, viewer, len(actions), args.no_progress)
     stepping = args.step
     stopped_at = None
-    watch = BiddingWatch()
     print(f"── round {game.round} ──")
     print(picture(game, viewer))
     frames.write(game, 0)
@@ -123,10 +122,10 @@ def run(args: argparse.Namespace) -> int:
             round_before, phase, actor = game.round, game.phase, game.current_player
             assert actor is not None
             text = move_text(game, actor, action, viewer)
-            watch.before(game, action)
+            happened = event_lines(game, action)
             game.apply(action)
             print(f"[{i:>4}] round {round_before} {phase.value:<8} {text}")
-            for line in watch.after(game):
+            for line in happened:
                 print(line)
             frames.write(game, i)
             if game.round != round_before and not game.is_over:

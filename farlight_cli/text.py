@@ -1,14 +1,13 @@
 """Moves, bids and outcomes in words, as a given viewer may know them (`play` and `replay`).
 
-An opponent's bid during bidding shows where the tile went, never its value (R-BID-5); the
-reveal of all tiles once bidding ends is described by `BiddingWatch` (R-BID-5, R-RES-2).
+An opponent's bid during bidding shows where the tile went, never its value (R-BID-5); what a
+move sets off besides itself (all tiles flipping once bidding ends, with each target's winner
+and price; parts discarded automatically; the tiebreak) comes from `farlight_env.events`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from farlight_env.game import Action, Bid, ChooseEngine, FarlightGame, Phase, Target, TargetKind
+from farlight_env.game import Action, Bid, ChooseEngine, FarlightGame, Target, TargetKind
 
 #: A viewer: a seat, None (a spectator: no hidden values) or "all" (omniscient).
 Viewer = int | str | None
@@ -53,61 +52,22 @@ def move_text(game: FarlightGame, seat: int, action: Action, viewer: Viewer) -> 
     return f"P{seat}: {action_text(game, action)}"
 
 
-@dataclass
-class _Snapshot:
-    round: int
-    first_player: int
-    bids: list[list[tuple[int, int, bool]]]
-    labels: list[str]
+def event_lines(game: FarlightGame, action: Action) -> list[str]:
+    """What applying `action` to `game` sets off besides the action, in words (call before
+    applying it): the tiles flipping at the end of bidding with each target's winner and price
+    (R-BID-5, R-RES-2), parts discarded automatically, forced passes, the tiebreak (R-END-4).
+    All of it is public, so every viewer reads the same lines."""
+    from farlight_env.events import BidResult, step_events
 
-
-class BiddingWatch:
-    """Notices the end of a bidding phase and describes the flipped tiles (R-BID-5, R-RES-2).
-
-    Call `before(game, action)` before applying each action and `after(game)` just after.
-    """
-
-    def __init__(self) -> None:
-        self._snap: _Snapshot | None = None
-
-    def before(self, game: FarlightGame, action: Action) -> None:
-        self._snap = None
-        if game.phase is not Phase.BIDDING or not isinstance(action, Bid):
-            return
-        bids = [list(b) for b in game.bids]
-        bids[game.target_slot[action.target]].append(
-            (game.current_player, action.tile, action.crew)
-        )
-        labels = [target_label(game, t) for t in game.targets]
-        self._snap = _Snapshot(game.round, game.first_player, bids, labels)
-
-    def after(self, game: FarlightGame) -> list[str]:
-        snap = self._snap
-        self._snap = None
-        if snap is None:
-            return []
-        if game.phase is Phase.BIDDING and game.round == snap.round and not game.is_over:
-            return []  # still bidding
-        n = game.num_players
-        lines = ["  Bids revealed (all tiles flip):"]
-        for slot, placed in enumerate(snap.bids):
-            if not placed:
-                continue
-            totals: dict[int, int] = {}
-            shown: dict[int, list[str]] = {}
-            for seat, tile, crew in placed:
-                totals[seat] = totals.get(seat, 0) + tile + int(crew)
-                shown.setdefault(seat, []).append(f"{tile}{'+c' if crew else ''}")
-            best = None
-            for seat in sorted(totals, key=lambda s: (s - snap.first_player) % n):
-                if totals[seat] >= 1 and (best is None or totals[seat] > totals[best]):
-                    best = seat
-            who = "no winner (no bid of 1 or more)" if best is None else f"P{best} wins"
-            tiles = ", ".join(
-                f"P{s} {' '.join(v)} (={totals[s]})" for s, v in sorted(shown.items())
-            )
-            lines.append(f"    {snap.labels[slot]}: {tiles} → {who}")
-        return lines
+    lines: list[str] = []
+    for event in step_events(game, action):
+        if isinstance(event, BidResult):
+            if not lines or not lines[0].startswith("  Bids revealed"):
+                lines.insert(0, "  Bids revealed (all tiles flip):")
+            lines.append(f"    {event.text}")
+        else:
+            lines.append(f"  {event.text}")
+    return lines
 
 
 def omniscient_text(game: FarlightGame) -> str:
@@ -147,11 +107,17 @@ def outcome_lines(game: FarlightGame, players: list[str]) -> list[str]:
             f"{len(game.history)} recorded actions",
             f"points so far: {scores}",
         ]
+    from farlight_env.events import final_tiebreak
+
     winners = game.winners()
     title = "winner" if len(winners) == 1 else "shared victory"
     reason = END_REASONS.get(game.end_reason, str(game.end_reason)) if game.end_reason else "?"
-    return [
+    lines = [
         f"final scores: {scores}",
         f"{title}: {', '.join(names[s] for s in winners)}",
         f"the game ended in round {game.round}: {reason}",
     ]
+    tiebreak = final_tiebreak(game)
+    if tiebreak is not None:
+        lines.append(f"tiebreak: {tiebreak.text}")
+    return lines

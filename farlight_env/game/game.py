@@ -257,8 +257,12 @@ class FarlightGame:
     """A game of Farlight for 2–5 players, from setup to final scoring.
 
     `current_player` acts next by `apply`-ing one of `legal_actions()`. Decisions with a
-    single legal option are taken automatically and not recorded in `history`.
+    single legal option are taken automatically and not recorded in `history`; set
+    `on_forced` (a callable taking the game and the action, called just before each) to watch
+    them (farlight_env.events does, on a copy). Copies and saved games never carry it.
     """
+
+    on_forced: Callable[[FarlightGame, Action], None] | None = None
 
     def __init__(
         self,
@@ -843,6 +847,8 @@ class FarlightGame:
                 return
             legal = self._compute_legal()
             if len(legal) == 1:
+                if self.on_forced is not None:
+                    self.on_forced(self, legal[0])
                 self._apply_unchecked(legal[0])
                 continue
             self._legal = legal

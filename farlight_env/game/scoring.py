@@ -72,6 +72,24 @@ def final_scores(game: FarlightGame) -> tuple[list[dict[str, int]], list[int]]:
     return breakdown, tied
 
 
+def tiebreak_draws(game: FarlightGame) -> tuple[list[int], list[tuple[str, list[int]]]]:
+    """How a finished game's tie for the top total was broken (R-END-4): the seats tied at the
+    top, then each face-down award drawn, in its hidden order, with the seats still tied
+    after it. No draws when one seat leads; the draws stop once one seat remains, so the
+    awards never drawn stay hidden. The last draw's seats are `game.winners()`."""
+    scores = game.scores()
+    top = max(scores)
+    tied = [p for p in range(game.num_players) if scores[p] == top]
+    draws: list[tuple[str, list[int]]] = []
+    kept = tied
+    for award in game.awards_down:
+        if len(kept) == 1:
+            break
+        kept = award_holders(game, award, kept)
+        draws.append((award, kept))
+    return tied, draws
+
+
 def final_rewards(game: FarlightGame, mode: str) -> list[float]:
     """End-of-game reward per seat.
 
