@@ -35,8 +35,9 @@ def action_text(game: FarlightGame, action: Action) -> str:
         crew = " +crew" if action.crew else ""
         return f"bid {action.tile}{crew} on {target_label(game, action.target)}"
     if isinstance(action, ChooseEngine):
-        value = game.engine_values.get(action.rank)
-        return f"{action} (now {value})" if value is not None else str(action)
+        from farlight_env.encode.codec import engine_choice_text
+
+        return engine_choice_text(game, action)
     return str(action)
 
 

@@ -467,7 +467,11 @@ def test_describe_action_names_every_index_in_every_decision_kind() -> None:
                         action = raw.codec.decode(index, game)
                         if isinstance(action, ChooseEngine):
                             value = game.engine_values[action.rank]
-                            assert text == f"{action} (now {value})"
+                            assert text.startswith(f"{action} (now {value}): ")
+                            if game.phase is Phase.OVERHAUL:  # R-BEN-3: says what it does
+                                assert text.endswith("the overhaul sets it to 6")
+                            else:
+                                assert text.endswith(f"+1 makes it {min(6, value + 1)}")
                         else:
                             assert text == str(action)
             obs, *_ = env.last()

@@ -558,3 +558,27 @@ def test_replay_step_says_what_it_expects(play_record, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "'x'? Press Enter for the next decision, b for the board, q to stop" in out
     assert "stopped after decision 1 of" in out
+
+
+def test_r_ben_3_the_overhaul_choice_says_it_sets_the_engine_to_6() -> None:
+    """In the terminal an overhaul option reads 'engine #N (now V): the overhaul sets it to 6'
+    (issue #26): it used to read like an upgrade's 'engine #N (now V)'."""
+    from farlight_cli.text import action_text
+    from farlight_env.encode.codec import ActionCodec
+    from farlight_env.game import ChooseEngine
+
+    for seed in range(200):
+        game = FarlightGame(3, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over and game.phase is not Phase.OVERHAUL:
+            game.apply(rng.choice(game.legal_actions()))
+        if game.phase is Phase.OVERHAUL:
+            break
+    choices = [a for a in game.legal_actions() if isinstance(a, ChooseEngine)]
+    codec = ActionCodec(game.cards, game.config.grid_size)
+    assert choices, "an overhaul decision offers engines"
+    for action in choices:
+        value = game.engine_values[action.rank]
+        expected = f"engine #{action.rank} (now {value}): the overhaul sets it to 6"
+        assert action_text(game, action) == expected
+        assert codec.describe(codec.encode(action), game) == expected

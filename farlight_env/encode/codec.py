@@ -35,7 +35,7 @@ from farlight_env.game.actions import (
     Target,
     TargetKind,
 )
-from farlight_env.game.game import NUM_STACKS, PART_SPACES, TILES, FarlightGame, Phase
+from farlight_env.game.game import MAX_ENGINE, NUM_STACKS, PART_SPACES, TILES, FarlightGame, Phase
 
 MAX_SPACES = max(PART_SPACES.values())
 NUM_TARGETS = MAX_SPACES + len(FACILITIES) + NUM_STACKS
@@ -246,8 +246,7 @@ class ActionCodec:
         if isinstance(action, (SelectPart, RefitRemove, Install, Discard)):
             return str(action)
         if isinstance(action, ChooseEngine):
-            value = game.engine_values.get(action.rank)
-            return f"{action} (now {value})" if value is not None else str(action)
+            return engine_choice_text(game, action)
         return str(action)
 
     def mask(self, game: FarlightGame, out: np.ndarray | None = None) -> np.ndarray:
@@ -302,3 +301,14 @@ class ActionCodec:
         if game.crew[seat] >= 1:
             return start + np.concatenate([cells, cells + 1])
         return start + cells
+
+
+def engine_choice_text(game: FarlightGame, action: ChooseEngine) -> str:
+    """An engine choice with what it does: 'engine #7 (now 3): the overhaul sets it to 6'
+    (R-BEN-3), 'engine #7 (now 3): +1 makes it 4' (an upgrade or Engineer, R-RES-5)."""
+    value = game.engine_values.get(action.rank)
+    if value is None:
+        return str(action)
+    if game.phase is Phase.OVERHAUL:
+        return f"{action} (now {value}): the overhaul sets it to {MAX_ENGINE}"
+    return f"{action} (now {value}): +1 makes it {min(MAX_ENGINE, value + 1)}"
