@@ -114,6 +114,18 @@ def _check_backend(args: argparse.Namespace) -> None:
     check_ray_address(args.ray_address, "--ray-address")
 
 
+def print_rounding(games: int, agents: int) -> None:
+    """Say it when --games is rounded up to whole duplicate blocks (one game per rotation of
+    the agents): `--games 4` with 3 agents plays 6."""
+    played = -(-games // agents) * agents
+    if played != games:
+        print(
+            f"playing {played} games: --games {games} rounded up to whole blocks of {agents} "
+            f"(each deal is played once per rotation of the {agents} agents)",
+            flush=True,
+        )
+
+
 def _play(args: argparse.Namespace):
     from agents.tournament import resume_tournament, run_tournament
 
@@ -139,6 +151,7 @@ def _play(args: argparse.Namespace):
     argtypes.check_agents(args.agents)
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
+    print_rounding(args.games, len(args.agents))
     return run_tournament(
         args.agents,
         num_players=args.players,

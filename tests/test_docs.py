@@ -167,3 +167,21 @@ def test_no_heading_appears_twice_on_a_page(page: str) -> None:
 def _outside_code(text: str) -> str:
     """The markdown without its fenced code blocks (a '# comment' there is no heading)."""
     return "\n".join(part for i, part in enumerate(text.split("```")) if i % 2 == 0)
+
+
+def test_the_notebooks_readme_installs_what_it_tells_users_to_run() -> None:
+    """notebooks/README.md says `jupyter lab`: the install it gives must bring Jupyter (issue
+    #26: the extras it named do not)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    text = " ".join((DOCS.parent / "notebooks" / "README.md").read_text().split())
+    assert "jupyter lab" in text
+    extras = tomllib.loads((DOCS.parent / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    named = {name for group in re.findall(r"\.\[([a-z,]+)\]", text) for name in group.split(",")}
+    from_extras = any("jupyterlab" in dep for name in named for dep in extras.get(name, []))
+    assert from_extras or "pip install jupyterlab" in text
