@@ -185,3 +185,19 @@ def test_the_notebooks_readme_installs_what_it_tells_users_to_run() -> None:
     named = {name for group in re.findall(r"\.\[([a-z,]+)\]", text) for name in group.split(",")}
     from_extras = any("jupyterlab" in dep for name in named for dep in extras.get(name, []))
     assert from_extras or "pip install jupyterlab" in text
+
+
+def test_ci_runs_the_readmes_test_command_and_the_readme_says_what_else() -> None:
+    """The README's "this is what CI runs" holds (issue #26): .ci/run takes the command from
+    the README, and the README names what CI checks besides it."""
+    readme = (DOCS.parent / "README.md").read_text()
+    ci = (DOCS.parent / ".ci" / "run").read_text()
+    command = 'pip install torch==2.13.0 && pip install -e ".[dev,train,ray,rllib,web]"'
+    lines = [line for line in readme.splitlines() if line.startswith(command)]
+    assert lines == [f"{command} && python -m pytest -q -n 2"]
+    assert f"grep -m1 -F '{command}' README.md" in ci
+    assert 'bash -euo pipefail -c "$readme_command"' in ci
+    said = " ".join(readme.split())
+    checks = ("REQUIRE_COMPILED=1", "REQUIRE_BROWSER=1", "ruff check .", "ruff format --check .")
+    for check in checks:
+        assert check in ci and check in said, check
