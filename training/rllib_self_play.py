@@ -28,6 +28,7 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.registry import make
+from agents.torch_threads import set_threads
 from agents.workers import check_ray_address
 from farlight_env.cards.loader import CardFileError, load_card_set
 from training.checkpoints import MAX_COUNTER
@@ -449,9 +450,8 @@ def train(
     """Run (or resume) a run to config.iterations; returns its final counters. A run that
     cannot start raises RunError; everything is written under config.run_dir."""
     config, state = prepare(config, resume, given)
-    import torch
 
-    torch.set_num_threads(config.torch_threads)
+    set_threads(config.torch_threads)  # deliberate: the library default leaves it alone
     run_dir = Path(config.run_dir)
     reaper = start_ray(config)
     import ray
