@@ -20,6 +20,7 @@ from agents.files import atomic_write, read_bounded
 from farlight_env.cards.loader import CardFileError, card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
 from farlight_env.jsontext import decode, loads
+from farlight_env.messages import clip_message
 
 SPEC = "tournament.json"
 GAMES = "games.jsonl"
@@ -85,7 +86,11 @@ class GameRecord(msgspec.Struct):
 
 
 class JournalError(ValueError):
-    """A journal that cannot be resumed: missing, foreign, or not this tournament's."""
+    """A journal that cannot be resumed: missing, foreign, or not this tournament's (the
+    message is one line of bounded length: farlight_env.messages)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clip_message(str(message)))
 
 
 def stored_config(config: dict[str, Any]) -> dict[str, Any]:

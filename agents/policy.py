@@ -3,6 +3,10 @@
 A policy file is a plain `torch.save` of a dict (format tag, config, state dict of tensors),
 read back with `torch.load(..., weights_only=True)` only: no pickled code ever runs. Needs torch
 (the `train` extra); the rest of the project does not.
+
+Building a network or loading a policy sets torch to one math thread, once per process, unless
+OMP_NUM_THREADS, MKL_NUM_THREADS or FARLIGHT_TORCH_THREADS is set or the count was already
+changed (agents/torch_threads.py; FARLIGHT_TORCH_THREADS=0 leaves torch alone).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import torch
 from torch import nn
 
 from agents.files import check_torch_archive
+from agents.torch_threads import library_default
 
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1
@@ -179,6 +184,7 @@ class ObservationNet(nn.Module):
         embed: int = 128,
         ship_features: int = 16,
     ) -> None:
+        library_default()  # one torch thread unless chosen (agents/torch_threads.py)
         super().__init__()
         self.layout = {
             name: (int(a), int(b), tuple(shape)) for name, (a, b, shape) in layout.items()
@@ -545,6 +551,7 @@ def _load_failure(exc: Exception) -> str:
 def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """Load a saved policy; a foreign, corrupt or oversized file raises ValueError saying what
     is wrong. The file is at most MAX_POLICY_BYTES, its network at most MAX_PARAMETERS."""
+    library_default()  # one torch thread unless chosen (agents/torch_threads.py)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no policy file at {path}")

@@ -2,11 +2,41 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
+
+#: How to install the `train` extra (torch pinned first, as the README says), named in every
+#: message about an agent that needs it.
+TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
+#: Agents that run a network: they need torch, the `train` extra (so does any saved *.pt).
+NEEDS_TORCH = frozenset({"ppo", "rollout"})
+
+
+def needs_torch(name: str) -> bool:
+    """Whether agent `name` runs a network (ppo, rollout or a saved policy *.pt)."""
+    return name in NEEDS_TORCH or name.endswith(".pt")
+
+
+def torch_installed() -> bool:
+    return importlib.util.find_spec("torch") is not None
+
+
+def missing_extra(name: str) -> str | None:
+    """'agent ppo needs the train extra ...' when `name` needs torch and torch is missing."""
+    if not needs_torch(name) or torch_installed():
+        return None
+    return f"agent {name} needs the train extra (torch is not installed): {TRAIN_EXTRA}"
+
+
+def _import_network_agents(name: str) -> None:
+    """Fail with the extra to install, not a bare "No module named 'torch'"."""
+    message = missing_extra(name)
+    if message is not None:
+        raise ModuleNotFoundError(message, name="torch")
 
 
 def _random(**kw: Any) -> Agent:
@@ -29,6 +59,7 @@ def _ismcts(**kw: Any) -> Agent:
 
 def _ppo(**kw: Any) -> Agent:
     """The policy shipped with the project (needs torch: the `train` extra)."""
+    _import_network_agents("ppo")
     from agents.policy import SHIPPED_POLICY, PolicyAgent
 
     return PolicyAgent(kw.pop("path", SHIPPED_POLICY), **kw)
@@ -36,6 +67,7 @@ def _ppo(**kw: Any) -> Agent:
 
 def _rollout(**kw: Any) -> Agent:
     """The shipped policy (or `path=`) improved by play-outs where it hesitates (needs torch)."""
+    _import_network_agents("rollout")
     from agents.rollout import RolloutAgent
 
     return RolloutAgent(**kw)
@@ -79,7 +111,8 @@ def unknown_agents(names: list[str]) -> list[str]:
 def agent_names_help() -> str:
     return (
         ", ".join(FACTORIES)
-        + f", ismcts@N (N iterations, 1..{MAX_BUDGET}) or a saved policy path (*.pt)"
+        + f", ismcts@N (N iterations, 1..{MAX_BUDGET}) or a saved policy path (*.pt); "
+        "ppo, rollout and *.pt need the train extra (torch)"
     )
 
 
@@ -98,6 +131,7 @@ def make(name: str, **kwargs: Any) -> Agent:
         path = Path(name)
         if not path.exists():
             raise FileNotFoundError(f"no saved policy at {path}")
+        _import_network_agents(name)
         from agents.policy import PolicyAgent
 
         return PolicyAgent(path, **kwargs)

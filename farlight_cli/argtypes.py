@@ -255,9 +255,12 @@ def check_agents(names: list[str]) -> None:
     A corrupt or foreign `.pt` file becomes an InputError naming the file, instead of a
     traceback from inside a worker process.
     """
+    from agents.registry import missing_extra
     from farlight_cli.errors import InputError
 
     for name in dict.fromkeys(names):
+        if missing_extra(name):  # ppo, rollout or *.pt without torch: say which extra
+            raise InputError(missing_extra(name))
         if not name.endswith(".pt"):
             continue
         if not Path(name).is_file():

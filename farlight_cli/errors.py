@@ -23,3 +23,35 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     NotADirectoryError,
     PermissionError,
 )
+
+
+#: The extra that provides each optional top-level module, and how to install it.
+EXTRA_OF_MODULE = {
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "tensorboard": "train",
+    "ray": "ray",
+    "starlette": "web",
+    "uvicorn": "web",
+}
+INSTALL_EXTRA = {
+    "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
+    "ray": "pip install -e '.[ray]'",
+    "web": "pip install -e '.[web]'",
+}
+
+
+def missing_extra_message(command: str, exc: ModuleNotFoundError) -> str | None:
+    """One line naming the extra a missing optional module belongs to, or None when the
+    missing module is not one of an extra's (then it is a bug and keeps its traceback)."""
+    root = (exc.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(root)
+    if extra is None:
+        return None
+    if "needs the" in str(exc):  # already says which extra (agents.registry)
+        return f"{command}: error: {exc}"
+    return (
+        f"{command}: error: needs the {extra} extra ({root} is not installed): "
+        f"{INSTALL_EXTRA[extra]}"
+    )

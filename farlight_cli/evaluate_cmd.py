@@ -37,7 +37,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         "policy",
         metavar="POLICY",
         nargs="?",
-        help="random, heuristic, ismcts, ismcts@N, ppo, rollout, or a saved policy's path (*.pt)",
+        help="random, heuristic, ismcts, ismcts@N, ppo, rollout, or a saved policy's path "
+        "(*.pt); ppo, rollout and *.pt need the train extra (torch)",
     )
     p.add_argument(
         "--resume",

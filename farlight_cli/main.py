@@ -23,8 +23,9 @@ from farlight_cli import (
     tournament_cmd,
     train_cmd,
 )
-from farlight_cli.errors import EXPECTED_ERRORS
+from farlight_cli.errors import EXPECTED_ERRORS, missing_extra_message
 from farlight_env import __version__
+from farlight_env.messages import clip_message
 
 #: Commands whose game loops make many small network calls in this process (bots in play and
 #: serve, policies in a one-worker tournament or evaluation): torch's default of one math thread
@@ -113,7 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{command}: interrupted", file=sys.stderr)
         return 130
     except EXPECTED_ERRORS as exc:
-        print(f"{command}: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {clip_message(str(exc))}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra not installed: say which one
+        message = missing_extra_message(command, exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
         return 2
 
 

@@ -34,9 +34,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         "play",
         help="play a game in the terminal against bots",
         description="You sit at --seat; the --opponents fill the other seats in order. At each "
-        "of your decisions the board is shown as your seat sees it and the legal actions are "
-        "numbered: type a number. The game record is saved at the end (or when you quit) and "
-        "can be replayed with `farlight replay`.",
+        "of your decisions the board is shown as your seat sees it. A bid is a target letter "
+        "and a tile: c3 puts tile 3 on target c, c3+ puts a crew on it too; letters stay the "
+        "same while bidding lasts. Other decisions are numbered: type a number. b shows the "
+        "full board, Enter the compact one, /text finds options, q asks before leaving. The "
+        "game record is saved at the end, on quit and on Ctrl-C, and can be replayed with "
+        "`farlight replay`.",
     )
     p.add_argument(
         "--seat", type=argtypes.non_negative_int, default=0, metavar="N", help="your seat"
@@ -46,8 +49,9 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.agent_list,
         default=["heuristic"],
         metavar="A,B[,...]",
-        help="agents for the other seats in seat order; one name fills them all "
-        "(default: heuristic)",
+        help="agents for the other seats in seat order; one name fills them all: random, "
+        "heuristic, ismcts, ismcts@N, ppo, rollout or a saved policy (*.pt; ppo, rollout and "
+        "*.pt need the train extra) (default: heuristic)",
     )
     p.add_argument(
         "--players",

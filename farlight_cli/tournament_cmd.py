@@ -19,14 +19,16 @@ def add(sub: argparse._SubParsersAction) -> None:
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay), games.csv, summary.csv and a plot. Agents: random, heuristic, "
-        "ismcts, ppo, rollout, or the path of a saved policy (*.pt).",
+        "ismcts, ppo, rollout, or the path of a saved policy (*.pt); ppo, rollout and saved "
+        "policies need the train extra (torch).",
     )
     p.add_argument(
         "--agents",
         type=argtypes.agent_list,
         default=["random", "heuristic"],
         metavar="A,B[,...]",
-        help="agents to play: names or saved-policy paths (*.pt)",
+        help="agents to play: names or saved-policy paths (*.pt); ppo, rollout and *.pt need "
+        "the train extra",
     )
     p.add_argument(
         "--players", type=argtypes.player_count, default=2, metavar="N", help="seats per game, 2..5"
@@ -112,6 +114,18 @@ def _check_backend(args: argparse.Namespace) -> None:
     check_ray_address(args.ray_address, "--ray-address")
 
 
+def print_rounding(games: int, agents: int) -> None:
+    """Say it when --games is rounded up to whole duplicate blocks (one game per rotation of
+    the agents): `--games 4` with 3 agents plays 6."""
+    played = -(-games // agents) * agents
+    if played != games:
+        print(
+            f"playing {played} games: --games {games} rounded up to whole blocks of {agents} "
+            f"(each deal is played once per rotation of the {agents} agents)",
+            flush=True,
+        )
+
+
 def _play(args: argparse.Namespace):
     from agents.tournament import resume_tournament, run_tournament
 
@@ -137,6 +151,7 @@ def _play(args: argparse.Namespace):
     argtypes.check_agents(args.agents)
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
+    print_rounding(args.games, len(args.agents))
     return run_tournament(
         args.agents,
         num_players=args.players,

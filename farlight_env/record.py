@@ -33,6 +33,7 @@ from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
 from farlight_env.jsontext import loads
+from farlight_env.messages import clip_message
 
 __all__ = [
     "RECORD_FORMAT",
@@ -64,7 +65,11 @@ CONFIG_KEYS = GAME_OPTIONS
 
 
 class RecordError(ValueError):
-    """A record file that cannot be read, is not a Farlight record, or does not replay."""
+    """A record file that cannot be read, is not a Farlight record, or does not replay (the
+    message is one line of bounded length: farlight_env.messages)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clip_message(str(message)))
 
 
 # ------------------------------------------------------------------------------ building

@@ -6,6 +6,7 @@ same parameters."""
 from __future__ import annotations
 
 import base64
+import copy
 import io
 import json
 import os
@@ -239,7 +240,7 @@ def test_a_checkpoint_of_another_network_is_refused_by_name(trained, tmp_path: P
 
 def test_optimiser_moments_of_the_wrong_shape_are_refused(trained, tmp_path: Path) -> None:
     run_dir, config, model = trained
-    state = model.policy.optimizer.state_dict()
+    state = copy.deepcopy(model.policy.optimizer.state_dict())  # its slots are the live ones
     state["state"][0]["exp_avg"] = torch.zeros(3)
     buffer = io.BytesIO()
     torch.save({"policy": model.policy.state_dict(), "optimizer": state}, buffer)
@@ -251,3 +252,92 @@ def test_optimiser_moments_of_the_wrong_shape_are_refused(trained, tmp_path: Pat
     fresh = build_model(config, train_ppo.build_env(config))
     with pytest.raises(CheckpointError, match="optimiser state.*exp_avg"):
         restore_checkpoint(fresh, tmp_path / CHECKPOINT)
+
+
+def _rewritten(trained, folder: Path, edit_optimizer=None, **meta_changes: object) -> Path:
+    """The trained run's checkpoint with its optimiser state or counters edited."""
+    run_dir, _config, model = trained
+    with zipfile.ZipFile(run_dir / CHECKPOINT) as archive:
+        meta = json.loads(archive.read("checkpoint.json"))
+        weights = archive.read("weights.pt")
+    meta.update(meta_changes)
+    if edit_optimizer is not None:
+        state = copy.deepcopy(model.policy.optimizer.state_dict())  # its slots are the live ones
+        edit_optimizer(state)
+        buffer = io.BytesIO()
+        torch.save({"policy": model.policy.state_dict(), "optimizer": state}, buffer)
+        weights = buffer.getvalue()
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / CHECKPOINT, "w") as archive:
+        archive.writestr("checkpoint.json", json.dumps(meta))
+        archive.writestr("weights.pt", weights)
+    return folder / CHECKPOINT
+
+
+def _group(name: str, value: object):
+    def edit(state: dict) -> None:
+        state["param_groups"][0][name] = value
+
+    return edit
+
+
+def _slot(name: str, value: object):
+    def edit(state: dict) -> None:
+        slots = state["state"][0]
+        slots[name] = value if not callable(value) else value(slots[name])
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment"),
+    [
+        (_group("betas", (1.0, 1.0)), "betas must be two numbers in [0, 1)"),
+        (_group("betas", (0.9,)), "betas must be two numbers in [0, 1)"),
+        (_group("eps", 0.0), "eps must be a finite number > 0"),
+        (_group("lr", float("inf")), "lr must be a finite number >= 0"),
+        (_group("lr", -1.0), "lr must be a finite number >= 0"),
+        (_group("weight_decay", float("nan")), "weight_decay"),
+        (_slot("step", torch.tensor(-3.0)), "step must be a count"),
+        (_slot("step", torch.tensor(2.0**62)), "step must be a count"),
+        (_slot("exp_avg", lambda t: t * float("nan")), "exp_avg holds NaN"),
+        (_slot("exp_avg_sq", lambda t: t - 1.0), "exp_avg_sq holds negative values"),
+    ],
+)
+def test_impossible_optimiser_settings_are_refused(trained, tmp_path, edit, fragment) -> None:
+    """Adam with betas (1, 1) divides by 1 - 1**step: a resume died in a ZeroDivisionError
+    traceback (issue #26). Such a file is refused on load, by name."""
+    _run_dir, config, _model = trained
+    path = _rewritten(trained, tmp_path, edit)
+    fresh = build_model(config, train_ppo.build_env(config))
+    with pytest.raises(CheckpointError, match="impossible optimiser state") as info:
+        restore_checkpoint(fresh, path)
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["num_timesteps", "n_updates", "episode_num"])
+def test_counters_are_capped(trained, tmp_path, name) -> None:
+    path = _rewritten(trained, tmp_path, **{name: 2**62})
+    with pytest.raises(CheckpointError, match=f"{name} must be in 0..1e\\+12"):
+        read_checkpoint(path)
+
+
+def test_a_resume_from_impossible_betas_is_one_line_not_a_traceback(trained, tmp_path) -> None:
+    run_dir = tmp_path / "run"
+    _rewritten(trained, run_dir, _group("betas", (1.0, 1.0)))
+    (run_dir / RUN_CONFIG).write_text((trained[0] / RUN_CONFIG).read_text())
+    done = cli("train", "ppo", "--run-dir", str(run_dir), "--resume", "--no-progress", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "ZeroDivisionError" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "betas must be two numbers in [0, 1)" in done.stderr
+
+
+def test_a_resume_with_an_absurd_step_count_is_refused(trained, tmp_path) -> None:
+    run_dir = tmp_path / "run"
+    _rewritten(trained, run_dir, num_timesteps=2**62)
+    (run_dir / RUN_CONFIG).write_text((trained[0] / RUN_CONFIG).read_text())
+    done = cli("train", "ppo", "--run-dir", str(run_dir), "--resume", "--no-progress", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "trained 4611686018427387904" not in done.stdout
+    assert "num_timesteps must be in 0..1e+12" in done.stderr

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from farlight_env.cards import MissionCard
 from farlight_env.game.game import _mission_order
 from farlight_env.rules_page import decisions
@@ -150,3 +152,52 @@ def test_r_mis_1_the_rules_page_and_the_engine_agree_that_mission_ties_ignore_ca
     assert "ignoring case" in text and "plain character order of the names" not in text
     zeta, alpha = MissionCard("Zeta", 5, science=1), MissionCard("alpha", 5, science=1)
     assert sorted([zeta, alpha], key=_mission_order) == [alpha, zeta]
+
+
+@pytest.mark.parametrize("page", ["docs/rules.md", "docs/evaluation.md", "README.md"])
+def test_no_heading_appears_twice_on_a_page(page: str) -> None:
+    """Each heading is its own anchor: docs/rules.md once had two "## Rule options" (issue #26),
+    so `#rule-options` led to one of them and the other's anchor was a guess."""
+    text = (DOCS.parent / page).read_text()
+    headings = [line for line in _outside_code(text).splitlines() if line.startswith("#")]
+    repeated = sorted({h for h in headings if headings.count(h) > 1})
+    assert not repeated, f"{page}: repeated headings {repeated}"
+
+
+def _outside_code(text: str) -> str:
+    """The markdown without its fenced code blocks (a '# comment' there is no heading)."""
+    return "\n".join(part for i, part in enumerate(text.split("```")) if i % 2 == 0)
+
+
+def test_the_notebooks_readme_installs_what_it_tells_users_to_run() -> None:
+    """notebooks/README.md says `jupyter lab`: the install it gives must bring Jupyter (issue
+    #26: the extras it named do not)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    text = " ".join((DOCS.parent / "notebooks" / "README.md").read_text().split())
+    assert "jupyter lab" in text
+    extras = tomllib.loads((DOCS.parent / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    named = {name for group in re.findall(r"\.\[([a-z,]+)\]", text) for name in group.split(",")}
+    from_extras = any("jupyterlab" in dep for name in named for dep in extras.get(name, []))
+    assert from_extras or "pip install jupyterlab" in text
+
+
+def test_ci_runs_the_readmes_test_command_and_the_readme_says_what_else() -> None:
+    """The README's "this is what CI runs" holds (issue #26): .ci/run takes the command from
+    the README, and the README names what CI checks besides it."""
+    readme = (DOCS.parent / "README.md").read_text()
+    ci = (DOCS.parent / ".ci" / "run").read_text()
+    command = 'pip install torch==2.13.0 && pip install -e ".[dev,train,ray,rllib,web]"'
+    lines = [line for line in readme.splitlines() if line.startswith(command)]
+    assert lines == [f"{command} && python -m pytest -q -n 2"]
+    assert f"grep -m1 -F '{command}' README.md" in ci
+    assert 'bash -euo pipefail -c "$readme_command"' in ci
+    said = " ".join(readme.split())
+    checks = ("REQUIRE_COMPILED=1", "REQUIRE_BROWSER=1", "ruff check .", "ruff format --check .")
+    for check in checks:
+        assert check in ci and check in said, check

@@ -240,3 +240,75 @@ def test_a_corrupt_field_is_refused_or_plays_to_the_end(num_players, seed, steps
         assert codec.mask(game).sum() == len(legal)
         game.apply(play.choice(legal))
     raise AssertionError(f"the game loaded with {list(path)} = {new!r} never ended")
+
+
+# ---- R-MIS-5: temporary bio-tech only where a legal play puts it (issue #26) ------------------
+def _holding_temp_biotech(option: str, seeds: range = range(200)) -> FarlightGame:
+    """A 3-player mission decision at which some seat holds temporary bio-tech, reached by
+    legal play that completes every mission it can."""
+    from farlight_env.game import CompleteMission
+
+    for seed in seeds:
+        game = FarlightGame(3, seed=seed, rule_options={"temp_biotech_lasts": option})
+        rng = random.Random(seed)
+        while not game.is_over:
+            if game.phase is Phase.MISSION and any(game.temp_biotech):
+                return game
+            legal = game.legal_actions()
+            complete = [a for a in legal if isinstance(a, CompleteMission)]
+            game.apply(complete[0] if complete else rng.choice(legal))
+    raise AssertionError("no such position in the seeds tried")  # pragma: no cover
+
+
+@pytest.mark.parametrize("option", ["mission", "round"])
+def test_r_mis_5_a_reachable_temporary_bio_tech_still_loads(option: str) -> None:
+    game = _holding_temp_biotech(option)
+    assert FarlightGame.from_json(game.to_json()).to_json() == game.to_json()
+
+
+def test_r_mis_5_under_mission_a_seat_yet_to_decide_holds_none() -> None:
+    """temp_biotech_lasts="mission": bought bio-tech is lost when each mission closes, so only
+    seats that already completed the mission being resolved may hold any. A count given to the
+    seat about to decide is what no legal play produces: the load is refused."""
+    game = _holding_temp_biotech("mission")
+    saved = json.loads(game.to_json())
+    state = saved["state"]
+    deciding = state["current"]
+    assert state["temp_biotech"][deciding] == 0
+    state["temp_biotech"][deciding] = 1
+    message = _refused(saved)
+    assert f"state.temp_biotech[{deciding}]" in message
+    assert "only a seat that already completed the mission being resolved" in message
+
+
+def test_r_mis_5_under_mission_the_holder_holds_exactly_its_shortfall() -> None:
+    game = _holding_temp_biotech("mission")
+    saved = json.loads(game.to_json())
+    holder = next(s for s, held in enumerate(game.temp_biotech) if held)
+    saved["state"]["temp_biotech"][holder] += 1
+    assert "buys exactly" in _refused(saved)
+
+
+@pytest.mark.parametrize("option", ["mission", "round"])
+def test_r_mis_5_no_seat_holds_more_than_the_neediest_mission_asks(option: str) -> None:
+    game = _holding_temp_biotech(option)
+    saved = json.loads(game.to_json())
+    saved["state"]["temp_biotech"][game.current_player] = 40
+    assert "more than any mission asks" in _refused(saved)
+
+
+def test_r_mis_5_every_mission_decision_of_played_games_loads_under_both_options() -> None:
+    """The new checks refuse nothing legal play reaches: every mission decision of 30 games
+    per option, completing whenever possible, round-trips."""
+    from farlight_env.game import CompleteMission
+
+    for option in ("mission", "round"):
+        for seed in range(30):
+            game = FarlightGame(3, seed=seed, rule_options={"temp_biotech_lasts": option})
+            rng = random.Random(seed)
+            while not game.is_over:
+                if game.phase is Phase.MISSION:
+                    FarlightGame.from_json(game.to_json())
+                legal = game.legal_actions()
+                complete = [a for a in legal if isinstance(a, CompleteMission)]
+                game.apply(complete[0] if complete and rng.random() < 0.8 else rng.choice(legal))

@@ -582,3 +582,23 @@ def test_r_ben_3_the_overhaul_choice_says_it_sets_the_engine_to_6() -> None:
         expected = f"engine #{action.rank} (now {value}): the overhaul sets it to 6"
         assert action_text(game, action) == expected
         assert codec.describe(codec.encode(action), game) == expected
+
+
+def test_play_help_explains_letter_and_tile_bids() -> None:
+    """`farlight play --help` says how to bid, as the README does (issue #26)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "play", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    text = " ".join(done.stdout.split())
+    assert done.returncode == 0
+    assert "A bid is a target letter and a tile: c3 puts tile 3 on target c" in text
+    assert "c3+ puts a crew on it too" in text
+    assert "Other decisions are numbered" in text and "b shows the full board" in text

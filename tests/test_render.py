@@ -269,3 +269,27 @@ def test_small_labels_keep_their_words_apart(size: int) -> None:
         letters = _blank_runs(_ink_columns(effect.replace(" ", ""), size))
         wide = [run for run in runs if run > max(letters, default=0)]
         assert len(wide) == effect.count(" "), (effect, size, runs, letters)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_the_text_board_fits_80_columns(num_players: int) -> None:
+    """`farlight play`'s full board (`b`) and every render_ansi fit an 80-column terminal
+    (issue #26: lines reached 113): long lines wrap, bids go under their row and a player's
+    details under the ship when they do not fit beside it."""
+    for k, game in enumerate(_positions(num_players, seed=300 + num_players, every=7)):
+        for viewer in (k % num_players, None):
+            lines = render_ansi(game, viewer).splitlines()
+            assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+            assert not lines[0].startswith("(this board needs")
+
+
+def test_a_board_too_wide_for_the_terminal_says_how_wide_it_needs() -> None:
+    """Only a ship wider than the terminal can pass its width; the first line then says so."""
+    from farlight_env.env.render import draw_text
+    from farlight_env.view_model import board_view
+
+    game = _positions(3, seed=5, every=50)[-1]
+    lines = draw_text(board_view(game, 0), width=30).splitlines()
+    needed = max(len(line) for line in lines[1:])
+    assert needed > 30
+    assert lines[0] == f"(this board needs {needed} columns; the terminal is taken to have 30)"

@@ -470,3 +470,23 @@ def test_tournament_plays_the_configured_game_and_replay_uses_the_record(tmp_pat
     assert verify_record(record).scores() == record["scores"]
     assert main(["replay", str(out / "results.json"), "--game", "0"]) == 0
     assert "grid_size=9, max_rounds=2, num_players=2, cards mine" in capsys.readouterr().out
+
+
+def test_the_cli_says_when_games_are_rounded_up(tmp_path) -> None:
+    """`--games 4` with 3 agents plays 6 games (whole duplicate blocks): the output says so,
+    not only `--help` (issue #26)."""
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "farlight_cli", "tournament", "--players", "3"]
+    base += ["--agents", "random,heuristic,random", "--no-progress", "--max-rounds", "2"]
+    done = subprocess.run([*base, "--games", "4"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        "playing 6 games: --games 4 rounded up to whole blocks of 3 (each deal is played once "
+        "per rotation of the 3 agents)"
+    )
+    assert "3-player tournament, 6 games" in done.stdout
+    exact = subprocess.run([*base, "--games", "3"], capture_output=True, text=True, timeout=300)
+    assert "rounded up" not in exact.stdout and "3 games" in exact.stdout

@@ -479,7 +479,7 @@ META = '{"format": "farlight-checkpoint", "version": 1, "num_timesteps": 256}'
             {"checkpoint.json": META.replace("256", '"256"'), "weights.pt": b""},
             "Expected `int`, got `str` - at `\\$.num_timesteps`",
         ),
-        ({"checkpoint.json": META.replace("256", "-1"), "weights.pt": b""}, "must be >= 0"),
+        ({"checkpoint.json": META.replace("256", "-1"), "weights.pt": b""}, "timesteps must be in"),
         ({"checkpoint.json": META.replace("1,", "9,"), "weights.pt": b""}, "version 9"),
         ({"checkpoint.json": META, "weights.pt": b"garbage"}, "corrupt checkpoint"),
     ],

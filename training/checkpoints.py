@@ -27,6 +27,7 @@ import msgspec
 import torch
 
 from agents.files import check_torch_archive
+from farlight_env.messages import clip_message
 
 CHECKPOINT = "checkpoint.zip"
 CHECKPOINT_FORMAT = "farlight-checkpoint"
@@ -39,6 +40,10 @@ MAX_META_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 1 << 30
 #: SB3's MaskablePPO keeps the last 100 episodes for its rollout statistics.
 MAX_EPISODE_INFOS = 1000
+#: Step, update and episode counters (and Adam's per-parameter step) are at most 10**12: a
+#: trillion steps is centuries at this project's few thousand steps per second, and a bound
+#: keeps absurd counts ("trained 4611686018427387904 steps") out of resumed runs.
+MAX_COUNTER = 10**12
 
 
 class EpisodeInfo(msgspec.Struct, forbid_unknown_fields=True):
@@ -62,15 +67,27 @@ class CheckpointMeta(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that is missing, corrupt, of another format or another network."""
+    """A checkpoint that is missing, corrupt, of another format or another network (the
+    message is one line of bounded length: farlight_env.messages)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clip_message(str(message)))
 
 
 def _check_meta(meta: CheckpointMeta, path: Path) -> None:
     for name in ("num_timesteps", "n_updates", "episode_num"):
-        if getattr(meta, name) < 0:
-            raise CheckpointError(f"{path}: {name} must be >= 0, got {getattr(meta, name)}")
+        if not 0 <= getattr(meta, name) <= MAX_COUNTER:
+            raise CheckpointError(
+                f"{path}: {name} must be in 0..{MAX_COUNTER:.0e}, got {getattr(meta, name)}"
+            )
     if not math.isfinite(meta.progress_remaining):
         raise CheckpointError(f"{path}: progress_remaining must be a finite number")
+    for k, info in enumerate(meta.episode_infos):
+        if not (math.isfinite(info.r) and math.isfinite(info.t) and 0 <= info.l <= MAX_COUNTER):
+            raise CheckpointError(
+                f"{path}: episode statistic {k} must hold a finite return and time and a "
+                f"length in 0..{MAX_COUNTER:.0e}"
+            )
     if meta.version != CHECKPOINT_VERSION:
         raise CheckpointError(
             f"{path}: checkpoint version {meta.version}, this version reads {CHECKPOINT_VERSION}"
@@ -238,9 +255,66 @@ def _restore_optimizer(model: Any, state: dict[str, Any], path: Path) -> None:
                 tensor = slots.get(name)
                 if not isinstance(tensor, torch.Tensor) or tensor.shape != params[index].shape:
                     raise ValueError(f"{name} of parameter {index} has the wrong shape")
+        _check_groups(state["param_groups"], optimizer.param_groups)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CheckpointError(f"{path}: optimiser state does not fit this network ({exc})") from exc
+    problem = _optimiser_problem(state)
+    if problem:
+        raise CheckpointError(f"{path}: impossible optimiser state: {problem}")
+    try:
         optimizer.load_state_dict(state)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CheckpointError(f"{path}: optimiser state does not fit this network ({exc})") from exc
+
+
+def _check_groups(saved: Any, current: list[dict[str, Any]]) -> None:
+    """The saved parameter groups: as many as the network's, with the same settings named."""
+    if not isinstance(saved, list) or len(saved) != len(current):
+        raise ValueError(f"{len(current)} parameter group(s) expected")
+    for k, (group, ours) in enumerate(zip(saved, current, strict=True)):
+        if not isinstance(group, dict) or set(group) != set(ours):
+            raise ValueError(f"parameter group {k} holds other settings than Adam's")
+
+
+def _number(value: Any) -> float | None:
+    """A plain int or float as a float; anything else (bool, str, tensor) None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _optimiser_problem(state: dict[str, Any]) -> str | None:
+    """What no Adam optimiser could hold, in words; None when every setting is possible.
+
+    Adam divides by 1 - beta**step and by sqrt(exp_avg_sq) + eps: betas must be in [0, 1), eps
+    above 0, the moments finite (the second one >= 0) and the step a count. (A resumed run
+    sets the learning rate from its schedule, but a negative or infinite one is refused too.)
+    """
+    for k, group in enumerate(state["param_groups"]):
+        lr, eps, decay = (_number(group.get(name)) for name in ("lr", "eps", "weight_decay"))
+        betas = group.get("betas")
+        if lr is None or not (math.isfinite(lr) and lr >= 0):
+            return f"group {k}: lr must be a finite number >= 0, got {group.get('lr')!r}"
+        if eps is None or not (math.isfinite(eps) and eps > 0):
+            return f"group {k}: eps must be a finite number > 0, got {group.get('eps')!r}"
+        if decay is None or not (math.isfinite(decay) and decay >= 0):
+            return f"group {k}: weight_decay must be a finite number >= 0"
+        values = [_number(b) for b in betas] if isinstance(betas, (list, tuple)) else []
+        if len(values) != 2 or not all(b is not None and 0 <= b < 1 for b in values):
+            return f"group {k}: betas must be two numbers in [0, 1), got {betas!r}"
+    for index, slots in state["state"].items():
+        step = slots.get("step")
+        if isinstance(step, torch.Tensor) and step.numel() == 1:
+            step = step.item()
+        count = _number(step)
+        if count is None or not (count.is_integer() and 0 <= count <= MAX_COUNTER):
+            return f"parameter {index}: step must be a count in 0..{MAX_COUNTER:.0e}"
+        for name in ("exp_avg", "exp_avg_sq"):
+            if not bool(torch.isfinite(slots[name]).all()):
+                return f"parameter {index}: {name} holds NaN or infinite values"
+        if bool((slots["exp_avg_sq"] < 0).any()):
+            return f"parameter {index}: exp_avg_sq holds negative values"
+    return None
 
 
 def checkpoint_steps(path: Path) -> int:

@@ -142,6 +142,8 @@ class SelfPlayConfig(PPOConfig):
 #: Upper bounds, so a run_config.json from someone else cannot start hundreds of processes or
 #: allocate a rollout buffer larger than this machine's memory.
 MAXIMUM = {"n_envs": 64, "n_steps": 65_536, "batch_size": 1 << 20, "n_epochs": 1_000}
+#: Step counts stay at most 10**12 (training.checkpoints.MAX_COUNTER; centuries of training).
+MAXIMUM |= {"total_steps": 10**12, "value_warmup_steps": 10**12}
 
 
 def _bad_int(value: Any) -> bool:

@@ -28,8 +28,10 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.registry import make
+from agents.torch_threads import set_threads
 from agents.workers import check_ray_address
 from farlight_env.cards.loader import CardFileError, load_card_set
+from training.checkpoints import MAX_COUNTER
 from training.config import resume_config
 from training.game_options import check_game_options
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
@@ -113,6 +115,9 @@ def read_state(run_dir: Path) -> RunState:
         state = msgspec.json.decode(read_bounded(path, 1 << 20), type=RunState)
     except msgspec.DecodeError as exc:
         raise RunError(f"{path}: corrupt ({exc})") from exc
+    for name in ("iteration", "env_steps"):
+        if not 0 <= getattr(state, name) <= MAX_COUNTER:
+            raise RunError(f"{path}: {name} must be in 0..{MAX_COUNTER:.0e}")
     for name in state.snapshots:
         if not (run_dir / "league" / name).is_file() or "/" in name or "\\" in name:
             raise RunError(f"{path}: snapshot {name!r} is missing from {run_dir / 'league'}")
@@ -445,9 +450,8 @@ def train(
     """Run (or resume) a run to config.iterations; returns its final counters. A run that
     cannot start raises RunError; everything is written under config.run_dir."""
     config, state = prepare(config, resume, given)
-    import torch
 
-    torch.set_num_threads(config.torch_threads)
+    set_threads(config.torch_threads)  # deliberate: the library default leaves it alone
     run_dir = Path(config.run_dir)
     reaper = start_ray(config)
     import ray

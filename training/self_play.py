@@ -20,7 +20,6 @@ from typing import Annotated, Any
 
 import msgspec
 import numpy as np
-import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
@@ -29,6 +28,7 @@ from agents.arena import play_episode
 from agents.files import atomic_write, read_bounded
 from agents.policy import PolicyAgent
 from agents.registry import make
+from agents.torch_threads import set_threads
 from agents.tournament import placements
 from agents.workers import die_with_parent
 from farlight_env.env.aec import raw_env
@@ -350,7 +350,7 @@ def train(
             state = {"entries": list(config.baselines), "stats": {}, "ratings": {}, "history": []}
     except (ValueError, OSError) as exc:
         raise as_run_error(exc) from exc
-    torch.set_num_threads(config.torch_threads)
+    set_threads(config.torch_threads)  # deliberate: the library default leaves it alone
     if not resume:
         run_dir.mkdir(parents=True, exist_ok=True)
         write_run_config(run_dir, config)

@@ -17,12 +17,12 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.policy import load_policy
+from agents.torch_threads import set_threads
 from training.checkpoints import (
     CHECKPOINT,
     CheckpointError,
@@ -275,7 +275,7 @@ def train(
     except (ValueError, OSError) as exc:
         raise as_run_error(exc) from exc
     run_dir = Path(config.run_dir)
-    torch.set_num_threads(config.torch_threads)
+    set_threads(config.torch_threads)  # deliberate: the library default leaves it alone
     env = build_env(config)
     try:
         try:

@@ -21,6 +21,8 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from farlight_env.messages import clip_message, short, some_names
+
 from .model import SIDES, CardSet, Icon, IconKind, MissionCard, PartCard, Side, Timing
 
 __all__ = [
@@ -108,7 +110,11 @@ _ICON_FIELDS = {"kind": _KIND_NAMES, "timing": _TIMING_NAMES}
 
 
 class CardFileError(ValueError):
-    """A card file or card mapping that cannot be used; the message says where and why."""
+    """A card file or card mapping that cannot be used; the message says where and why, in one
+    line of at most about MAX_MESSAGE_CHARS characters."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(clip_message(message))
 
 
 class _FieldError(Exception):
@@ -121,8 +127,8 @@ class _FieldError(Exception):
 
     def where(self) -> str:
         """`field 'x'` or `fields 'x', 'y'`, as used in every error message."""
-        names = ", ".join(f"'{name}'" for name in self.fields)
-        return f"field{'s' if len(self.fields) > 1 else ''} {names}: {self.message}"
+        shown = some_names(list(self.fields))
+        return f"field{'s' if len(self.fields) > 1 else ''} {shown}: {self.message}"
 
 
 # =============================================================================================
@@ -231,7 +237,7 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     counts = Counter(key for key, _ in pairs)
     duplicates = sorted(key for key, n in counts.items() if n > 1)
     if duplicates:
-        raise ValueError(f"duplicate key {duplicates[0]!r} in one object")
+        raise ValueError(f"duplicate key {short(duplicates[0])!r} in one object")
     return dict(pairs)
 
 
@@ -282,7 +288,7 @@ def _card_label(what: str, raw: Any, index: int) -> str:
     """A card is named by its name when it has a usable one, else by its 0-based index."""
     name = raw.get("name") if isinstance(raw, Mapping) else None
     if isinstance(name, str) and name.strip():
-        return f"{what} {name!r}"
+        return f"{what} {short(name)!r}"
     return f"{what} at index {index}"
 
 
@@ -460,7 +466,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return f"string {value!r}"
+        return f"string {short(value)!r}"
     if isinstance(value, float):
         return f"number {value!r}"
     if value is None:

@@ -18,7 +18,7 @@ from farlight_env.view_model import (
     board_view,
 )
 
-__all__ = ["ARROWS", "ICON_ABBR", "draw_text", "render_ansi"]
+__all__ = ["ARROWS", "ICON_ABBR", "WIDTH", "draw_text", "render_ansi"]
 
 ARROWS: tuple[tuple[int, str], ...] = ((UP, "↑"), (RIGHT, "→"), (DOWN, "↓"), (LEFT, "←"))
 ICON_ABBR: dict[str, str] = {
@@ -29,9 +29,39 @@ ICON_ABBR: dict[str, str] = {
 }
 
 
-def render_ansi(game: FarlightGame, viewer: int | None) -> str:
-    """The game as text, as seat `viewer` sees it (None: a spectator seeing no tile values)."""
-    return draw_text(board_view(game, viewer))
+#: The text board is laid out for a terminal this wide (an 80x24 terminal's width).
+WIDTH = 80
+
+
+def render_ansi(game: FarlightGame, viewer: int | None, width: int = WIDTH) -> str:
+    """The game as text, as seat `viewer` sees it (None: a spectator seeing no tile values),
+    laid out in `width` columns (see `draw_text`)."""
+    return draw_text(board_view(game, viewer), width)
+
+
+def _wrap(parts: list[str], width: int, sep: str = " · ", indent: str = "    ") -> list[str]:
+    """`parts` joined by `sep` into lines of at most `width` columns where they fit; a part is
+    never cut, so one longer than a line gets a line of its own."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(indent + part)
+    return lines
+
+
+def _with_bids(row: str, groups: list[BidGroup], width: int, lead: str) -> list[str]:
+    """A station or mission row with its bids after it, or on lines of their own below it
+    when the row would pass `width` (each seat's tiles stay together)."""
+    bids = _bids_text(groups)
+    if not bids:
+        return [row.rstrip()]
+    joined = f"{row}{lead}{bids}".rstrip()
+    if len(joined) <= width:
+        return [joined]
+    texts = [b for b in bids.split("  ") if b]
+    return [row.rstrip(), *_wrap(["      bids:", *texts], width, sep=" ", indent="      ")]
 
 
 def _arrows(mask: int) -> str:
@@ -166,24 +196,36 @@ def _player_info(view: BoardView, seat: int) -> list[str]:
     return lines
 
 
-def draw_text(view: BoardView) -> str:
-    """The text board of a `BoardView`."""
+def draw_text(view: BoardView, width: int = WIDTH) -> str:
+    """The text board of a `BoardView` in `width` columns: long lines wrap, bids move under
+    their row and a player's details under the ship when they do not fit beside it. Only a
+    ship too wide for `width` (a large grid) can pass it; then the first line says how many
+    columns the board needs."""
     out: list[str] = []
     acting = "-" if view.current_player is None else f"P{view.current_player}"
-    out.append(
-        f"═══ Farlight · round {view.round} · {view.phase} · to act: {acting} "
-        f"({view.note}) · first player: P{view.first_player} ═══"
+    out += _wrap(
+        [
+            f"═══ Farlight · round {view.round}",
+            view.phase,
+            f"to act: {acting} ({view.note})",
+            f"first player: P{view.first_player} ═══",
+        ],
+        width,
     )
     who = "spectator (no tile values)" if view.viewer is None else f"P{view.viewer}"
-    out.append(
-        f"view: {who} · awards face up: {', '.join(view.awards_up)} "
-        f"(+{view.awards_down} face down) · part deck: {view.deck} cards"
+    out += _wrap(
+        [
+            f"view: {who}",
+            f"awards face up: {', '.join(view.awards_up)} (+{view.awards_down} face down)",
+            f"part deck: {view.deck} cards",
+        ],
+        width,
     )
     out.append("")
 
     # -- station
-    out.append("STATION  (conn ↑→↓←; icons ↻ every round, 1× once; bids: ? hidden, + crew on tile)")
-    out.append(f" #  {'part':<25} conn  cost  {'icons':<13}  bio  {'engines':<7}  bonus  bids")
+    out.append("STATION  (conn ↑→↓←; icons ↻ every round, 1× once; bids: ? hidden, + crew)")
+    out.append(f" #  {'part':<25} conn  cost  {'icons':<13}  bio  {'engines':<7}  bonus")
     for space in view.station:
         part = space.part
         if part is None:
@@ -193,13 +235,13 @@ def draw_text(view: BoardView) -> str:
         row = (
             f"{space.slot:>2}  {part.name:<25} {_arrows(part.mask)}  "
             f"{part.cost:>3}   {_icons_text(part) or '-':<13}  {part.biotech or '-':>3}  "
-            f"{_engines_text(part) or '-':<7}  {bonus:>5}  {_bids_text(space.bids)}"
+            f"{_engines_text(part) or '-':<7}  {bonus:>5}"
         )
-        out.append(row.rstrip())
+        out += _with_bids(row, space.bids, width, "  ")
     out.append("FACILITIES")
     for facility in view.facilities:
-        bids = _bids_text(facility.bids)
-        out.append(f"    {facility.name:<9} {facility.effect:<17} {bids}".rstrip())
+        row = f"    {facility.name:<9} {facility.effect:<17}"
+        out += _with_bids(row, facility.bids, width, " ")
     out.append("")
 
     # -- missions
@@ -213,25 +255,32 @@ def draw_text(view: BoardView) -> str:
             head = f" stack {s}  ▶ " if depth == 0 else "            "
             star = "★" if m.climactic else " "
             row = f"{head}{m.name:<27}{star} {m.value:>2}  {_requirements_text(m):<22}"
-            if depth == 0:
-                bids = _bids_text(stack.bids)
-                if bids:
-                    row += f" bids: {bids}"
-                if stack.resolving:
-                    row += "  ◆ resolving"
-            out.append(row.rstrip())
+            if depth == 0 and stack.resolving:
+                row = f"{row.rstrip()}  ◆ resolving "
+            if depth == 0 and stack.bids:
+                out += _with_bids(row, stack.bids, width, "bids: ")
+            else:
+                out.append(row.rstrip())
     out.append("")
 
     # -- players
     out.append("PLAYERS  (ship: ◆ core, letters = parts, digits = engine dice)")
     for seat in range(view.num_players):
         ship_lines, legend = _ship(view, seat)
-        info = _player_info(view, seat) + legend
-        width = max(len(line) for line in ship_lines)
-        for k in range(max(len(ship_lines), len(info))):
-            left = ship_lines[k] if k < len(ship_lines) else " " * width
-            right = info[k] if k < len(info) else ""
-            out.append(f"  {left}   {right}".rstrip())
+        info = [
+            line
+            for text in _player_info(view, seat) + legend
+            for line in _wrap(text.split(" "), width - 2, sep=" ", indent="    ")
+        ]
+        ship_width = max(len(line) for line in ship_lines)
+        if 2 + ship_width + 3 + max(len(line) for line in info) <= width:
+            for k in range(max(len(ship_lines), len(info))):
+                left = ship_lines[k] if k < len(ship_lines) else " " * ship_width
+                right = info[k] if k < len(info) else ""
+                out.append(f"  {left}   {right}".rstrip())
+        else:  # too wide side by side: the details under the ship
+            out += [f"  {line}".rstrip() for line in ship_lines]
+            out += [f"  {line}" for line in info]
         out.append("")
 
     # -- end of game
@@ -248,4 +297,7 @@ def draw_text(view: BoardView) -> str:
             )
         names = ", ".join(f"P{s}" for s in final.winners)
         out.append(f"  {'Winner' if len(final.winners) == 1 else 'Shared victory'}: {names}")
+    needed = max(len(line) for line in out)
+    if needed > width:
+        out.insert(0, f"(this board needs {needed} columns; the terminal is taken to have {width})")
     return "\n".join(out).rstrip() + "\n"

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from farlight_env.messages import clip_message, short, some_names
+
 __all__ = [
     "LEGACY_RULE_OPTIONS",
     "RuleOptionError",
@@ -24,7 +26,10 @@ __all__ = [
 
 
 class RuleOptionError(ValueError):
-    """An unknown rule option, or a value the option does not accept."""
+    """An unknown rule option, or a value the option does not accept (one bounded line)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(clip_message(message))
 
 
 def _option(default: Any, choices: tuple[Any, ...], rule: str, doc: str) -> Any:
@@ -89,7 +94,7 @@ class RuleOptions:
         unknown = [name for name in mapping if name not in known]
         if unknown:
             raise RuleOptionError(
-                f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
+                f"unknown rule option(s) {some_names([str(n) for n in unknown])}; "
                 f"valid options: {', '.join(known)}"
             )
         return cls(**mapping)
@@ -130,14 +135,16 @@ def parse_rule_assignment(text: str) -> tuple[str, Any]:
             f"expected NAME=VALUE, got {text!r}; valid options: {', '.join(fields)}"
         )
     if name not in fields:
-        raise RuleOptionError(f"unknown rule option {name!r}; valid options: {', '.join(fields)}")
+        raise RuleOptionError(
+            f"unknown rule option {short(name)!r}; valid options: {', '.join(fields)}"
+        )
     choices = fields[name].metadata["choices"]
     for choice in choices:
         if raw.casefold() == _text(choice).casefold():
             return name, choice
     raise RuleOptionError(
         f"rule option {name} ({fields[name].metadata['rule']}) must be one of "
-        f"{_show(choices)}, got {raw!r}"
+        f"{_show(choices)}, got {short(raw)!r}"
     )
 
 

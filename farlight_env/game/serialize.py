@@ -18,6 +18,7 @@ from farlight_env.game.actions import Action, action_from_dict, action_to_dict
 from farlight_env.game.config import ConfigError, EndReason, GameConfig, Phase, Resume
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
 from farlight_env.game.ship import new_stamp
+from farlight_env.messages import MAX_MESSAGE_CHARS, clip_message
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -138,7 +139,18 @@ def game_to_json(game: FarlightGame) -> str:
 
 def game_from_json(cls: type[FarlightGame], text: str) -> FarlightGame:
     """Rebuild a game saved by `game_to_json`; a corrupt or foreign text raises ValueError
-    naming the field, and a state no legal play could produce is refused (game/validate.py)."""
+    naming the field, and a state no legal play could produce is refused (game/validate.py).
+    The message is one line of bounded length, whatever the text holds."""
+    try:
+        return _game_from_json(cls, text)
+    except ValueError as exc:
+        message = str(exc)
+        if len(message) <= MAX_MESSAGE_CHARS and "\n" not in message:
+            raise
+        raise ValueError(clip_message(message)) from None
+
+
+def _game_from_json(cls: type[FarlightGame], text: str) -> FarlightGame:
     if not isinstance(text, (str, bytes, bytearray)):
         raise ValueError(f"saved game is not valid JSON: expected text, got {type(text).__name__}")
     try:

@@ -59,6 +59,7 @@ def check_state(st: SavedState, config: GameConfig, cards: CardSet) -> None:
     _check_engines(st, cards)
     _check_tiles(st, n, PART_SPACES[n])
     _check_phase(st, n, PART_SPACES[n], config.rule_options)
+    _check_temp_biotech(st, cards, config.rule_options)
     _check_end(st, n, config.rule_options)
 
 
@@ -270,6 +271,48 @@ def _check_phase(st: SavedState, n: int, spaces: int, options: RuleOptions) -> N
             raise StateError("current", "installers take turns in order with pending parts")
     _check_benefits(st, n, order)
     _check_mission_cursors(st, spaces, order, options.lone_zero_mission_chance)
+
+
+def _check_temp_biotech(st: SavedState, cards: CardSet, options: RuleOptions) -> None:
+    """R-MIS-5: temporary bio-tech is bought while completing, the fewest needed, so a seat
+    holds at most what the neediest mission asks beyond its ship's bio-tech. Under
+    `temp_biotech_lasts="mission"` it is lost when each mission closes: only seats that already
+    completed the mission being resolved hold any, exactly its shortfall."""
+    if st.phase is not Phase.MISSION or not any(st.temp_biotech):
+        return
+    ship = [sum(cards.parts[p].biotech for p in parts) for parts in st.ship_parts]
+    neediest = max((m.biotech for m in cards.missions), default=0)
+    for seat, held in enumerate(st.temp_biotech):
+        if held > max(0, neediest - ship[seat]):
+            raise StateError(
+                f"temp_biotech[{seat}]",
+                f"{held} is more than any mission asks beyond the ship's bio-tech {ship[seat]} "
+                "(R-MIS-5: only the fewest needed are bought)",
+            )
+    if options.temp_biotech_lasts != "mission":
+        return
+    decided = st.mission_order[: st.mission_cursor]
+    holders = [seat for seat, held in enumerate(st.temp_biotech) if held]
+    required = cards.missions[st.mission].biotech
+    for seat in holders:
+        if seat not in decided:
+            raise StateError(
+                f"temp_biotech[{seat}]",
+                'under temp_biotech_lasts="mission" only a seat that already completed the '
+                "mission being resolved holds temporary bio-tech (R-MIS-5)",
+            )
+        if st.temp_biotech[seat] != required - ship[seat]:
+            raise StateError(
+                f"temp_biotech[{seat}]",
+                f"completing this mission buys exactly {max(0, required - ship[seat])} "
+                f'under temp_biotech_lasts="mission" (R-MIS-5), got {st.temp_biotech[seat]}',
+            )
+    if len(holders) > st.completers:
+        raise StateError(
+            "temp_biotech",
+            f"{len(holders)} seats hold temporary bio-tech but only {st.completers} completed "
+            'the mission being resolved (temp_biotech_lasts="mission", R-MIS-5)',
+        )
 
 
 def _check_bidding_cursors(st: SavedState, n: int, order: list[int]) -> None:
