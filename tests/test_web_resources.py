@@ -5,6 +5,7 @@ files, per-client rate limits, temp files cleared at start, symbolic links never
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import os
 import subprocess
@@ -184,31 +185,14 @@ PATHOLOGICAL = {
     "array": lambda n: b"[" + b"{}," * n + b"{}]",
     "field": lambda n: b'{"format": "farlight-record", "x": [' + b"{}," * n + b"{}]}",
 }
-MEASURE = textwrap.dedent(
-    r"""
-    import re, sys, tempfile, pathlib
-    from starlette.testclient import TestClient
-    from farlight_web.app import make_app
-    def status(field):
-        text = pathlib.Path("/proc/self/status").read_text()
-        return int(re.search(field + r":\s+(\d+) kB", text).group(1)) * 1024
-    body = pathlib.Path(sys.argv[1]).read_bytes()
-    client = TestClient(
-        make_app(pathlib.Path(tempfile.mkdtemp()) / "d"),
-        base_url="http://localhost",
-        headers={"content-type": "application/json"},
-    )
-    client.get("/api/health")
-    try:  # the peak (VmHWM) back to the current size, so it measures only the upload
-        pathlib.Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
-    before = status("VmRSS")
-    url = "/api/replays/upload" + (sys.argv[2] if len(sys.argv) > 2 else "")
-    response = client.post(url, content=body)
-    print(response.status_code, status("VmHWM") - before, response.text[:70])
-    """
+#: The measurement the README's upload figures come from (scripts/web_upload_memory.py).
+_SCRIPT = importlib.util.spec_from_file_location(
+    "web_upload_memory", ROOT / "scripts" / "web_upload_memory.py"
 )
+assert _SCRIPT is not None and _SCRIPT.loader is not None
+_script = importlib.util.module_from_spec(_SCRIPT)
+_SCRIPT.loader.exec_module(_script)
+MEASURE = _script.MEASURE
 
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads /proc (Linux)")
