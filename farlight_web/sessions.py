@@ -32,10 +32,12 @@ reported once per seat in `"bot_errors"` and the game goes on. A bot that cannot
 game at all (a policy built for another grid size) is refused when the game is created.
 
 A server restarted later, or a game evicted from memory (`Tables`), rebuilds the table by
-replaying its record, asking each bot again at its recorded decisions (and the stand-in
-heuristic where the bot failed), so their random state is the same as if the game had never
-stopped; it keeps the last moves as a live table does, so a page reloaded afterwards shows
-them in its log. Same seed and same choices give the same record.
+replaying its record's actions. No bot is asked again: before each decision a bot's random
+generators are reseeded from (game seed, seat, decision number) (`reseed`), so what it does
+next is the same as if the game had never stopped, and rebuilding a game against a search bot
+costs no more than one against the random agent. It keeps the last moves as a live table does,
+so a page reloaded afterwards shows them in its log, and the bot failures reported so far
+(saved in the record's `"bot_errors"`). Same seed and same choices give the same record.
 """
 
 from __future__ import annotations
@@ -159,6 +161,21 @@ def opponent_seed(seed: int, seat: int) -> int:
     return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
 
 
+def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
+    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
+    policy), a fresh one drawn from (seed, seat, decision number): a bot's decision is then a
+    function of the position and those three numbers, so a game rebuilt from its record needs
+    no bot to think again (caches kept by agents change no decision)."""
+    count = 0
+    for name, value in list(vars(agent).items()):
+        if isinstance(value, np.random.Generator):
+            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
+            count += 1
+        elif depth > 0 and callable(getattr(value, "act", None)) and hasattr(value, "__dict__"):
+            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
+            count += 1
+
+
 def _unfit(bot: Any, observation_size: int, actions: int) -> str | None:
     """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
     from agents.policy import PolicyAgent
@@ -205,6 +222,27 @@ def parse_seat_keys(record: dict[str, Any], path: Path) -> list[dict[str, str] |
     if not any(k is not None for k in out):
         raise RecordError(f"{path}: not a browser game (no human seat)")
     return out
+
+
+def parse_bot_errors(record: dict[str, Any], lineup: list[str], path: Path) -> list[dict[str, Any]]:
+    """The bot failures a record reports (one per bot seat at most); RecordError if malformed."""
+    errors = record.get("bot_errors", [])
+    ok = isinstance(errors, list) and len(errors) <= len(lineup)
+    for entry in errors if ok else []:
+        ok = ok and (
+            isinstance(entry, dict)
+            and set(entry) == {"seat", "agent", "error", "version"}
+            and isinstance(entry["seat"], int)
+            and 0 <= entry["seat"] < len(lineup)
+            and entry["agent"] == lineup[entry["seat"]] != HUMAN
+            and isinstance(entry["error"], str)
+            and len(entry["error"]) <= 200
+            and isinstance(entry["version"], int)
+            and entry["version"] >= 0
+        )
+    if not ok:
+        raise RecordError(f"{path}: bot_errors must list seats of bots with what they did")
+    return [dict(e) for e in errors]
 
 
 def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable[str]) -> set[int]:
@@ -324,10 +362,12 @@ class Table:
     def _bot_index(self, seat: int) -> int:
         """The bot's choice; the stand-in heuristic's when the bot raises or picks an illegal
         action (reported once per seat, the details logged, never sent: they may name the
-        bot's face-down tiles)."""
+        bot's face-down tiles). Its randomness comes from (seed, seat, decision) alone."""
         observation, mask, info = self._observation(seat)
         try:
-            index = int(self.bots[seat].act(observation, mask, info))
+            bot = self.bots[seat]
+            reseed(bot, self.seed, seat, self.version)
+            index = int(bot.act(observation, mask, info))
             if 0 <= index < len(mask) and mask[index]:
                 return index
             problem, detail = "returned an illegal action", f"index {index}"
@@ -349,8 +389,8 @@ class Table:
         if stand_in is None:
             from agents.heuristic import HeuristicAgent
 
-            seed = opponent_seed(self.seed, seat + STAND_IN_SEAT_OFFSET)
-            stand_in = self.stand_ins[seat] = HeuristicAgent(seed=seed)
+            stand_in = self.stand_ins[seat] = HeuristicAgent()
+        reseed(stand_in, self.seed, seat + STAND_IN_SEAT_OFFSET, self.version)
         return int(stand_in.act(observation, mask, info))
 
     def _step(self, index: int, record_move: bool) -> None:
@@ -483,6 +523,7 @@ class Table:
 
     def record(self) -> dict[str, Any]:
         game = self.game
+        failures = {"bot_errors": self.bot_errors} if self.bot_errors else {}
         return build_record(
             game,
             self.lineup,
@@ -491,6 +532,7 @@ class Table:
             human_seat=self.humans[0],
             seat_keys=self.keys,
             finished=game.is_over,
+            **failures,
         )
 
     def save(self) -> None:
@@ -618,8 +660,9 @@ def resume(
     think_seconds: float = THINK_SECONDS,
     clock: Callable[[], float] = time.monotonic,
 ) -> Table:
-    """Rebuild a table from its saved record: same env seed, bots asked again at their turns.
-    Errors name the record as `games/<id>.json`, never by its place on the server's disk."""
+    """Rebuild a table from its saved record: same env seed, the record's actions replayed
+    (no bot thinks again: each decision's randomness is reseeded, see `reseed`). Errors name
+    the record as `games/<id>.json`, never by its place on the server's disk."""
     try:
         return _resume(game_id, path, policies, think_seconds, clock)
     except (RecordError, BotUnfit) as exc:
@@ -649,6 +692,7 @@ def _resume(
     table = Table(
         game_id, lineup, env_seed, config, path.parent, policies, keys, think_seconds, clock
     )
+    table.bot_errors = parse_bot_errors(record, lineup, path)
     codec = table.env.codec
     actions = record_actions(record)
     kept_from = len(actions) - MAX_MOVES_SHOWN  # the moves a live table would still hold
@@ -658,8 +702,6 @@ def _resume(
         if actor is None:
             raise RecordError(f"{path}: action {i} after the end of the game")
         index = codec.encode(action)
-        if actor in table.bots:
-            table._bot_index(actor)  # the bot's (and stand-in's) random state, as in play
         if not table.env.codec.mask(game)[index]:
             raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
         table._step(index, record_move=i >= kept_from)

@@ -283,50 +283,49 @@ def _first_legal_until(client: TestClient, state: dict[str, Any], version: int) 
 
 
 def test_moves_carry_the_bid_results_and_discards_they_set_off(client: TestClient) -> None:
-    """Seed 3, three players, P0 playing its first legal action: the round's last tile (P2's,
-    version 15) flips every tile and settles each target; P2 then cannot crew the part it won
-    for 5 and the engine discards it (version 18). Each move says so, with seats, tiles and
+    """Seed 6, three players, P0 playing its first legal action: the round's last tile (P2's,
+    version 15) flips every tile and settles each target; P1 then cannot crew the part it won
+    for 4 and the engine discards it (version 17). Each move says so, with seats, tiles and
     prices as data and the terminal's words as text."""
-    state = _new(client, players=3, seat=0, seed=3)
+    state = _new(client, players=3, seat=0, seed=6)
     _first_legal_until(client, state, 20)
     moves = client.get(f"/api/games/{state['id']}?since=0&views=0").json()["moves"]
     assert all("view" not in m for m in moves)  # views=0: labels and events only
     with_events = {m["version"]: m for m in moves if m["events"]}
-    assert sorted(with_events) == [15, 18]
+    assert sorted(with_events) == [15, 17]
     last_bid = with_events[15]
-    assert last_bid["label"] == (
-        "P2 placed a face-down tile with a crew on Neutrino Detector (space 3)"
-    )
+    assert last_bid["label"] == "P2 placed a face-down tile on Refit"
     results = {e["target"]: e for e in last_bid["events"]}
-    assert all(e["type"] == "bid_result" for e in results.values()) and len(results) == 7
-    assert results["part space 6 (Quantum Computer Core)"] == {
+    assert all(e["type"] == "bid_result" for e in results.values()) and len(results) == 9
+    assert results["part space 6 (Symbiont Incubator)"] == {
         "type": "bid_result",
         "slot": 6,
-        "target": "part space 6 (Quantum Computer Core)",
+        "target": "part space 6 (Symbiont Incubator)",
         "kind": "part",
         "bids": [
-            {"seat": 1, "tiles": [2], "crew": 1, "total": 3},
-            {"seat": 2, "tiles": [3, 2], "crew": 0, "total": 5},
+            {"seat": 1, "tiles": [4], "crew": 0, "total": 4},
+            {"seat": 2, "tiles": [2], "crew": 1, "total": 3},
         ],
-        "winner": 2,
-        "price": 5,
+        "winner": 1,
+        "price": 4,
         "order": [],
-        "text": "part space 6 (Quantum Computer Core): P1 2 +1 crew (=3), P2 3 2 (=5) → P2 wins "
-        "it for 5",
+        "text": "part space 6 (Symbiont Incubator): P1 4 (=4), P2 2 +1 crew (=3) → P1 wins it "
+        "for 4",
         "you": False,
     }
-    mine = results["part space 0 (Mess Hall)"]
+    mine = results["part space 0 (Docking Clamp)"]
     assert mine["winner"] == 0 and mine["price"] == 10 and mine["you"]  # P0's own win
-    assert results["Discover (+1 science)"]["text"].endswith("→ P2 wins it for 4")
-    [discard] = with_events[18]["events"]
+    assert results["Discover (+1 science)"]["text"].endswith("→ P1 wins it for 2")
+    assert results["Refit (remove own parts)"]["winner"] is None  # a lone 0: no winner
+    [discard] = with_events[17]["events"]
     assert discard == {
         "type": "auto_discard",
-        "seat": 2,
-        "part": "Quantum Computer Core",
+        "seat": 1,
+        "part": "Symbiont Incubator",
         "cost": 3,
         "crew": 2,
         "reason": "crew",
-        "text": "P2's Quantum Computer Core is discarded automatically: it costs 3 crew and P2 "
+        "text": "P1's Symbiont Incubator is discarded automatically: it costs 3 crew and P1 "
         "has 2 (R-INST-5)",
         "you": False,
     }
