@@ -113,6 +113,7 @@ class OptionSpec:
     offered: bool = True
     flag: str = ""  # the command-line flag ("": --name-with-dashes)
     metavar: str = "N"  # the flag's value as --help shows it
+    label: str = ""  # its name in one-line summaries ("": the option's name)
 
     def problem(self, name: str, value: object, default: object) -> str | None:
         """Why `value` is not a valid `name` (None when it is): one sentence."""
@@ -169,9 +170,15 @@ class GameConfig:
         low=3,
         high=MAX_GRID_SIZE,
         odd="the core sits in the centre",
+        label="grid",
     )
     max_rounds: int = option(
-        50, "R-RESET-6", "round cap: the game ends after this round", low=1, high=MAX_ROUNDS
+        50,
+        "R-RESET-6",
+        "round cap: the game ends after this round",
+        low=1,
+        high=MAX_ROUNDS,
+        label="round cap",
     )
     random_first_player: bool = option(
         False, "R-SETUP-6", "draw the first player at random instead of seat 0", offered=False
@@ -182,6 +189,7 @@ class GameConfig:
         "the rulebook's ambiguities, each playable both ways",
         flag="--rule",
         metavar="NAME=VALUE",
+        label="rules",
     )
 
     @classmethod
@@ -237,6 +245,11 @@ OPTION_DEFAULTS: dict[str, Any] = {n: f.default for n, f in _FIELDS.items()}
 OFFERED_OPTIONS: tuple[str, ...] = tuple(n for n, s in OPTION_SPECS.items() if s.offered)
 
 
+def option_flag(name: str) -> str:
+    """The command-line flag of an option: its declared `flag`, else --name-with-dashes."""
+    return OPTION_SPECS[name].flag or "--" + name.replace("_", "-")
+
+
 def describe_options(names: tuple[str, ...] = OFFERED_OPTIONS) -> list[dict[str, Any]]:
     """JSON-able declarations of the options `names` (the web's /api/options)."""
     out = []
@@ -244,7 +257,7 @@ def describe_options(names: tuple[str, ...] = OFFERED_OPTIONS) -> list[dict[str,
         spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
         kind = "rules" if isinstance(default, RuleOptions) else type(default).__name__
         entry = {"name": name, "kind": kind, "default": plain(default), "rule": spec.rule}
-        entry["help"] = spec.help
+        entry |= {"help": spec.help, "flag": option_flag(name)}
         if kind == "int":
             entry |= {"low": spec.low, "high": spec.high, "odd": bool(spec.odd)}
         if spec.choices:
