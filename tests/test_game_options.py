@@ -31,7 +31,7 @@ PACKAGES = ("farlight_env", "agents", "training", "farlight_cli", "farlight_web"
 #: The one edit: a field declared in GameConfig, between max_rounds and random_first_player.
 ANCHOR = "    random_first_player: bool = option("
 NEW_OPTION = (
-    '    practice_rounds: int = option(0, "R-TEST-1", "rounds of practice first (a test\'s '
+    '    practice_rounds: int = option(0, "test only", "rounds of practice first (a test\'s '
     'throw-away option)", low=0, high=9)\n'
 )
 
@@ -119,7 +119,7 @@ def test_a_new_option_is_a_flag_of_every_command_that_plays_games(with_new_optio
         assert with_new_option[f"{command} --help"] is True, command
     status, message = with_new_option["refused"]
     assert status == 2
-    assert "argument --practice-rounds: practice_rounds must be 0..9 (R-TEST-1), got 12" in message
+    assert "argument --practice-rounds: practice_rounds must be 0..9 (test only), got 12" in message
 
 
 def test_a_new_option_is_stored_in_the_records_of_games_played_with_it(
@@ -136,7 +136,7 @@ def test_a_new_option_is_in_the_web_options_and_new_game_body(with_new_option: d
             "name": "practice_rounds",
             "kind": "int",
             "default": 0,
-            "rule": "R-TEST-1",
+            "rule": "test only",
             "help": "rounds of practice first (a test's throw-away option)",
             "flag": "--practice-rounds",
             "low": 0,
@@ -146,13 +146,13 @@ def test_a_new_option_is_in_the_web_options_and_new_game_body(with_new_option: d
     ]
     assert with_new_option["/api/options default"] == 0
     status, error = with_new_option["web refused"]
-    assert status == 400 and error == "practice_rounds must be 0..9 (R-TEST-1), got 10"
+    assert status == 400 and error == "practice_rounds must be 0..9 (test only), got 10"
 
 
 def test_a_new_option_is_a_field_of_training_run_configs(with_new_option: dict) -> None:
     assert with_new_option["run config"] == 5
     assert with_new_option["run config refused"] == (
-        "--practice-rounds: practice_rounds must be 0..9 (R-TEST-1), got 11"
+        "--practice-rounds: practice_rounds must be 0..9 (test only), got 11"
     )
 
 
