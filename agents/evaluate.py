@@ -278,7 +278,7 @@ def _scorecard(
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
     from agents.tournament import play_games, rate
     from farlight_env import __version__
-    from farlight_env.game.game import GameConfig
+    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
     from farlight_env.game.rules_options import RuleOptions
 
     plan = cells(quick)
@@ -296,17 +296,18 @@ def _scorecard(
         seat = policy_seat(record)
         cpu += record["timing"]["cpu_seconds"][seat]
         decisions += record["timing"]["decisions"][seat]
-    defaults = GameConfig()
     rules = RuleOptions.from_mapping(config.get("rule_options", {}))
-    game = {
-        "grid_size": config.get("grid_size", defaults.grid_size),
-        "max_rounds": config.get("max_rounds", defaults.max_rounds),
+    defaults = {  # every offered game option but the rule options, which are stored apart
+        name: default
+        for name, default in OPTION_DEFAULTS.items()
+        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
     }
+    game = {name: config.get(name, default) for name, default in defaults.items()}
     standard = (
         not rules.changed()
         and card_hash == card_set_hash(None)
         and "card_set" not in config
-        and game == {"grid_size": defaults.grid_size, "max_rounds": defaults.max_rounds}
+        and game == defaults
     )
     return {
         "protocol": PROTOCOL,

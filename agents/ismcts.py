@@ -23,9 +23,8 @@ import numpy as np
 from agents.base import EngineAgent
 from agents.heuristic import HeuristicAgent, Planner
 from farlight_env.game import Action, FarlightGame, Phase
+from farlight_env.game.facts import AWARD_POINTS
 from farlight_env.game.hidden import PlayerView
-
-AWARD_POINTS = 5
 
 
 @dataclass

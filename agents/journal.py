@@ -19,6 +19,7 @@ import msgspec
 from agents.files import atomic_write, read_bounded
 from farlight_env.cards.loader import CardFileError, card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.jsontext import decode, loads
 from farlight_env.messages import clip_message
 
@@ -37,7 +38,7 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     format: Literal["farlight-tournament-spec"]
     version: Literal[1]
     agents: Annotated[list[Annotated[str, msgspec.Meta(min_length=1)]], msgspec.Meta(min_length=1)]
-    num_players: Annotated[int, msgspec.Meta(ge=2, le=5)]
+    num_players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
     games: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)]
     seed: Annotated[int, msgspec.Meta(ge=0)]
     config: dict[str, Scalar | dict[str, Any]] = {}

@@ -4,9 +4,7 @@ An argparse type turns one command-line string into a value or raises ArgumentTy
 a message that says what a right value looks like; argparse then prints it as
 ``farlight CMD: error: argument --flag: ...`` and exits with status 2.
 
-`add_game_config_arguments(parser)` gives a command the options that fix which game is played
-(``--card-set``, ``--grid-size``, ``--max-rounds``), checked by the engine's own validation, and
-`game_config(args)` turns them back into the keyword arguments `FarlightGame` and the envs take.
+The flags of the game options themselves are built from GameConfig in game_flags.py.
 """
 
 from __future__ import annotations
@@ -19,22 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from farlight_env.bench import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.cards.loader import CardFileError, load_card_set
 from farlight_env.cards.model import CardSet
-from farlight_env.game.game import MAX_GRID_SIZE, ConfigError, GameConfig
-from farlight_env.game.rules_options import RuleOptionError, RuleOptions, parse_rule_assignment
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = [
     "LoadedCardSet",
-    "add_game_config_arguments",
     "agent_list",
     "card_set_file",
     "check_out_dir",
     "check_record_path",
-    "game_config",
-    "grid_size",
-    "max_rounds",
     "non_negative_int",
     "player_count",
     "player_list",
@@ -72,7 +64,7 @@ positive_float = _number_parser(
 
 # ---- players and agents ------------------------------------------------------------------
 def player_count(text: str) -> int:
-    """One player count in 2..5."""
+    """One player count in MIN_PLAYERS..MAX_PLAYERS (2..5)."""
     try:
         value = int(text)
     except ValueError:
@@ -85,7 +77,7 @@ def player_count(text: str) -> int:
 
 
 def player_list(text: str) -> list[int]:
-    """Parse "4" or "2,3,4,5" into player counts, each in 2..5."""
+    """Parse "4" or "2,3,4,5" into player counts, each in MIN_PLAYERS..MAX_PLAYERS."""
     out: list[int] = []
     for part in text.split(","):
         try:
@@ -143,110 +135,6 @@ def card_set_file(text: str) -> LoadedCardSet:
         return LoadedCardSet(path, load_card_set(path))
     except CardFileError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _config_field(name: str, cast: Callable[[str], Any]) -> Callable[[str], Any]:
-    """An argparse type checked by the engine's own GameConfig.validate()."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = cast(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-        try:
-            GameConfig(**{name: value}).validate()
-        except ConfigError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        return value
-
-    parse.__name__ = name
-    return parse
-
-
-grid_size = _config_field("grid_size", int)
-max_rounds = _config_field("max_rounds", int)
-
-_DEFAULTS = GameConfig()
-
-
-def rule_assignment(text: str) -> tuple[str, object]:
-    """argparse type of --rule: 'NAME=VALUE' typed, or a usage error listing the valid ones."""
-    try:
-        return parse_rule_assignment(text)
-    except RuleOptionError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-class RuleAssignments(argparse.Action):
-    """Collects repeated --rule NAME=VALUE into one dict; the same name twice is an error."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
-        name, value = values
-        rules = dict(getattr(namespace, self.dest, None) or {})
-        if name in rules:
-            parser.error(f"argument {option_string}: rule option {name} given twice")
-        rules[name] = value
-        setattr(namespace, self.dest, rules)
-
-
-def add_game_config_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that fix which game is played: --card-set, --grid-size, --max-rounds and
-    --rule NAME=VALUE (repeatable; the rule options of docs/rules.md).
-
-    Read them back with `game_config(args)`. (Player counts differ per command, so each
-    command declares its own.)
-    """
-    group = parser.add_argument_group("game", "which game is played (recorded in the outputs)")
-    group.add_argument(
-        "--card-set",
-        type=card_set_file,
-        default=None,
-        metavar="PATH",
-        help="a card file (.toml or .json, the format of the shipped standard.toml) to play "
-        "with (default: the shipped standard set)",
-    )
-    group.add_argument(
-        "--grid-size",
-        type=grid_size,
-        default=_DEFAULTS.grid_size,
-        metavar="N",
-        help=f"side of each ship's square grid, odd, 3..{MAX_GRID_SIZE} (R-INST-2)",
-    )
-    group.add_argument(
-        "--max-rounds",
-        type=max_rounds,
-        default=_DEFAULTS.max_rounds,
-        metavar="N",
-        help="round cap: the game ends after this round (R-RESET-6)",
-    )
-    group.add_argument(
-        "--rule",
-        dest="rule_options",
-        type=rule_assignment,
-        action=RuleAssignments,
-        default={},
-        metavar="NAME=VALUE",
-        help=f"a rule option, repeatable ({', '.join(RuleOptions.names())}; `farlight rules` "
-        "lists their values) (default: the rulebook's literal reading)",
-    )
-
-
-def game_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments for FarlightGame / farlight_v0.env from the parsed game options."""
-    config: dict[str, Any] = {"grid_size": args.grid_size, "max_rounds": args.max_rounds}
-    if args.rule_options:
-        config["rule_options"] = dict(args.rule_options)
-    if args.card_set is not None:
-        config["card_set"] = args.card_set.cards
-    return config
-
-
-def describe_game_config(args: argparse.Namespace) -> str:
-    """One line for a command's report: 'cards standard, grid 13, round cap 50'."""
-    cards = "standard" if args.card_set is None else str(args.card_set)
-    rules = RuleOptions.from_mapping(args.rule_options).changed()
-    shown = ", ".join(f"{k}={v}" for k, v in rules.items()) or "defaults"
-    return f"cards {cards}, grid {args.grid_size}, round cap {args.max_rounds}, rules {shown}"
 
 
 def check_agents(names: list[str]) -> None:

@@ -11,8 +11,9 @@ import argparse
 import importlib.util
 import time
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, game_flags
 from farlight_env import bench, compiled
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 #: ismcts: decision points timed per player count.
 SEARCH_POSITIONS = 12
@@ -51,7 +52,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.player_list,
         default=[2, 3, 4, 5],
         metavar="N[,N...]",
-        help="player counts to measure, each in 2..5",
+        help=f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS}",
     )
     budget = p.add_mutually_exclusive_group()
     budget.add_argument(
@@ -71,7 +72,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="first game seed"
     )
-    argtypes.add_game_config_arguments(p)
+    game_flags.add_game_config_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(func=run, parser=p)
 
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmarks described by parsed arguments; print tables and one line per figure."""
     print(f"machine: {bench.machine_line()}")
     print(compiled.summary())
-    print(f"game: {argtypes.describe_game_config(args)}")
+    print(f"game: {game_flags.describe_game_config(args)}")
     budget = f"{args.games} games" if args.games is not None else f"{args.seconds:g} s"
     if not args.env_only:
         _run_engine(args, budget)
@@ -106,7 +107,7 @@ def _run_engine(args: argparse.Namespace, budget: str) -> None:
         games=args.games,
         seed=args.seed,
         progress=not args.no_progress,
-        config=argtypes.game_config(args),
+        config=game_flags.game_config(args),
     )
     print(bench.format_results(results))
     print()
@@ -132,7 +133,7 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
         seed=args.seed,
         connect_four=with_c4,
         progress=not args.no_progress,
-        config=argtypes.game_config(args),
+        config=game_flags.game_config(args),
     )
     if suite.note:
         print(suite.note)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError
 
 DESCRIPTION = """\
@@ -68,7 +68,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="parallel worker processes (results do not depend on it)",
     )
-    argtypes.add_game_config_arguments(p)
+    game_flags.add_game_config_arguments(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -82,15 +82,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
-STORED_OPTIONS = (
-    "quick",
-    "ismcts_iterations",
-    "card_set",
-    "grid_size",
-    "max_rounds",
-    "rule_options",
-    "out",
-)
+STORED_OPTIONS = ("quick", "ismcts_iterations", *game_flags.GAME_ARGUMENTS, "out")
 
 
 def resume(args: argparse.Namespace) -> int:
@@ -104,9 +96,7 @@ def resume(args: argparse.Namespace) -> int:
         raise InputError("--resume DIR evaluates the policy stored there; drop POLICY")
     given = [n for n in STORED_OPTIONS if getattr(args, n) != args.parser.get_default(n)]
     if given:
-        flags = ", ".join(
-            "--rule" if n == "rule_options" else "--" + n.replace("_", "-") for n in given
-        )
+        flags = ", ".join(map(game_flags.game_flag, given))
         raise InputError(f"--resume plays on with the stored options; drop {flags}")
     if not args.resume.is_dir():
         raise InputError(f"--resume {args.resume}: no such folder")
@@ -166,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=not args.no_progress,
             policy_kwargs=policy_kwargs,
-            config=argtypes.game_config(args),
+            config=game_flags.game_config(args),
             card_file=None if args.card_set is None else args.card_set.path,
             out_dir=args.out,
         )
@@ -174,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
         return 1
     print(format_scorecard(card))
-    print(f"game: {argtypes.describe_game_config(args)}")
+    print(f"game: {game_flags.describe_game_config(args)}")
     if args.out is not None:
         paths = write_scorecard(card, args.out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))

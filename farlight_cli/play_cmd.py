@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from farlight_cli import argtypes, board
+from farlight_cli import argtypes, board, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 HUMAN = "human"
 HELP = "Enter: board again · b: full board · /text: find options · q: quit"
@@ -58,7 +59,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.positive_int,
         default=None,
         metavar="N",
-        help="seats in the game, 2..5 (default: 1 + number of opponents)",
+        help=f"seats in the game, {MIN_PLAYERS}..{MAX_PLAYERS} (default: 1 + number of opponents)",
     )
     p.add_argument(
         "--seed",
@@ -74,7 +75,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="where to save the game record (default: farlight-game-<seed>.json here)",
     )
-    argtypes.add_game_config_arguments(p)
+    game_flags.add_game_config_arguments(p)
     p.add_argument(
         "--ismcts-iterations",
         type=argtypes.positive_int,
@@ -88,8 +89,9 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     opponents: list[str] = args.opponents
     players = args.players if args.players is not None else 1 + len(opponents)
-    if not 2 <= players <= 5:
-        args.parser.error(f"argument --players: must be in 2..5, got {players}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        bounds = f"{MIN_PLAYERS}..{MAX_PLAYERS}"
+        args.parser.error(f"argument --players: must be in {bounds}, got {players}")
     if len(opponents) == 1:
         opponents = opponents * (players - 1)
     if len(opponents) != players - 1:
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
     argtypes.check_agents(opponents)
     argtypes.check_record_path("--record", path)
-    session = Session(lineup, args.seat, seed, argtypes.game_config(args), kwargs)
+    session = Session(lineup, args.seat, seed, game_flags.game_config(args), kwargs)
     return session.play(path)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, game_flags
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +20,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.player_list,
         default=[4],
         metavar="N[,N...]",
-        help="number of players, 2..5; a comma list gives one row each",
+        help=f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}; a comma list gives one row each",
     )
     p.add_argument(
         "--games",
@@ -35,7 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="seed of the first game; game i uses seed + i",
     )
-    argtypes.add_game_config_arguments(p)
+    game_flags.add_game_config_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run, parser=p)
 
@@ -43,14 +44,14 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from farlight_env.stats import format_seat_table, format_table, random_play_stats
 
-    config = argtypes.game_config(args)
+    config = game_flags.game_config(args)
     reports = [
         random_play_stats(n, args.games, args.seed, progress=not args.no_progress, **config)
         for n in args.players
     ]
     last = args.seed + args.games - 1
     print(f"random play: {args.games} games per player count, seeds {args.seed}..{last}")
-    print(f"game: {argtypes.describe_game_config(args)}")
+    print(f"game: {game_flags.describe_game_config(args)}")
     print(format_table(reports))
     print()
     print("share of victories by seat (a shared victory is split):")

@@ -7,8 +7,9 @@ import importlib.util
 import json
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +32,11 @@ def add(sub: argparse._SubParsersAction) -> None:
         "the train extra",
     )
     p.add_argument(
-        "--players", type=argtypes.player_count, default=2, metavar="N", help="seats per game, 2..5"
+        "--players",
+        type=argtypes.player_count,
+        default=2,
+        metavar="N",
+        help=f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}",
     )
     p.add_argument(
         "--games",
@@ -76,7 +81,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="time budget per ismcts decision instead of iterations (default: unset)",
     )
-    argtypes.add_game_config_arguments(p)
+    game_flags.add_game_config_arguments(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -99,7 +104,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 #: Options --resume takes from the stored tournament (giving them too is refused).
 STORED_OPTIONS = ("agents", "players", "games", "seed", "out")
-STORED_OPTIONS += ("card_set", "grid_size", "max_rounds", "rule_options")
+STORED_OPTIONS += game_flags.GAME_ARGUMENTS
 STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds")
 
 
@@ -134,7 +139,7 @@ def _play(args: argparse.Namespace):
         parser = args.parser
         given = [n for n in STORED_OPTIONS if getattr(args, n) != parser.get_default(n)]
         if given:
-            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            flags = ", ".join(map(game_flags.game_flag, given))
             raise ValueError(f"--resume plays on with the stored options; drop {flags}")
         return resume_tournament(
             args.resume,
@@ -160,7 +165,7 @@ def _play(args: argparse.Namespace):
         workers=args.workers,
         backend=args.backend,
         ray_address=args.ray_address,
-        config=argtypes.game_config(args),
+        config=game_flags.game_config(args),
         agent_kwargs={"ismcts": ismcts} if ismcts else None,
         progress=not args.no_progress,
         out_dir=args.out,
@@ -187,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         f"{result.num_players}-player tournament, {len(result.records)} games, seed {result.seed}"
     )
     if args.resume is None:
-        print(f"game: {argtypes.describe_game_config(args)}")
+        print(f"game: {game_flags.describe_game_config(args)}")
     print(result.table())
     if out is not None:
         paths = write_results(result, out)

@@ -1,8 +1,9 @@
 """`farlight train ppo|self-play|rllib`: the whole command line of the training scripts.
 
-The options are generated from each script's config dataclass (`training.config`); the
-scripts themselves (`training/train_ppo.py`, `self_play.py`, `rllib_self_play.py`) hold the
-training logic and take a config, not arguments. Needs the `train` extra (`rllib` for rllib).
+The options are generated from each script's config dataclass (`training.config`) by
+`farlight_cli.config_flags`; the scripts themselves (`training/train_ppo.py`, `self_play.py`,
+`rllib_self_play.py`) hold the training logic and take a config, not arguments. Needs the
+`train` extra (`rllib` for rllib).
 """
 
 from __future__ import annotations
@@ -12,13 +13,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from training.config import (
-    PPOConfig,
-    SelfPlayConfig,
-    add_config_arguments,
-    config_from_args,
-    given_options,
-)
+from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
+from training.config import PPOConfig, SelfPlayConfig
 
 
 def add(sub: argparse._SubParsersAction) -> None:

@@ -31,8 +31,6 @@ from tqdm import tqdm
 
 from farlight_env.stats import text_table
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
-
 
 @dataclass(frozen=True)
 class BenchResult:

@@ -55,6 +55,8 @@ from farlight_web.schemas import (
     OpenReplay,
     check_json_type,
     decode,
+    new_game_options,
+    options_page,
     read_body,
 )
 from farlight_web.sessions import (
@@ -242,17 +244,14 @@ def make_app(
         rules = [
             {"name": n, "values": v.split("|"), "rule": r, "doc": d} for n, v, r, d in option_help()
         ]
-        defaults = GameConfig()
         return JSONResponse(
             {
                 "agents": list(AGENT_NAMES),
                 "policies": await run_in_threadpool(policy_names, tables.policies),
                 "max_ismcts_iterations": WEB_MAX_ITERATIONS,
-                "players": [2, 5],
                 "card_set": tables.card_set_name,
                 "rule_options": rules,
-                "grid_size": defaults.grid_size,
-                "max_rounds": defaults.max_rounds,
+                **options_page(),
             }
         )
 
@@ -566,13 +565,7 @@ def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, int, dict[st
             "seed: a game with several humans gets a random seed (whoever chose it could "
             "predict the deck and the face-down awards)"
         )
-    config: dict[str, Any] = {}
-    if spec.rule_options:
-        config["rule_options"] = dict(spec.rule_options)
-    if spec.grid_size is not None:
-        config["grid_size"] = spec.grid_size
-    if spec.max_rounds is not None:
-        config["max_rounds"] = spec.max_rounds
+    config = new_game_options(spec)
     try:
         GameConfig.from_options(num_players=spec.players, **config)
     except (ConfigError, RuleOptionError) as exc:

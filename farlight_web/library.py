@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import msgspec
 
 from agents.files import read_bounded
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.jsontext import decode, loads
 from farlight_env.record import (
     RecordError,
@@ -261,7 +262,7 @@ class Rating(msgspec.Struct):
 class ScoreCell(msgspec.Struct):
     """One line of a scorecard: the agent against `opponent` at `players` seats."""
 
-    players: Annotated[int, msgspec.Meta(ge=2, le=5)]
+    players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
     opponent: str
     games: Annotated[int, msgspec.Meta(ge=0)]
     wins: Annotated[float, msgspec.Meta(ge=0)]

@@ -1,20 +1,27 @@
 """The request bodies the API accepts, validated with msgspec before anything acts on them.
 
 Each failure becomes one message naming the field (`$.seat`: "Expected `int`, got `str`"), sent
-back as a 400. Bodies are read with a size bound first (`read_body`).
+back as a 400. Bodies are read with a size bound first (`read_body`). The new-game body's game
+options are derived from GameConfig: one field per option it offers, typed here and checked
+(ranges, values) by GameConfig itself.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import dataclasses
+from typing import Annotated, Any, Union
 
 import msgspec
 from starlette.requests import Request
 
+from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS, describe_options
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.game.rules_options import RuleOptions
+
 MAX_BODY_BYTES = 64 << 10  # every JSON request the page sends is a few hundred bytes
 MAX_UPLOAD_BYTES = 32 << 20  # an uploaded record or results.json
 
-Seat = Annotated[int, msgspec.Meta(ge=0, le=4)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS - 1)]
 AgentName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
@@ -26,20 +33,63 @@ class BodyError(ValueError):
         self.status = status
 
 
-class NewGame(msgspec.Struct, forbid_unknown_fields=True):
-    """POST /api/games: who plays, which seats are human (the creator sits at `seat`), the
-    bots of the other seats, the seed and the game options."""
+class Lineup(msgspec.Struct, forbid_unknown_fields=True):
+    """The part of POST /api/games that is not a game option: who plays, which seats are
+    human (the creator sits at `seat`), the bots of the other seats and the seed."""
 
-    players: Annotated[int, msgspec.Meta(ge=2, le=5)] = 2
+    players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)] = 2
     seat: Seat | None = None
-    humans: Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=5)] | None = None
-    opponents: Annotated[list[AgentName], msgspec.Meta(max_length=4)] = msgspec.field(
+    humans: Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)] | None = None
+    opponents: Annotated[list[AgentName], msgspec.Meta(max_length=MAX_PLAYERS - 1)] = msgspec.field(
         default_factory=lambda: ["heuristic"]
     )
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
-    rule_options: dict[str, bool | str] = {}
-    grid_size: Annotated[int, msgspec.Meta(ge=1, le=99)] | None = None
-    max_rounds: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
+
+
+def _rule_value() -> Any:
+    """The type of a rule option's value: any type one of its choices has."""
+    kinds = {type(c) for f in dataclasses.fields(RuleOptions) for c in f.metadata["choices"]}
+    return Union[tuple(sorted(kinds, key=lambda k: k.__name__))]  # noqa: UP007
+
+
+def _option_field(name: str) -> tuple[str, Any, Any]:
+    """(name, type, default) of the body field of a game option: absent means its default."""
+    default = OPTION_DEFAULTS[name]
+    if isinstance(default, RuleOptions):
+        return name, dict[str, _rule_value()], msgspec.field(default_factory=dict)
+    return name, type(default) | None, None
+
+
+#: POST /api/games: a Lineup plus one optional field per game option GameConfig offers
+#: (grid_size, max_rounds, rule_options, ...).
+NewGame = msgspec.defstruct(
+    "NewGame",
+    [_option_field(name) for name in OFFERED_OPTIONS],
+    bases=(Lineup,),
+    module=__name__,
+    forbid_unknown_fields=True,
+)
+
+
+def new_game_options(spec: Any) -> dict[str, Any]:
+    """The game options a NewGame body gives, as keyword arguments of FarlightGame and the
+    envs (options left out keep their defaults; an empty rule_options is left out)."""
+    return {
+        name: dict(value) if isinstance(value, dict) else value
+        for name in OFFERED_OPTIONS
+        if (value := getattr(spec, name)) is not None and value != {}
+    }
+
+
+def options_page() -> dict[str, Any]:
+    """What /api/options says of the game: player bounds, each option's default (by name) and
+    declaration (`game_options`)."""
+    defaults = {
+        name: default
+        for name, default in OPTION_DEFAULTS.items()
+        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
+    }
+    return {"players": [MIN_PLAYERS, MAX_PLAYERS], **defaults, "game_options": describe_options()}
 
 
 class Choice(msgspec.Struct, forbid_unknown_fields=True):

@@ -67,10 +67,10 @@ def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() 
 
 
 def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
-    """One home for the command line: no package below farlight_cli builds a parser or runs
-    as a script of its own (`python -m training.train_ppo` once duplicated `farlight train
-    ppo`). training/config.py only turns its config dataclasses into flags for
-    farlight_cli/train_cmd.py; the training scripts take a config, not arguments."""
+    """One home for the command line: no package below farlight_cli builds a parser, handles
+    arguments or runs as a script of its own (`python -m training.train_ppo` once duplicated
+    `farlight train ppo`). The training configs are dataclasses; farlight_cli/config_flags.py
+    turns them into flags."""
     root = Path(farlight_env.__file__).parent.parent
     for package in ("farlight_env", "agents", "training", "farlight_web"):
         for path in sorted((root / package).rglob("*.py")):
@@ -78,5 +78,59 @@ def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
             text = path.read_text()
             assert "ArgumentParser(" not in text, f"{name} builds its own parser"
             assert "__main__" not in text, f"{name} runs as a script of its own"
-            if name != "training/config.py":
-                assert "argparse" not in _imported_roots(path), f"{name} handles arguments"
+            assert "argparse" not in _imported_roots(path), f"{name} handles arguments"
+
+
+#: The packages from the bottom up (DESIGN.md, "Layers"): each may import those below it and
+#: none above. The web server sits above training (it never needs it) and below the command
+#: line, which serves it (`farlight serve`).
+LAYERS = ("farlight_env", "agents", "training", "farlight_web", "farlight_cli")
+#: Inside farlight_env, from the bottom up: cards < game (the rules engine) < encode < env.
+ENV_LAYERS = ("cards", "game", "encode", "env")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every absolute import of a file, at any depth (function-level imports included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def _upward_imports(layers: tuple[str, ...], folder: Path, prefix: str) -> list[str]:
+    """'file imports module' for every import of a layer above the file's own."""
+    rank = {name: i for i, name in enumerate(layers)}
+    found = []
+    for layer in layers:
+        for path in sorted((folder / layer).rglob("*.py")):
+            for module in _imported_modules(path):
+                parts = module.split(".")
+                if prefix:
+                    if parts[0] != prefix or len(parts) < 2:
+                        continue
+                    parts = parts[1:]
+                if rank.get(parts[0], -1) > rank[layer]:
+                    found.append(f"{path.relative_to(folder)} imports {module}")
+    return found
+
+
+def test_no_layer_imports_a_layer_above_it() -> None:
+    """Dependencies point down only, with no exemption: farlight_env < agents < training <
+    farlight_web < farlight_cli, and inside farlight_env cards < game < encode < env."""
+    root = Path(farlight_env.__file__).parent.parent
+    assert _upward_imports(LAYERS, root, "") == []
+    env_root = Path(farlight_env.__file__).parent
+    assert _upward_imports(ENV_LAYERS, env_root, "farlight_env") == []
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
+    """The check above is not vacuous: an import of an upper layer, even inside a function,
+    is found."""
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "x.py").write_text("def f():\n    from farlight_cli import argtypes\n")
+    for layer in ("farlight_env", "agents", "farlight_web", "farlight_cli"):
+        (tmp_path / layer).mkdir()
+    assert _upward_imports(LAYERS, tmp_path, "") == ["training/x.py imports farlight_cli"]

@@ -980,8 +980,8 @@ def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
     """`--rule NAME=VALUE` fills PPOConfig.rule_options; the envs play by them."""
     import argparse
 
+    from farlight_cli.config_flags import add_config_arguments, config_from_args
     from training.common import make_env_fn
-    from training.config import add_config_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
     add_config_arguments(parser, SelfPlayConfig)

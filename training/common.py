@@ -33,6 +33,7 @@ from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.checkpoints import restore_checkpoint
 from training.config import PPOConfig, env_player_counts
+from training.game_options import game_kwargs
 
 RUN_CONFIG = "run_config.json"
 MAX_RUN_CONFIG_BYTES = 1 << 20
@@ -219,12 +220,7 @@ def card_set_of(config: PPOConfig) -> CardSet:
 
 def env_options(config: PPOConfig) -> dict[str, Any]:
     """The game options of every environment of a run (training and evaluation alike)."""
-    return {
-        "card_set": config.card_set or None,
-        "grid_size": config.grid_size,
-        "max_rounds": config.max_rounds,
-        "rule_options": dict(config.rule_options),
-    }
+    return {"card_set": config.card_set or None, **game_kwargs(config)}
 
 
 def observation_layout(config: PPOConfig) -> dict[str, tuple[int, int, tuple[int, ...]]]:

@@ -1,15 +1,15 @@
-"""Training hyper-parameters as dataclasses, and the CLI generated from them.
+"""Training hyper-parameters as dataclasses.
 
-Every field has a type, a default and a help text (CleanRL's `Args`): `--help` is built from
-them, `Literal` fields become `{a,b}` choices, and `__post_init__` refuses values that make no
-sense, so a bad command line or a hand-edited run_config.json fails before anything starts.
-Kept free of torch and Stable-Baselines3 imports so `farlight --help` stays fast and works
-without the `train` extra.
+Every field has a type, a default and a help text (CleanRL's `Args`): `farlight train`'s
+`--help` is built from them (farlight_cli/config_flags.py), `Literal` fields become `{a,b}`
+choices, and `__post_init__` refuses values that make no sense, so a bad command line or a
+hand-edited run_config.json fails before anything starts. The game options are GameConfig's,
+inherited from `GameOptions` (training/game_options.py). Kept free of torch and
+Stable-Baselines3 imports so `farlight --help` stays fast and works without the `train` extra.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import typing
@@ -17,12 +17,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from farlight_cli.argtypes import RuleAssignments, rule_assignment
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from training.game_options import GameOptions, game_problems
 
 Arch = Literal["structured", "flat"]
 VecEnv = Literal["subproc", "dummy"]
 RewardMode = Literal["win", "margin", "rank"]
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
 #: Widest layer a run may ask for; the same bound holds for policy files (agents.policy).
 MAX_WIDTH = 4096
 
@@ -35,9 +35,10 @@ def opt(default: Any, help: str) -> Any:
 
 
 @dataclass
-class PPOConfig:
+class PPOConfig(GameOptions):
     """Every knob of a run, stored in run_config.json. --resume continues with the stored
-    values; only the options in RESUMABLE_OVERRIDES may change when resuming."""
+    values; only the options in RESUMABLE_OVERRIDES may change when resuming. The game
+    options (grid_size, max_rounds, rule_options, ...) come from GameOptions."""
 
     # ---- the run
     run_dir: str = opt("runs/ppo", "folder of the run: config, checkpoint, logs, policy.pt")
@@ -55,8 +56,6 @@ class PPOConfig:
         "opponent agents: one for every seat, or one per other seat (names or *.pt paths)",
     )
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
-    grid_size: int = opt(13, "side of each ship's square grid, odd, 3..41 (R-INST-2)")
-    max_rounds: int = opt(50, "round cap of a game (truncation with final scoring)")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
     n_envs: int = opt(2, "parallel environments")
@@ -96,9 +95,6 @@ class PPOConfig:
         "policy warm-started with a fresh value head is not updated from a random critic",
     )
     torch_threads: int = opt(1, "torch threads of the learner")
-    rule_options: dict[str, Any] = opt(
-        {}, "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
-    )
 
     def __post_init__(self) -> None:
         problems = config_problems(self)
@@ -163,7 +159,6 @@ def config_problems(config: PPOConfig) -> list[str]:
         "embed": 1,
         "ship_features": 1,
         "hidden": 2,
-        "max_rounds": 1,
         "checkpoint_every": 0,
         "eval_every": 0,
         "eval_games": 1,
@@ -204,7 +199,7 @@ def config_problems(config: PPOConfig) -> list[str]:
     problems += _float_problems(config)
     problems += _choice_problems(config)
     problems += _list_problems(config)
-    return problems
+    return problems + game_problems(config)
 
 
 def _float_problems(config: PPOConfig) -> list[str]:
@@ -319,56 +314,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(map(str, value)) if value else "none"
     return "none" if value == "" else str(value)
-
-
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type = PPOConfig) -> None:
-    """One --flag per dataclass field, typed and documented from it. Flags not given are
-    absent from the parsed namespace (`given_options` tells which were)."""
-    hints = typing.get_type_hints(cls)
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        flag = "--" + _flag(f.name)
-        text = f"{f.metadata.get('help', '')} (default: {_show(default)})".replace("%", "%%")
-        hint = hints[f.name]
-        if f.name == "rule_options":
-            parser.add_argument(
-                "--rule",
-                dest="rule_options",
-                type=rule_assignment,
-                action=RuleAssignments,
-                default=argparse.SUPPRESS,
-                metavar="NAME=VALUE",
-                help=text,
-            )
-        elif _choices(hint):
-            parser.add_argument(flag, choices=_choices(hint), default=argparse.SUPPRESS, help=text)
-        elif isinstance(default, list):
-            item = typing.get_args(hint)[0]
-            parser.add_argument(
-                flag,
-                type=lambda s, t=item: [t(x.strip()) for x in s.split(",") if x.strip()],
-                default=argparse.SUPPRESS,
-                metavar="A,B",
-                help=text,
-            )
-        else:
-            parser.add_argument(
-                flag,
-                type=hint,
-                default=argparse.SUPPRESS,
-                metavar="PATH" if hint is str else hint.__name__.upper(),
-                help=text,
-            )
-
-
-def given_options(args: argparse.Namespace, cls: type = PPOConfig) -> set[str]:
-    """The config fields given on the command line."""
-    return {f.name for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-
-
-def config_from_args(args: argparse.Namespace, cls: type = PPOConfig) -> Any:
-    """The config of a command line: given flags over the defaults (ValueError if unsound)."""
-    return cls(**{name: getattr(args, name) for name in given_options(args, cls)})
 
 
 def resume_config(

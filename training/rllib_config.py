@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-from training.config import MAX_PLAYERS, MAX_WIDTH, MIN_PLAYERS, RewardMode, _bad_int, _flag, opt
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from training.config import MAX_WIDTH, RewardMode, _bad_int, _flag, opt
+from training.game_options import GameOptions, game_problems
 
 #: What --resume may change; every other option comes from run_config.json.
 RLLIB_RESUMABLE = (
@@ -29,8 +30,9 @@ RLLIB_RESUMABLE = (
 
 
 @dataclass
-class RLlibConfig:
-    """Every knob of an RLlib self-play run, stored in run_config.json."""
+class RLlibConfig(GameOptions):
+    """Every knob of an RLlib self-play run, stored in run_config.json (the game options
+    come from GameOptions)."""
 
     # ---- the run
     run_dir: str = opt("runs/rllib", "folder of the run: config, checkpoints, logs, policy.pt")
@@ -45,12 +47,7 @@ class RLlibConfig:
     # ---- the game
     num_players: int = opt(2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
-    grid_size: int = opt(13, "side of each ship's square grid, odd, 3..41 (R-INST-2)")
-    max_rounds: int = opt(50, "round cap of a game (truncation with final scoring)")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
-    rule_options: dict[str, Any] = opt(
-        {}, "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
-    )
     # ---- the league
     baselines: list[str] = opt(["random", "heuristic"], "fixed agents in the league")
     self_play_fraction: float = opt(
@@ -97,7 +94,6 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
         "num_envs_per_env_runner": 1,
         "num_learners": 0,
         "grid_size": 3,
-        "max_rounds": 1,
         "snapshot_every": 0,
         "max_snapshots": 0,
         "train_batch_size": 2,
@@ -156,4 +152,4 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
             problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
     if not isinstance(config.address, str) or not isinstance(config.card_set, str):
         problems.append("--address and --card-set must be strings (or empty)")
-    return problems
+    return problems + game_problems(config)

@@ -33,7 +33,7 @@ from agents.workers import check_ray_address
 from farlight_env.cards.loader import CardFileError, load_card_set
 from training.checkpoints import MAX_COUNTER
 from training.config import resume_config
-from training.game_options import check_game_options
+from training.game_options import check_game_options, game_kwargs
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
 
 RUN_CONFIG = "run_config.json"
@@ -74,9 +74,7 @@ def game_options(config: RLlibConfig) -> dict[str, Any]:
     """Keyword arguments of `raw_env` (and the tournament's game config) for the run's game."""
     return {
         **({"card_set": config.card_set} if config.card_set else {}),
-        "grid_size": config.grid_size,
-        "max_rounds": config.max_rounds,
-        "rule_options": dict(config.rule_options),
+        **game_kwargs(config),
     }
 
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, Timing
 from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS
+from farlight_env.game.facts import MAX_PLAYERS
 from farlight_env.game.game import NUM_STACKS, TILES, FarlightGame, Phase
 from farlight_env.game.ship import CORE, STEPS, connector_mask
 
-MAX_PLAYERS = 5
 MAX_STACK = 4  # 3 regular missions + the climactic one (R-SETUP-3)
 MAX_MISSION_ENGINES = 3
 DECISIONS: tuple[Phase, ...] = (

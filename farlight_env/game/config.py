@@ -1,50 +1,44 @@
-"""The game's fixed facts, its options and its errors, declared once (OpenSpiel's _GAME_TYPE).
+"""The game's options and its errors, declared once (OpenSpiel's parameter_specification).
 
 Farlight is a sequential game of 2-5 players with chance (station dice, the shuffled deck and
 awards) and imperfect information (face-down bidding tiles, the deck's order, the face-down
-awards). Rewards arrive only when the game ends. Rule IDs refer to docs/rules.md.
+awards). Rewards arrive only when the game ends. Rule IDs refer to docs/rules.md. Its fixed
+facts (player bounds, limits, the components' numbers) live in facts.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from farlight_env.cards.loader import CardFileError
+from farlight_env.game.facts import (  # noqa: F401 - re-exported: the engine imports them here
+    AWARD_POINTS,
+    DISCOVER,
+    ENGINEER,
+    HIRE,
+    HIRE_CREW,
+    MAX_COUNT,
+    MAX_ENGINE,
+    MAX_GRID_SIZE,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MIN_ENGINE,
+    MIN_PLAYERS,
+    NUM_FACE_UP_AWARDS,
+    NUM_STACKS,
+    PART_SPACES,
+    REFIT,
+    REGULAR_PER_STACK,
+    SEED_LIMIT,
+    START_CREW,
+    TEMP_BIOTECH_COST,
+    TILES,
+    TILES_PER_PASS,
+)
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions
-
-# --- players, grid and game length --------------------------------------------------------------
-MIN_PLAYERS = 2  # R-COMP-1
-MAX_PLAYERS = 5  # R-COMP-1
-#: Largest ship grid. The observation holds grid² cells per seat and the action space one install
-#: index per cell: at 41 that is 144,826 floats (16,306 at 13) and 2,008 actions (496 at 13),
-#: still fine for a network, while real ships of 10-20 parts never come near its edge.
-MAX_GRID_SIZE = 41
-#: Largest round cap. Real games end by the deck or a climactic mission within ~15 rounds; the
-#: cap only stops games in which nobody takes parts, so 10,000 is far more than any use needs.
-MAX_ROUNDS = 10_000
-#: Largest value any counter (crew, science, points, bonus crew, benefit icons) may hold in a
-#: saved game. Crew and science are unlimited by the rules (R-COMP-2), but no game of
-#: MAX_ROUNDS rounds can gain more than a few hundred a round; 10**9 refuses absurd files.
-MAX_COUNT = 10**9
-#: Seeds are non-negative integers below this (numpy's PCG64 takes 128 bits).
-SEED_LIMIT = 2**128
-
-# --- the components (R-SETUP) -------------------------------------------------------------------
-TILES: tuple[int, ...] = (0, 1, 2, 3, 4)  # R-SETUP-1
-TILES_PER_PASS: tuple[int, ...] = (2, 2, 1)  # R-BID-1
-PART_SPACES: dict[int, int] = {2: 7, 3: 9, 4: 10, 5: 12}  # R-SETUP-4
-REGULAR_PER_STACK: dict[int, int] = {2: 2, 3: 2, 4: 3, 5: 3}  # R-SETUP-3
-NUM_STACKS = 3
-NUM_FACE_UP_AWARDS = 3
-AWARD_POINTS = 5
-HIRE_CREW = 3
-TEMP_BIOTECH_COST = 3  # R-MIS-5
-START_CREW = 3
-MIN_ENGINE, MAX_ENGINE = 1, 6  # engine dice (R-SETUP-5)
-REFIT, HIRE, DISCOVER, ENGINEER = range(4)  # facilities in resolution order (R-RES-1)
 
 
 class Phase(str, Enum):
@@ -99,24 +93,104 @@ def _is_int(value: object) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """How a game option is declared: the rule it settles, its values and how it is offered.
+
+    Its kind follows from the field's default: an int ranges over `low`..`high` (odd only,
+    when `odd` says why), a bool is True or False, a str is one of `choices`, and a
+    `RuleOptions` is the rulebook's ambiguities (each declared in rules_options.py).
+    """
+
+    rule: str  # the rule it settles (docs/rules.md)
+    help: str  # one line for --help, the web options and run configs
+    low: int | None = None  # int options: the smallest value
+    high: int | None = None  # int options: the largest value
+    odd: str = ""  # int options that must be odd: why ("" when any value will do)
+    choices: tuple[Any, ...] = ()  # str options: the values accepted
+    #: Offered by name on command lines, the web's new-game form and run configs. False for
+    #: the seat count (each of them declares its own, with its own default) and for options
+    #: only the engine and env keyword arguments take.
+    offered: bool = True
+    flag: str = ""  # the command-line flag ("": --name-with-dashes)
+    metavar: str = "N"  # the flag's value as --help shows it
+    label: str = ""  # its name in one-line summaries ("": the option's name)
+
+    def problem(self, name: str, value: object, default: object) -> str | None:
+        """Why `value` is not a valid `name` (None when it is): one sentence."""
+        if isinstance(default, RuleOptions):
+            if isinstance(value, RuleOptions):
+                return None
+            return f"{name} must be a RuleOptions or a mapping, got {value!r}"
+        if isinstance(default, bool):
+            return (
+                None if isinstance(value, bool) else f"{name} must be True or False, got {value!r}"
+            )
+        if isinstance(default, int):
+            low, high = self.low, self.high
+            assert low is not None and high is not None, f"{name}: an int option needs low, high"
+            if not _is_int(value):
+                kind = "an odd integer" if self.odd else "an integer"
+                return f"{name} must be {kind} {low}..{high}, got {value!r}"
+            if self.odd and (value % 2 == 0 or not low <= value <= high):
+                return (
+                    f"{name} must be odd ({self.odd}) and {low}..{high}, got {value} ({self.rule})"
+                )
+            if not low <= value <= high:
+                return f"{name} must be {low}..{high} ({self.rule}), got {value}"
+            return None
+        if value not in self.choices or type(value) is not type(default):
+            shown = ", ".join(map(repr, self.choices))
+            return f"{name} must be one of {shown} ({self.rule}), got {value!r}"
+        return None
+
+
+def option(default: Any, rule: str, help: str, **spec: Any) -> Any:
+    """A GameConfig field: its default and its `OptionSpec`."""
+    return field(default=default, metadata={"option": OptionSpec(rule, help, **spec)})
+
+
+@dataclass(frozen=True, slots=True)
 class GameConfig:
     """Every option besides the seed and the card set that fixes a game's rules and size.
 
-    The single declaration of game options: `FarlightGame`, `to_json`, `raw_env` and game
-    records all iterate over `dataclasses.fields(GameConfig)`, so a new option is one field
-    here, one check in `validate` and the code that reads it.
+    The only list of game options. A new option is one field here, declared with `option`;
+    everything else derives from these fields: validation (`validate`), the engine's and envs'
+    keyword arguments, saved games and records, the command line's flags
+    (farlight_cli/game_flags.py), the web's new-game body and /api/options
+    (farlight_web/schemas.py), and training run configs (training/game_options.py).
     """
 
-    #: Seats 0..n-1 (R-COMP-1).
-    num_players: int = 4
-    #: Odd width of the square ship grid, the core in the centre (R-INST-2).
-    grid_size: int = 13
-    #: The game ends after this round at the latest (R-RESET-6).
-    max_rounds: int = 50
-    #: Draw the first player at random instead of seat 0 (R-SETUP-6).
-    random_first_player: bool = False
-    #: The rulebook's ambiguities, each playable both ways (docs/rules.md, "Rule options").
-    rule_options: RuleOptions = RuleOptions()
+    num_players: int = option(
+        4, "R-COMP-1", "seats 0..n-1", low=MIN_PLAYERS, high=MAX_PLAYERS, offered=False
+    )
+    grid_size: int = option(
+        13,
+        "R-INST-2",
+        f"side of each ship's square grid, odd, 3..{MAX_GRID_SIZE}",
+        low=3,
+        high=MAX_GRID_SIZE,
+        odd="the core sits in the centre",
+        label="grid",
+    )
+    max_rounds: int = option(
+        50,
+        "R-RESET-6",
+        "round cap: the game ends after this round",
+        low=1,
+        high=MAX_ROUNDS,
+        label="round cap",
+    )
+    random_first_player: bool = option(
+        False, "R-SETUP-6", "draw the first player at random instead of seat 0", offered=False
+    )
+    rule_options: RuleOptions = option(
+        RuleOptions(),
+        "docs/rules.md",
+        "the rulebook's ambiguities, each playable both ways",
+        flag="--rule",
+        metavar="NAME=VALUE",
+        label="rules",
+    )
 
     @classmethod
     def from_options(cls, **options: Any) -> GameConfig:
@@ -127,58 +201,66 @@ class GameConfig:
                 f"unknown game option {unknown[0]}={options[unknown[0]]!r}; "
                 f"the options are {', '.join(GAME_OPTIONS)}"
             )
-        if "rule_options" in options:
-            try:
-                options["rule_options"] = RuleOptions.from_mapping(options["rule_options"])
-            except RuleOptionError as exc:
-                raise ConfigError(str(exc)) from exc
+        for name, value in options.items():
+            if isinstance(_FIELDS[name].default, RuleOptions):
+                try:
+                    options[name] = RuleOptions.from_mapping(value)
+                except RuleOptionError as exc:
+                    raise ConfigError(str(exc)) from exc
         config = cls(**options)
         config.validate()
         return config
 
+    @classmethod
+    def check_option(cls, name: str, value: Any) -> Any:
+        """`value` as the option `name` takes it (a mapping of rule options becomes
+        RuleOptions); ConfigError saying why it is not valid."""
+        return getattr(cls.from_options(**{name: value}), name)
+
     def as_dict(self) -> dict[str, Any]:
         """The options as plain JSON-able data (the `config` of saved games and records)."""
-        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        data["rule_options"] = self.rule_options.to_dict()
-        return data
+        return {name: plain(getattr(self, name)) for name in GAME_OPTIONS}
 
     def validate(self) -> None:
-        n = self.num_players
-        if not _is_int(n):
-            raise ConfigError(
-                f"num_players must be an integer {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}"
-            )
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(
-                f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS} (R-COMP-1), got {n}"
-            )
-        size = self.grid_size
-        if not _is_int(size):
-            raise ConfigError(
-                f"grid_size must be an odd integer 3..{MAX_GRID_SIZE}, got {self.grid_size!r}"
-            )
-        if size < 3 or size % 2 == 0 or size > MAX_GRID_SIZE:
-            raise ConfigError(
-                f"grid_size must be odd (the core sits in the centre) and 3..{MAX_GRID_SIZE}, "
-                f"got {size} (R-INST-2)"
-            )
-        if not _is_int(self.max_rounds):
-            raise ConfigError(
-                f"max_rounds must be an integer 1..{MAX_ROUNDS}, got {self.max_rounds!r}"
-            )
-        if not 1 <= self.max_rounds <= MAX_ROUNDS:
-            raise ConfigError(
-                f"max_rounds must be 1..{MAX_ROUNDS} (R-RESET-6), got {self.max_rounds}"
-            )
-        if not isinstance(self.random_first_player, bool):
-            raise ConfigError(
-                f"random_first_player must be True or False, got {self.random_first_player!r}"
-            )
-        if not isinstance(self.rule_options, RuleOptions):
-            raise ConfigError(
-                f"rule_options must be a RuleOptions or a mapping, got {self.rule_options!r}"
-            )
+        """ConfigError naming the first option, in declaration order, that is not valid."""
+        for name, f in _FIELDS.items():
+            problem = f.metadata["option"].problem(name, getattr(self, name), f.default)
+            if problem:
+                raise ConfigError(problem)
 
 
+def plain(value: Any) -> Any:
+    """An option's value as JSON-able data (RuleOptions as a name -> value dict)."""
+    return value.to_dict() if isinstance(value, RuleOptions) else value
+
+
+_FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(GameConfig)}
 #: The names of the game options, in declaration order.
-GAME_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GameConfig))
+GAME_OPTIONS: tuple[str, ...] = tuple(_FIELDS)
+#: Each option's declaration.
+OPTION_SPECS: dict[str, OptionSpec] = {n: f.metadata["option"] for n, f in _FIELDS.items()}
+#: Each option's default.
+OPTION_DEFAULTS: dict[str, Any] = {n: f.default for n, f in _FIELDS.items()}
+#: The options offered by name on command lines, the web form and run configs.
+OFFERED_OPTIONS: tuple[str, ...] = tuple(n for n, s in OPTION_SPECS.items() if s.offered)
+
+
+def option_flag(name: str) -> str:
+    """The command-line flag of an option: its declared `flag`, else --name-with-dashes."""
+    return OPTION_SPECS[name].flag or "--" + name.replace("_", "-")
+
+
+def describe_options(names: tuple[str, ...] = OFFERED_OPTIONS) -> list[dict[str, Any]]:
+    """JSON-able declarations of the options `names` (the web's /api/options)."""
+    out = []
+    for name in names:
+        spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+        kind = "rules" if isinstance(default, RuleOptions) else type(default).__name__
+        entry = {"name": name, "kind": kind, "default": plain(default), "rule": spec.rule}
+        entry |= {"help": spec.help, "flag": option_flag(name)}
+        if kind == "int":
+            entry |= {"low": spec.low, "high": spec.high, "odd": bool(spec.odd)}
+        if spec.choices:
+            entry["choices"] = list(spec.choices)
+        out.append(entry)
+    return out

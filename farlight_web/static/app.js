@@ -64,6 +64,30 @@ async function loadOptions() {
   const choices = [...opts.agents, `ismcts@N (N <= ${opts.max_ismcts_iterations})`, ...opts.policies];
   $("#opponents").title = "comma-separated, one per seat or one for all: " + choices.join(", ");
   const holder = $("#rules");
+  // Every game option the server declares gets a field (the page's own fields, such as
+  // #max-rounds, stay); empty means the option's default.
+  for (const opt of opts.game_options) {
+    if (opt.kind === "rules" || document.querySelector(`#new-game [name="${opt.name}"]`)) continue;
+    const label = document.createElement("label");
+    label.title = `${opt.rule}: ${opt.help}`;
+    label.textContent = opt.name.replaceAll("_", " ") + " ";
+    let input;
+    if (opt.kind === "int") {
+      input = document.createElement("input");
+      Object.assign(input, { type: "number", min: opt.low, max: opt.high, size: 4, placeholder: String(opt.default) });
+      if (opt.odd) input.step = 2;
+    } else {
+      input = document.createElement("select");
+      const values = opt.kind === "bool" ? [true, false] : opt.choices;
+      input.appendChild(new Option(`(${opt.default})`, ""));
+      for (const v of values) input.appendChild(new Option(String(v), String(v)));
+    }
+    input.name = opt.name;
+    input.id = opt.name.replaceAll("_", "-");
+    input.dataset.option = opt.kind;
+    label.appendChild(input);
+    holder.before(label);
+  }
   for (const rule of opts.rule_options) {
     const label = document.createElement("label");
     label.title = `${rule.rule}: ${rule.doc}`;
@@ -96,6 +120,9 @@ function fillForm(state) {
   $("#invite").value = state.humans.filter((s) => s !== me).join(",");
   const config = state.config || {};
   $("#max-rounds").value = config.max_rounds === undefined ? "" : String(config.max_rounds);
+  for (const el of document.querySelectorAll("#new-game [data-option]")) {
+    el.value = config[el.name] === undefined ? "" : String(config[el.name]);
+  }
   $("#seed").value = state.seed === undefined ? "" : String(state.seed); // sent once over only
   for (const [name, value] of Object.entries(config.rule_options || {})) {
     const sel = document.querySelector(`#rules select[name="rule:${name}"]`);
@@ -140,6 +167,11 @@ $("#new-game").addEventListener("submit", async (ev) => {
   if (invited.length) body.humans = [body.seat, ...invited];
   if (form.get("seed") !== "") body.seed = Number(form.get("seed"));
   if (form.get("max_rounds") !== "") body.max_rounds = Number(form.get("max_rounds"));
+  for (const el of document.querySelectorAll("#new-game [data-option]")) {
+    if (el.value === "") continue;
+    const kind = el.dataset.option;
+    body[el.name] = kind === "int" ? Number(el.value) : kind === "bool" ? el.value === "true" : el.value;
+  }
   for (const [k, v] of form.entries()) if (k.startsWith("rule:")) body.rule_options[k.slice(5)] = ruleValue(v);
   try {
     status("#play-status", "Starting…");

@@ -1,0 +1,64 @@
+"""`farlight train`'s flags, built from a run-config dataclass (CleanRL's tyro `Args`, by hand).
+
+One --flag per field, typed and documented from it: `Literal` fields become `{a,b}` choices,
+lists are comma-separated, bools are --name/--no-name, and the game options (the fields of
+`training.game_options.GameOptions`, declared once in GameConfig) take their declared flags
+(`rule_options` is --rule NAME=VALUE, repeatable) in a group of their own. Flags not given are
+absent from the parsed namespace (`given_options` tells which were), so a resumed run can tell
+an option given from a default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import typing
+from typing import Any
+
+from farlight_cli.game_flags import RuleAssignments, rule_assignment
+from training.config import PPOConfig, _choices, _flag, _show
+from training.game_options import GAME_FLAGS
+
+__all__ = ["add_config_arguments", "config_from_args", "given_options"]
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, cls: type = PPOConfig) -> None:
+    """One --flag per dataclass field of `cls`, typed and documented from it."""
+    hints = typing.get_type_hints(cls)
+    game = parser.add_argument_group("game", "which game the run plays (stored in run_config.json)")
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        flag = GAME_FLAGS.get(f.name) or "--" + _flag(f.name)
+        text = f"{f.metadata.get('help', '')} (default: {_show(default)})".replace("%", "%%")
+        hint = hints[f.name]
+        where = game if f.name in GAME_FLAGS else parser
+        common = {"dest": f.name, "default": argparse.SUPPRESS, "help": text}
+        if f.name == "rule_options":
+            where.add_argument(
+                flag, type=rule_assignment, action=RuleAssignments, metavar="NAME=VALUE", **common
+            )
+        elif _choices(hint):
+            where.add_argument(flag, choices=_choices(hint), **common)
+        elif hint is bool:
+            where.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
+        elif isinstance(default, list):
+            item = typing.get_args(hint)[0]
+            where.add_argument(
+                flag,
+                type=lambda s, t=item: [t(x.strip()) for x in s.split(",") if x.strip()],
+                metavar="A,B",
+                **common,
+            )
+        else:
+            metavar = "PATH" if hint is str else hint.__name__.upper()
+            where.add_argument(flag, type=hint, metavar=metavar, **common)
+
+
+def given_options(args: argparse.Namespace, cls: type = PPOConfig) -> set[str]:
+    """The config fields given on the command line."""
+    return {f.name for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+
+
+def config_from_args(args: argparse.Namespace, cls: type = PPOConfig) -> Any:
+    """The config of a command line: given flags over the defaults (ValueError if unsound)."""
+    return cls(**{name: getattr(args, name) for name in given_options(args, cls)})

@@ -1,0 +1,171 @@
+"""The command-line flags of the game options, built from their one declaration (GameConfig).
+
+`add_game_config_arguments(parser)` gives a command ``--card-set`` and one flag per option
+`GameConfig` offers (``--grid-size``, ``--max-rounds``, ``--rule NAME=VALUE``, ...): its type,
+default, metavar and help come from the option's `OptionSpec`, and each value is checked by
+`GameConfig` itself as it is parsed, so a bad one is argparse's one-line error, status 2.
+`game_config(args)` turns them back into the keyword arguments `FarlightGame` and the envs take.
+A new option in GameConfig is a new flag here with no edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from farlight_cli.argtypes import card_set_file
+from farlight_env.game.config import (
+    OFFERED_OPTIONS,
+    OPTION_DEFAULTS,
+    OPTION_SPECS,
+    ConfigError,
+    GameConfig,
+    option_flag,
+    plain,
+)
+from farlight_env.game.rules_options import RuleOptionError, RuleOptions, parse_rule_assignment
+
+__all__ = [
+    "GAME_ARGUMENTS",
+    "RuleAssignments",
+    "add_game_config_arguments",
+    "describe_game_config",
+    "game_config",
+    "game_flag",
+    "option_type",
+    "rule_assignment",
+]
+
+#: The parsed names (argparse dests) of the game's flags: the card set, then every option
+#: offered, in declaration order (what a resumed job takes from its stored options).
+GAME_ARGUMENTS: tuple[str, ...] = ("card_set", *OFFERED_OPTIONS)
+
+
+def game_flag(name: str) -> str:
+    """The flag of a parsed argument: a game option's declared flag ('rule_options' ->
+    --rule), else --name-with-dashes ('card_set' -> --card-set)."""
+    return option_flag(name) if name in OFFERED_OPTIONS else "--" + name.replace("_", "-")
+
+
+def rule_assignment(text: str) -> tuple[str, object]:
+    """argparse type of --rule: 'NAME=VALUE' typed, or a usage error listing the valid ones."""
+    try:
+        return parse_rule_assignment(text)
+    except RuleOptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class RuleAssignments(argparse.Action):
+    """Collects repeated --rule NAME=VALUE into one dict; the same name twice is an error."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        name, value = values
+        rules = dict(getattr(namespace, self.dest, None) or {})
+        if name in rules:
+            parser.error(f"argument {option_string}: rule option {name} given twice")
+        rules[name] = value
+        setattr(namespace, self.dest, rules)
+
+
+def option_type(name: str) -> Callable[[str], Any]:
+    """The argparse type of an int or str option: the text as the option's type, then
+    GameConfig's own check of the value."""
+    default = OPTION_DEFAULTS[name]
+    cast = int if isinstance(default, int) else str
+
+    def parse(text: str) -> Any:
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        try:
+            return GameConfig.check_option(name, value)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def _add_option(group: argparse._ArgumentGroup, name: str) -> None:
+    spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+    flag = option_flag(name)
+    if isinstance(default, RuleOptions):
+        group.add_argument(
+            flag,
+            dest=name,
+            type=rule_assignment,
+            action=RuleAssignments,
+            default={},
+            metavar=spec.metavar,
+            help=f"a rule option, repeatable ({', '.join(default.names())}; `farlight rules` "
+            "lists their values) (default: the rulebook's literal reading)",
+        )
+    elif isinstance(default, bool):
+        group.add_argument(
+            flag,
+            dest=name,
+            action=argparse.BooleanOptionalAction,
+            default=default,
+            help=f"{spec.help} ({spec.rule})",
+        )
+    else:
+        group.add_argument(
+            flag,
+            dest=name,
+            type=option_type(name),
+            default=default,
+            choices=spec.choices or None,
+            metavar=None if spec.choices else spec.metavar,
+            help=f"{spec.help} ({spec.rule})",
+        )
+
+
+def add_game_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that fix which game is played: --card-set and one flag per option
+    GameConfig offers (--grid-size, --max-rounds, --rule NAME=VALUE, ...).
+
+    Read them back with `game_config(args)`. (Player counts differ per command, so each
+    command declares its own.)
+    """
+    group = parser.add_argument_group("game", "which game is played (recorded in the outputs)")
+    group.add_argument(
+        "--card-set",
+        type=card_set_file,
+        default=None,
+        metavar="PATH",
+        help="a card file (.toml or .json, the format of the shipped standard.toml) to play "
+        "with (default: the shipped standard set)",
+    )
+    for name in OFFERED_OPTIONS:
+        _add_option(group, name)
+
+
+def game_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments for FarlightGame / farlight_v0.env from the parsed game options:
+    every option offered (the rule options only when some are given), then the card set
+    when one is given."""
+    config: dict[str, Any] = {}
+    for name in OFFERED_OPTIONS:
+        value = getattr(args, name)
+        if isinstance(OPTION_DEFAULTS[name], RuleOptions):
+            if value:
+                config[name] = dict(value)
+        else:
+            config[name] = value
+    if args.card_set is not None:
+        config["card_set"] = args.card_set.cards
+    return config
+
+
+def describe_game_config(args: argparse.Namespace) -> str:
+    """One line for a command's report: 'cards standard, grid 13, round cap 50, rules ...'."""
+    parts = ["cards " + ("standard" if args.card_set is None else str(args.card_set))]
+    for name in OFFERED_OPTIONS:
+        spec, value = OPTION_SPECS[name], getattr(args, name)
+        if isinstance(OPTION_DEFAULTS[name], RuleOptions):
+            rules = RuleOptions.from_mapping(value).changed()
+            value = ", ".join(f"{k}={v}" for k, v in rules.items()) or "defaults"
+        parts.append(f"{spec.label or name} {plain(value)}")
+    return ", ".join(parts)

@@ -1,0 +1,171 @@
+"""A game option is declared once, in GameConfig, and every consumer derives from it.
+
+The proof is an edit: a copy of the project gets one throw-away field in GameConfig and
+nothing else, and the option is then a flag of `farlight play`, `tournament` and `train`,
+an entry of the web's /api/options and a field of its new-game body, a key of training run
+configs, and is stored in the records of games played with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import farlight_env
+from farlight_env.game.config import (
+    GAME_OPTIONS,
+    OFFERED_OPTIONS,
+    OPTION_SPECS,
+    ConfigError,
+    GameConfig,
+)
+
+ROOT = Path(farlight_env.__file__).parent.parent
+PACKAGES = ("farlight_env", "agents", "training", "farlight_cli", "farlight_web")
+#: The one edit: a field declared in GameConfig, between max_rounds and random_first_player.
+ANCHOR = "    random_first_player: bool = option("
+NEW_OPTION = (
+    '    practice_rounds: int = option(0, "test only", "rounds of practice first (a test\'s '
+    'throw-away option)", low=0, high=9)\n'
+)
+
+CHECK = r"""
+import json, subprocess, sys
+from dataclasses import asdict
+from pathlib import Path
+from starlette.testclient import TestClient
+
+out = Path(sys.argv[1])
+def farlight(*args):
+    return subprocess.run([sys.executable, "-m", "farlight_cli", *args], capture_output=True,
+                          text=True, cwd=out)
+found = {}
+for command in (["play"], ["tournament"], ["random"], ["evaluate"], ["train", "ppo"]):
+    shown = farlight(*command, "--help").stdout
+    found[" ".join(command) + " --help"] = "--practice-rounds" in shown
+bad = farlight("tournament", "--practice-rounds", "12")
+found["refused"] = (bad.returncode, bad.stderr)
+run = farlight("tournament", "--agents", "random,random", "--games", "1", "--max-rounds", "1",
+               "--practice-rounds", "3", "--out", str(out / "t"), "--no-progress")
+assert run.returncode == 0, run.stderr
+results = json.loads((out / "t" / "results.json").read_text())
+found["tournament record"] = results["games"][0]["config"]["practice_rounds"]
+found["resume refuses it"] = farlight("tournament", "--resume", str(out / "t"),
+                                      "--practice-rounds", "4").stderr.strip()
+
+from farlight_web.app import make_app
+client = TestClient(make_app(out / "web", allowed_hosts=["testserver"]))
+options = client.get("/api/options").json()
+found["/api/options"] = [o for o in options["game_options"] if o["name"] == "practice_rounds"]
+found["/api/options default"] = options["practice_rounds"]
+made = client.post("/api/games", json={"players": 2, "opponents": ["random"], "seed": 1,
+                                        "practice_rounds": 2, "max_rounds": 1})
+assert made.status_code < 300, made.text
+found["web config"] = made.json()["config"]["practice_rounds"]
+records = list((out / "web" / "games").glob("*.json"))
+found["web record"] = json.loads(records[0].read_text())["config"]["practice_rounds"]
+refused = client.post("/api/games", json={"players": 2, "practice_rounds": 10})
+found["web refused"] = (refused.status_code, refused.json()["error"])
+
+from farlight_cli.main import build_parser
+from farlight_cli.config_flags import config_from_args
+from training.config import PPOConfig
+args = build_parser().parse_args(["train", "ppo", "--practice-rounds", "5"])
+found["run config"] = asdict(config_from_args(args, PPOConfig))["practice_rounds"]
+try:
+    PPOConfig(practice_rounds=11)
+except ValueError as exc:
+    found["run config refused"] = str(exc)
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def with_new_option(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Copy the project, add one field to GameConfig, and look for it everywhere."""
+    copy = tmp_path_factory.mktemp("project")
+    for package in PACKAGES:
+        shutil.copytree(
+            ROOT / package,
+            copy / package,
+            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.c", "build"),
+        )
+    config = copy / "farlight_env" / "game" / "config.py"
+    text = config.read_text()
+    assert text.count(ANCHOR) == 1
+    config.write_text(text.replace(ANCHOR, NEW_OPTION + ANCHOR))
+    work = tmp_path_factory.mktemp("work")
+    env = dict(os.environ, PYTHONPATH=str(copy), FARLIGHT_PURE_PYTHON="1")
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK, str(work)],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_new_option_is_a_flag_of_every_command_that_plays_games(with_new_option: dict) -> None:
+    for command in ("play", "tournament", "random", "evaluate", "train ppo"):
+        assert with_new_option[f"{command} --help"] is True, command
+    status, message = with_new_option["refused"]
+    assert status == 2
+    assert "argument --practice-rounds: practice_rounds must be 0..9 (test only), got 12" in message
+
+
+def test_a_new_option_is_stored_in_the_records_of_games_played_with_it(
+    with_new_option: dict,
+) -> None:
+    assert with_new_option["tournament record"] == 3
+    assert with_new_option["web record"] == 2 and with_new_option["web config"] == 2
+    assert "drop --practice-rounds" in with_new_option["resume refuses it"]
+
+
+def test_a_new_option_is_in_the_web_options_and_new_game_body(with_new_option: dict) -> None:
+    assert with_new_option["/api/options"] == [
+        {
+            "name": "practice_rounds",
+            "kind": "int",
+            "default": 0,
+            "rule": "test only",
+            "help": "rounds of practice first (a test's throw-away option)",
+            "flag": "--practice-rounds",
+            "low": 0,
+            "high": 9,
+            "odd": False,
+        }
+    ]
+    assert with_new_option["/api/options default"] == 0
+    status, error = with_new_option["web refused"]
+    assert status == 400 and error == "practice_rounds must be 0..9 (test only), got 10"
+
+
+def test_a_new_option_is_a_field_of_training_run_configs(with_new_option: dict) -> None:
+    assert with_new_option["run config"] == 5
+    assert with_new_option["run config refused"] == (
+        "--practice-rounds: practice_rounds must be 0..9 (test only), got 11"
+    )
+
+
+def test_every_option_is_declared_with_its_rule_and_help() -> None:
+    for name in GAME_OPTIONS:
+        spec = OPTION_SPECS[name]
+        assert spec.rule and spec.help, name
+    assert OFFERED_OPTIONS == ("grid_size", "max_rounds", "rule_options")
+
+
+def test_validation_names_the_option_and_its_rule() -> None:
+    with pytest.raises(ConfigError, match=r"max_rounds must be 1..10000 \(R-RESET-6\), got 0"):
+        GameConfig.check_option("max_rounds", 0)
+    assert GameConfig.check_option("rule_options", {"token_rounding": "down"}).token_rounding == (
+        "down"
+    )
