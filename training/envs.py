@@ -13,7 +13,7 @@ import gymnasium as gym
 from agents.policy import PolicyAgent
 from agents.registry import make
 from agents.workers import die_with_parent
-from farlight_env.cards.loader import load_card_set, standard_card_set
+from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.config import PPOConfig, env_player_counts

@@ -9,7 +9,7 @@ from agents.arena import play_episode
 from agents.registry import make
 from agents.tournament.scheduling import GameSpec, agent_seed
 from farlight_env.env.aec import raw_env
-from farlight_env.record import build_record
+from farlight_env.records.record import build_record
 
 
 class GameFailure(RuntimeError):

@@ -44,7 +44,7 @@ from farlight_env.cards.schema import (
     part_to_dict,
     table_list,
 )
-from farlight_env.messages import short
+from farlight_env.untrusted.messages import short
 
 STANDARD_FILE = "standard.toml"
 PACKAGE = __name__.rpartition(".")[0]

@@ -17,7 +17,7 @@ from farlight_env.cards.model import (
     Side,
     Timing,
 )
-from farlight_env.messages import clip_message, short, some_names
+from farlight_env.untrusted.messages import clip_message, short, some_names
 
 # --- limits of the card format (R-CARDS-1, R-CARDS-2) ------------------------------------------
 MAX_CREW_COST = 3

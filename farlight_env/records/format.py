@@ -2,7 +2,7 @@
 
 `check_shape` converts a record's JSON object against `RecordShape` (declarative, strict: a
 boolean is not a seat) and turns the first problem msgspec finds into the one-line message
-`farlight_env.record` has always given for that field. What spans fields (the config's keys,
+`farlight_env.records.record` has always given for that field. What spans fields (the config's keys,
 players against scores) stays in `validate_record`. Keys beyond these (index, timing,
 breakdown, ...) are kept as written and not checked here.
 """

@@ -21,20 +21,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from farlight_env.cards.loader import (
-    CardFileError,
-    card_set_from_dict,
-    card_set_to_dict,
-    standard_card_set,
-)
+from farlight_env.cards.io import card_set_from_dict, card_set_to_dict, standard_card_set
 from farlight_env.cards.model import CardSet
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
-from farlight_env.jsontext import loads
-from farlight_env.messages import clip_message
-from farlight_env.record_format import kind as _kind
-from farlight_env.record_format import shape_problem
+from farlight_env.records.format import kind as _kind
+from farlight_env.records.format import shape_problem
+from farlight_env.untrusted.jsontext import loads
+from farlight_env.untrusted.messages import clip_message
 
 __all__ = [
     "RECORD_FORMAT",
@@ -67,7 +63,7 @@ CONFIG_KEYS = GAME_OPTIONS
 
 class RecordError(ValueError):
     """A record file that cannot be read, is not a Farlight record, or does not replay (the
-    message is one line of bounded length: farlight_env.messages)."""
+    message is one line of bounded length: farlight_env.untrusted.messages)."""
 
     def __init__(self, message: object = "") -> None:
         super().__init__(clip_message(str(message)))
