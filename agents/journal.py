@@ -17,11 +17,12 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from agents.files import atomic_write, read_bounded
-from farlight_env.cards.loader import CardFileError, card_set_from_dict, card_set_to_dict
+from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.jsontext import decode, loads
-from farlight_env.messages import clip_message
+from farlight_env.untrusted.jsontext import decode, loads
+from farlight_env.untrusted.messages import clip_message
 
 SPEC = "tournament.json"
 GAMES = "games.jsonl"
@@ -88,7 +89,7 @@ class GameRecord(msgspec.Struct):
 
 class JournalError(ValueError):
     """A journal that cannot be resumed: missing, foreign, or not this tournament's (the
-    message is one line of bounded length: farlight_env.messages)."""
+    message is one line of bounded length: farlight_env.untrusted.messages)."""
 
     def __init__(self, message: object = "") -> None:
         super().__init__(clip_message(str(message)))

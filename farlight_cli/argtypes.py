@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from farlight_env.cards.loader import CardFileError, load_card_set
+from farlight_env.cards.io import load_card_set
 from farlight_env.cards.model import CardSet
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = [

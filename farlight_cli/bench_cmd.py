@@ -1,7 +1,7 @@
 """`farlight bench`: engine and env speed, with PettingZoo's Connect Four as a yardstick, plus
 ismcts search speed and a short fixed MaskablePPO run.
 
-`farlight_env.bench` measures the engine and env; the search and training figures live here
+`farlight_env.tools.bench` measures the engine and env; the search and training figures live here
 because `farlight_env` never imports `agents` or `training`.
 """
 
@@ -12,8 +12,9 @@ import importlib.util
 import time
 
 from farlight_cli import argtypes, game_flags
-from farlight_env import bench, compiled
+from farlight_env import compiled
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.tools import bench
 
 #: ismcts: decision points timed per player count.
 SEARCH_POSITIONS = 12

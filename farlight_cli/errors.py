@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from farlight_env.cards.loader import CardFileError
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game.game import ConfigError
-from farlight_env.record import RecordError
+from farlight_env.records.record import RecordError
 
 
 class InputError(Exception):

@@ -25,7 +25,7 @@ from farlight_cli import (
 )
 from farlight_cli.errors import EXPECTED_ERRORS, missing_extra_message
 from farlight_env import __version__
-from farlight_env.messages import clip_message
+from farlight_env.untrusted.messages import clip_message
 
 #: Commands whose game loops make many small network calls in this process (bots in play and
 #: serve, policies in a one-worker tournament or evaluation): torch's default of one math thread

@@ -232,7 +232,7 @@ class Session:
             print(f"\n── round {game.round} ──")
 
     def save(self, path: Path, quiet: bool = False) -> None:
-        from farlight_env.record import build_record, save_record
+        from farlight_env.records.record import build_record, save_record
 
         game = self.game
         record = build_record(

@@ -42,7 +42,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from farlight_env.stats import format_seat_table, format_table, random_play_stats
+    from farlight_env.tools.stats import format_seat_table, format_table, random_play_stats
 
     config = game_flags.game_config(args)
     reports = [

@@ -77,7 +77,7 @@ def _error(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from farlight_env.record import (
+    from farlight_env.records.record import (
         RecordError,
         load_record,
         new_game,

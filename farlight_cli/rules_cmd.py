@@ -7,7 +7,7 @@ import argparse
 import textwrap
 
 from farlight_env.game.rules_options import option_help
-from farlight_env.rules_page import RULES_RELPATH, decisions, rules_path
+from farlight_env.tools.rules_page import RULES_RELPATH, decisions, rules_path
 
 
 def add(sub: argparse._SubParsersAction) -> None:

@@ -2,7 +2,7 @@
 
 An opponent's bid during bidding shows where the tile went, never its value (R-BID-5); what a
 move sets off besides itself (all tiles flipping once bidding ends, with each target's winner
-and price; parts discarded automatically; the tiebreak) comes from `farlight_env.events`.
+and price; parts discarded automatically; the tiebreak) comes from `farlight_env.view.events`.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def event_lines(game: FarlightGame, action: Action) -> list[str]:
     applying it): the tiles flipping at the end of bidding with each target's winner and price
     (R-BID-5, R-RES-2), parts discarded automatically, forced passes, the tiebreak (R-END-4).
     All of it is public, so every viewer reads the same lines."""
-    from farlight_env.events import BidResult, step_events
+    from farlight_env.view.events import BidResult, step_events
 
     lines: list[str] = []
     for event in step_events(game, action):
@@ -108,7 +108,7 @@ def outcome_lines(game: FarlightGame, players: list[str]) -> list[str]:
             f"{len(game.history)} recorded actions",
             f"points so far: {scores}",
         ]
-    from farlight_env.events import final_tiebreak
+    from farlight_env.view.events import final_tiebreak
 
     winners = game.winners()
     title = "winner" if len(winners) == 1 else "shared victory"

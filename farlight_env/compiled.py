@@ -30,6 +30,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "farlight_env.game.scoring",
     "farlight_env.encode.codec",
     "farlight_env.encode.observation",
+    "farlight_env.encode.observers",
+    "farlight_env.encode.ship_planes",
     "farlight_env.env.aec",
     "farlight_env.env.order",
     "farlight_env.env.single_agent",

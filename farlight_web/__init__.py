@@ -2,6 +2,6 @@
 
 A small Starlette app (`farlight_web.app.make_app`) served by `farlight serve`. It uses the
 engine, the env and the agents; it never re-implements a rule, and every game view it sends
-is `farlight_env.view_model.BoardView` for the seat whose token came with the request (or a
+is `farlight_env.view.model.BoardView` for the seat whose token came with the request (or a
 spectator's); `sessions` says who may see and do what. `farlight_env` never imports it.
 """

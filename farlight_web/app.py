@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
-from farlight_env.record import RecordError, load_record
+from farlight_env.records.record import RecordError, load_record
 from farlight_web import library
 from farlight_web.limits import Limits, RateLimiter, retry_after
 from farlight_web.schemas import (

@@ -1,7 +1,7 @@
 """What `--data` holds, read as data: game records, tournaments and evaluation scorecards.
 
 Records and tournament results are read with the loaders `farlight replay` uses
-(`farlight_env.record.load_record`, which validates them); journals (`tournament.json` plus
+(`farlight_env.records.record.load_record`, which validates them); journals (`tournament.json` plus
 `games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate`
 scorecards are validated against `Scorecard` and flagged, not trusted, when they do not fit.
 Every file is size-bounded and the folder walk is bounded in depth and count; symbolic links
@@ -21,15 +21,15 @@ import msgspec
 
 from agents.files import read_bounded
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.jsontext import decode, loads
-from farlight_env.record import (
+from farlight_env.records.record import (
     RecordError,
     load_record,
     replay_record,
     validate_record,
     verify_record,
 )
-from farlight_env.view_model import board_view, to_builtins
+from farlight_env.untrusted.jsontext import decode, loads
+from farlight_env.view.model import board_view, to_builtins
 from farlight_web.moves import events_for, move_events, move_label
 
 MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily

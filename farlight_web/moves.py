@@ -3,7 +3,7 @@ and what each move set off (`move_events`, `events_for`).
 
 A label for someone else's bid during bidding never names the tile's value (R-BID-5).
 
-A move's events come from `farlight_env.events.step_events`: the bid results once the round's
+A move's events come from `farlight_env.view.events.step_events`: the bid results once the round's
 last tile is placed (every tile is then face up, R-BID-5), parts discarded automatically,
 forced passes and Engineer raises (decisions outside bidding, on the public ships and crew),
 the final tiebreak (at the end, when the face-down awards are open). Each is public once the
@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from farlight_env.encode.codec import ActionCodec
-from farlight_env.events import AutoDiscard, AutoMove, BidResult, Tiebreak, step_events
-from farlight_env.events import to_builtins as events_to_builtins
 from farlight_env.game import Action, Bid, FarlightGame, Install, Phase
 from farlight_env.game.actions import TargetKind
+from farlight_env.view.events import AutoDiscard, AutoMove, BidResult, Tiebreak, step_events
+from farlight_env.view.events import to_builtins as events_to_builtins
 
 
 def target_name(game: FarlightGame, bid: Bid) -> str:

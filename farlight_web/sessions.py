@@ -2,7 +2,7 @@
 
 A `Table` runs one game through the AEC env with bots from `agents.make` (seeded from the game
 seed and their seat, as `farlight play` seeds them), saved as a record
-(`farlight_env.record`) in `<data>/games/<id>.json` after every change.
+(`farlight_env.records.record`) in `<data>/games/<id>.json` after every change.
 
 Seats belong to someone. Each human seat has a secret: the creator gets the token of their
 seat, and every other human seat starts with a one-time invite code; claiming it mints that
@@ -59,7 +59,7 @@ import numpy as np
 
 from farlight_env.cards.model import CardSet
 from farlight_env.game import FarlightGame
-from farlight_env.record import (
+from farlight_env.records.record import (
     RecordError,
     build_record,
     load_record,
@@ -67,7 +67,7 @@ from farlight_env.record import (
     record_actions,
     save_record,
 )
-from farlight_env.view_model import board_view, to_builtins
+from farlight_env.view.model import board_view, to_builtins
 from farlight_web.library import inside, walk
 from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
 from farlight_web.moves import action_info, events_for, move_events, move_label
@@ -478,7 +478,7 @@ class Table:
         version as it saw them (those still kept: the last MAX_MOVES_SHOWN), each with what it
         set off and, unless `views` is False, the board after it. The game's options (public);
         the seed and how a tie was broken only once the game is over."""
-        from farlight_env.events import final_tiebreak
+        from farlight_env.view.events import final_tiebreak
 
         game = self.game
         codec = self.env.codec

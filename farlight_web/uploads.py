@@ -26,14 +26,14 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from farlight_env.game.actions import _RECORD_FIELDS  # the recorded fields of each action
-from farlight_env.jsontext import decode
-from farlight_env.record import (
+from farlight_env.records.record import (
     RECORD_FORMAT,
     TOURNAMENT_FORMAT,
     RecordError,
     validate_record,
     verify_record,
 )
+from farlight_env.untrusted.jsontext import decode
 from farlight_web.library import Replay
 from farlight_web.schemas import MAX_UPLOAD_BYTES
 

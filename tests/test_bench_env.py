@@ -1,4 +1,4 @@
-"""The env benchmark (`farlight bench`, farlight_env.bench) on tiny budgets.
+"""The env benchmark (`farlight bench`, farlight_env.tools.bench) on tiny budgets.
 
 Only counts and output shape are checked here, never timings: speed is measured by running the
 benchmark, not by a timed unit test.
@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from farlight_cli.main import main
-from farlight_env import bench, compiled, farlight_v0
+from farlight_env import compiled, farlight_v0
+from farlight_env.tools import bench
 
 ENV_COLUMNS = ("env", "players", "games", "steps", "seconds", "steps/s", "games/s", "steps/game")
 RATIO_COLUMN = "vs Connect Four"

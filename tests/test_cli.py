@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from farlight_cli.main import main
-from farlight_env import __version__, bench
-from farlight_env.rules_page import Decision, decisions, rules_path
+from farlight_env import __version__
+from farlight_env.tools import bench
+from farlight_env.tools.rules_page import Decision, decisions, rules_path
 
 STATS_COLUMNS = ("players", "games", "rounds mean", "median", "end:climactic", "score mean")
 STATS_COLUMNS += ("winner score", "shared wins", "actions/game")

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from farlight_env.game import FarlightGame
-from farlight_env.record import build_record, save_record
+from farlight_env.records.record import build_record, save_record
 
 STANDARD = Path(__file__).parent.parent / "farlight_env" / "cards" / "data" / "standard.toml"
 

@@ -103,7 +103,7 @@ def test_bad_options_are_one_or_two_lines(tmp_path: Path, args: list[str], needl
 
 def _variant_cards(tmp_path: Path) -> Path:
     from farlight_env.cards import standard_card_set
-    from farlight_env.cards.loader import card_set_to_dict
+    from farlight_env.cards.io import card_set_to_dict
 
     data = card_set_to_dict(standard_card_set())
     data["name"] = "club variant"

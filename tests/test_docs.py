@@ -14,7 +14,7 @@ import pytest
 
 from farlight_env.cards import MissionCard
 from farlight_env.game.game import _mission_order
-from farlight_env.rules_page import decisions
+from farlight_env.tools.rules_page import decisions
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

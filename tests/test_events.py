@@ -1,4 +1,4 @@
-"""farlight_env.events: what a step sets off besides the action (bid results with prices,
+"""farlight_env.view.events: what a step sets off besides the action (bid results with prices,
 automatic discards, forced passes, the tiebreak), checked against the engine's own outcome,
 and the terminal replay that prints it (issue #26, item 3)."""
 
@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from farlight_env.events import (
+from farlight_env.game import FarlightGame, Phase
+from farlight_env.records.record import build_record, save_record
+from farlight_env.view.events import (
     AutoDiscard,
     AutoMove,
     BidResult,
@@ -21,8 +23,6 @@ from farlight_env.events import (
     step_events,
     to_builtins,
 )
-from farlight_env.game import FarlightGame, Phase
-from farlight_env.record import build_record, save_record
 
 
 def random_steps(num_players: int, seed: int):

@@ -85,8 +85,10 @@ def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
 #: none above. The web server sits above training (it never needs it) and below the command
 #: line, which serves it (`farlight serve`).
 LAYERS = ("farlight_env", "agents", "training", "farlight_web", "farlight_cli")
-#: Inside farlight_env, from the bottom up: cards < game (the rules engine) < encode < env.
-ENV_LAYERS = ("cards", "game", "encode", "env")
+#: Inside farlight_env, from the bottom up: untrusted (bounded JSON, clipped messages) < cards <
+#: game (the rules engine) < records (game records) < encode < view (what a seat may see, step
+#: events) < env < tools (bench, stats, the rules page).
+ENV_LAYERS = ("untrusted", "cards", "game", "records", "encode", "view", "env", "tools")
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -119,7 +121,8 @@ def _upward_imports(layers: tuple[str, ...], folder: Path, prefix: str) -> list[
 
 def test_no_layer_imports_a_layer_above_it() -> None:
     """Dependencies point down only, with no exemption: farlight_env < agents < training <
-    farlight_web < farlight_cli, and inside farlight_env cards < game < encode < env."""
+    farlight_web < farlight_cli, and inside farlight_env untrusted < cards < game < records <
+    encode < view < env < tools."""
     root = Path(farlight_env.__file__).parent.parent
     assert _upward_imports(LAYERS, root, "") == []
     env_root = Path(farlight_env.__file__).parent

@@ -12,8 +12,8 @@ from env_states import random_states
 
 torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
 
-from agents import policy as policy_module  # noqa: E402 - after the importorskip above
 from agents.policy import SHIPPED_POLICY, PolicyNet, StructuredNet, distinct_rows, load_policy  # noqa: E402
+from agents.policy import cache as policy_module  # noqa: E402 - after the importorskip above
 from farlight_env import farlight_v0  # noqa: E402
 
 torch.set_num_threads(1)

@@ -23,7 +23,7 @@ from agents.base import EngineAgent
 from farlight_cli.main import main
 from farlight_env.env.render import RGB_SIZE
 from farlight_env.game import Bid, FarlightGame, Phase, RuleOptions, Target, TargetKind
-from farlight_env.record import (
+from farlight_env.records.record import (
     RecordError,
     build_record,
     load_record,
@@ -392,7 +392,7 @@ def test_replay_corrupt_record_gives_a_clear_error(kind, message, play_record, t
 
 
 def test_a_record_larger_than_the_bound_is_refused_unparsed(play_record, monkeypatch):
-    from farlight_env import record as record_module
+    from farlight_env.records import record as record_module
 
     size = play_record.stat().st_size
     monkeypatch.setattr(record_module, "MAX_RECORD_BYTES", size - 1)

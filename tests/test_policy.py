@@ -560,7 +560,7 @@ def test_a_network_beyond_the_parameter_limit_is_refused_unbuilt(tmp_path: Path)
 
 
 def test_an_oversized_file_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
-    from agents import policy as policy_module
+    from agents.policy import file as policy_module
 
     path = tmp_path / "big.pt"
     path.write_bytes(b"\0" * 2048)

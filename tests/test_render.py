@@ -286,7 +286,7 @@ def test_the_text_board_fits_80_columns(num_players: int) -> None:
 def test_a_board_too_wide_for_the_terminal_says_how_wide_it_needs() -> None:
     """Only a ship wider than the terminal can pass its width; the first line then says so."""
     from farlight_env.env.render import draw_text
-    from farlight_env.view_model import board_view
+    from farlight_env.view.model import board_view
 
     game = _positions(3, seed=5, every=50)[-1]
     lines = draw_text(board_view(game, 0), width=30).splitlines()

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from farlight_env.stats import (
+from farlight_env.tools.stats import (
     END_REASONS,
     GameSummary,
     format_seat_table,

@@ -447,7 +447,7 @@ def test_worker_processes_use_one_math_thread(monkeypatch: pytest.MonkeyPatch) -
 
 def test_tournament_plays_the_configured_game_and_replay_uses_the_record(tmp_path, capsys):
     """--card-set, --grid-size and --max-rounds reach every game, its record and the replay."""
-    from farlight_env.record import load_record, new_game, verify_record
+    from farlight_env.records.record import load_record, new_game, verify_record
 
     standard = Path(__file__).parent.parent / "farlight_env" / "cards" / "data" / "standard.toml"
     cards = tmp_path / "mine.toml"

@@ -301,7 +301,7 @@ def test_help_documents_every_option_with_choices_and_defaults() -> None:
 
 
 def test_card_set_is_trained_on_and_recorded(tmp_path: Path) -> None:
-    from farlight_env.cards.loader import card_set_to_dict, standard_card_set
+    from farlight_env.cards.io import card_set_to_dict, standard_card_set
 
     cards = tmp_path / "mine.json"
     cards.write_text(json.dumps(card_set_to_dict(standard_card_set())))

@@ -14,10 +14,11 @@ import msgspec
 import pytest
 
 from agents.journal import GAMES, SPEC, JournalError, read_games, read_spec
-from farlight_env.cards.loader import CardFileError, load_card_set
+from farlight_env.cards.io import load_card_set
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game import FarlightGame
-from farlight_env.jsontext import decode, loads
-from farlight_env.record import RecordError, load_record
+from farlight_env.records.record import RecordError, load_record
+from farlight_env.untrusted.jsontext import decode, loads
 
 DEEP = "[" * 100_000 + "]" * 100_000
 DEEP_OBJECT = '{"a": ' * 100_000 + "1" + "}" * 100_000

@@ -1,4 +1,4 @@
-"""The view model (farlight_env.view_model): one plain description of what a seat may see,
+"""The view model (farlight_env.view.model): one plain description of what a seat may see,
 from which the text, the picture and the web page are drawn (R-BID-5, R-SETUP-2)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from test_render import PLAYER_COUNTS, _hidden_differs, _positions, _scramble_hi
 
 from farlight_env.env.render import draw_picture, draw_text, render_ansi, render_rgb
 from farlight_env.game import Phase
-from farlight_env.view_model import board_view, to_builtins
+from farlight_env.view.model import board_view, to_builtins
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_render import _permute_tiles  # noqa: E402
 
 from farlight_env.game import Phase  # noqa: E402
-from farlight_env.record import load_record, verify_record  # noqa: E402
+from farlight_env.records.record import load_record, verify_record  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
 from farlight_web.schemas import MAX_BODY_BYTES  # noqa: E402
 
@@ -366,8 +366,8 @@ def _tied_record(data: Path) -> tuple[str, str, dict[str, Any]]:
     import random
 
     from farlight_env.env.aec import raw_env
-    from farlight_env.events import final_tiebreak
-    from farlight_env.record import build_record, save_record
+    from farlight_env.records.record import build_record, save_record
+    from farlight_env.view.events import final_tiebreak
     from farlight_web.sessions import token_hash
 
     for env_seed in range(300):

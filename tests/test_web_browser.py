@@ -319,7 +319,7 @@ def _finished_record(folder: Path, seed: int = 5) -> str:
     import random
 
     from farlight_env.game import FarlightGame
-    from farlight_env.record import build_record, save_record
+    from farlight_env.records.record import build_record, save_record
 
     game = FarlightGame(2, seed=seed, max_rounds=3)
     rng = random.Random(seed)

@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from farlight_env.record import load_record, verify_record  # noqa: E402
+from farlight_env.records.record import load_record, verify_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENTS = 8

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 from starlette.testclient import TestClient  # noqa: E402
 
-from farlight_env.record import load_record, verify_record  # noqa: E402
+from farlight_env.records.record import load_record, verify_record  # noqa: E402
 from farlight_web import sessions  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
 from farlight_web.limits import Limits, Rate, RateLimiter  # noqa: E402
@@ -395,7 +395,7 @@ def test_temp_files_a_killed_writer_left_are_removed_at_start(data: Path) -> Non
     code = textwrap.dedent(
         f"""
         import os, signal
-        from farlight_env import record
+        from farlight_env.records import record
         os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
         record.save_record({{"format": "farlight-record"}}, {str(games / "0123456789ab.json")!r})
         """

@@ -27,7 +27,7 @@ import msgspec
 import torch
 
 from agents.files import check_torch_archive
-from farlight_env.messages import clip_message
+from farlight_env.untrusted.messages import clip_message
 
 CHECKPOINT = "checkpoint.zip"
 CHECKPOINT_FORMAT = "farlight-checkpoint"
@@ -68,7 +68,7 @@ class CheckpointMeta(msgspec.Struct, forbid_unknown_fields=True):
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, corrupt, of another format or another network (the
-    message is one line of bounded length: farlight_env.messages)."""
+    message is one line of bounded length: farlight_env.untrusted.messages)."""
 
     def __init__(self, message: object = "") -> None:
         super().__init__(clip_message(str(message)))

@@ -30,7 +30,8 @@ from agents.files import atomic_write, read_bounded
 from agents.registry import make
 from agents.torch_threads import set_threads
 from agents.workers import check_ray_address
-from farlight_env.cards.loader import CardFileError, load_card_set
+from farlight_env.cards.io import load_card_set
+from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
 from training.config import resume_config
 from training.game_options import check_game_options, game_kwargs

@@ -33,23 +33,14 @@ from agents.tournament import placements
 from agents.workers import die_with_parent
 from farlight_env.env.aec import raw_env
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from training.callbacks import ProgressCallback, ValueWarmup
 from training.checkpoints import CHECKPOINT, save_checkpoint
-from training.common import (
-    LivePolicy,
-    ProgressCallback,
-    ValueWarmup,
-    build_model,
-    close_env,
-    env_options,
-    evaluate_against,
-    export_policy,
-    load_checkpoint,
-    probe_env,
-    run_logger,
-    write_run_config,
-)
 from training.config import SelfPlayConfig, env_player_counts, eval_player_counts
 from training.curves import plot_league_curve
+from training.envs import close_env, env_options, probe_env
+from training.live_eval import LivePolicy, evaluate_against
+from training.ppo_model import build_model, export_policy, load_checkpoint
+from training.run_files import run_logger, write_run_config
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
 from training.vec_env import SharedMemoryVecEnv

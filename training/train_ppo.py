@@ -23,6 +23,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.policy import load_policy
 from agents.torch_threads import set_threads
+from training.callbacks import VALUE_PREFIXES, ProgressCallback, ValueWarmup
 from training.checkpoints import (
     CHECKPOINT,
     CheckpointError,
@@ -30,35 +31,18 @@ from training.checkpoints import (
     restore_weights,
     save_checkpoint,
 )
-from training.common import (
-    RUN_CONFIG,
-    VALUE_PREFIXES,
-    LivePolicy,
-    ProgressCallback,
-    ValueWarmup,
-    build_model,
-    card_set_of,
-    check_agents,
-    close_env,
-    env_options,
-    evaluate_against,
-    export_policy,
-    load_checkpoint,
-    make_env_fn,
-    policy_config,
-    probe_env,
-    run_logger,
-    stored_config,
-    write_run_config,
-)
 from training.config import (
     PPOConfig,
     eval_player_counts,
     resume_config,
 )
 from training.curves import plot_ppo_curve
+from training.envs import card_set_of, check_agents, close_env, env_options, make_env_fn, probe_env
 from training.game_options import check_game_options
 from training.imitation import behaviour_clone
+from training.live_eval import LivePolicy, evaluate_against
+from training.ppo_model import build_model, export_policy, load_checkpoint, policy_config
+from training.run_files import RUN_CONFIG, run_logger, stored_config, write_run_config
 from training.vec_env import SharedMemoryVecEnv
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.

@@ -1,13 +1,8 @@
-"""Cards: the frozen card model, the card-file loader and the shipped standard set (R-CARDS)."""
+"""Cards: the frozen card model (`model`), the card-file format (`schema`), whole-deck checks
+(`checks`), reading and writing card sets (`io`) and the shipped standard set (R-CARDS)."""
 
-from .loader import (
-    CardFileError,
-    card_set_from_dict,
-    card_set_to_dict,
-    load_card_set,
-    standard_card_set,
-    standard_constraints_report,
-)
+from .checks import standard_constraints_report
+from .io import card_set_from_dict, card_set_to_dict, load_card_set, standard_card_set
 from .model import (
     AWARDS,
     FACILITIES,
@@ -20,6 +15,7 @@ from .model import (
     Side,
     Timing,
 )
+from .schema import CardFileError
 
 __all__ = [
     "AWARDS",

@@ -1,7 +1,7 @@
 """Pictures of a game as one seat may see it: a text board (`render_ansi`) and an image
 (`render_rgb`, drawn with Pillow).
 
-Both draw from one view model, `farlight_env.view_model.BoardView`, which decides once what a
+Both draw from one view model, `farlight_env.view.model.BoardView`, which decides once what a
 viewer (a seat, or None for a spectator) may know (R-BID-5, R-SETUP-2): opponents' tiles on the
 board and in hand appear as '?' or a count, the part deck and the face-down awards only as
 counts. The text renderer lives in `render_text`, the picture in `render_picture` (with its
@@ -23,7 +23,7 @@ from farlight_env.env.render_picture import (
     render_rgb,
 )
 from farlight_env.env.render_text import draw_text, render_ansi
-from farlight_env.view_model import END_REASONS, FACILITY_EFFECTS, BoardView, board_view
+from farlight_env.view.model import END_REASONS, FACILITY_EFFECTS, BoardView, board_view
 
 __all__ = [
     "END_REASONS",

@@ -1,6 +1,6 @@
 """The picture (`render_rgb`, drawn with Pillow): drawn from the seat's `BoardView`, nothing else.
 
-What the viewer may know is decided once, in `farlight_env.view_model`; this module only lays
+What the viewer may know is decided once, in `farlight_env.view.model`; this module only lays
 out shapes and text at a fixed size (RGB_SIZE): the station, the missions, and each seat's
 panel with its ship (connectors and dice). The web page draws the same layout in SVG.
 Same view gives the same picture.
@@ -36,7 +36,7 @@ from farlight_env.env.render_paint import (
     text_width,
 )
 from farlight_env.game.game import FarlightGame
-from farlight_env.view_model import (
+from farlight_env.view.model import (
     BidGroup,
     BoardView,
     MissionView,

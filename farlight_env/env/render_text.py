@@ -1,6 +1,6 @@
 """The text board (`render_ansi`): drawn from the seat's `BoardView`, nothing else.
 
-What the viewer may know is decided once, in `farlight_env.view_model`; this module only lays
+What the viewer may know is decided once, in `farlight_env.view.model`; this module only lays
 out text: opponents' face-down tiles appear as '?', hands of others as a count, the deck and
 the face-down awards as counts. Same view gives the same text.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from farlight_env.game.game import FarlightGame
 from farlight_env.game.ship import DOWN, LEFT, RIGHT, UP
-from farlight_env.view_model import (
+from farlight_env.view.model import (
     SHIP_LABELS,
     BidGroup,
     BoardView,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from farlight_env.cards.loader import CardFileError
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game.facts import (  # noqa: F401 - re-exported: the engine imports them here
     AWARD_POINTS,
     DISCOVER,

@@ -14,8 +14,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from farlight_env.cards.loader import CardFileError, load_card_set, standard_card_set
+from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, MissionCard, Timing
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game import scoring, serialize
 from farlight_env.game.actions import (
     Action,
@@ -259,7 +260,7 @@ class FarlightGame:
     `current_player` acts next by `apply`-ing one of `legal_actions()`. Decisions with a
     single legal option are taken automatically and not recorded in `history`; set
     `on_forced` (a callable taking the game and the action, called just before each) to watch
-    them (farlight_env.events does, on a copy). Copies and saved games never carry it.
+    them (farlight_env.view.events does, on a copy). Copies and saved games never carry it.
     """
 
     on_forced: Callable[[FarlightGame, Action], None] | None = None

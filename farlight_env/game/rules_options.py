@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from farlight_env.messages import clip_message, short, some_names
+from farlight_env.untrusted.messages import clip_message, short, some_names
 
 __all__ = [
     "LEGACY_RULE_OPTIONS",

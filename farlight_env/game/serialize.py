@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from farlight_env.cards.loader import card_set_from_dict, card_set_to_dict
+from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.game import schema, validate
 from farlight_env.game.actions import Action, action_from_dict, action_to_dict
 from farlight_env.game.config import ConfigError, EndReason, GameConfig, Phase, Resume
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
 from farlight_env.game.ship import new_stamp
-from farlight_env.messages import MAX_MESSAGE_CHARS, clip_message
+from farlight_env.untrusted.messages import MAX_MESSAGE_CHARS, clip_message
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame

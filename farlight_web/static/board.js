@@ -1,4 +1,4 @@
-// The board as SVG, drawn from the API's view (farlight_env.view_model.BoardView), with the
+// The board as SVG, drawn from the API's view (farlight_env.view.model.BoardView), with the
 // layout of render_rgb (1280x800: station, missions, one panel per seat with its ship).
 // A narrow layout stacks the same panels for small windows. Nothing here decides what a seat
 // may see: the view already holds only that.

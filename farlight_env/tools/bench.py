@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from farlight_env.stats import text_table
+from farlight_env.tools.stats import text_table
 
 
 @dataclass(frozen=True)

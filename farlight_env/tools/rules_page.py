@@ -18,7 +18,7 @@ RULES_RELPATH = "docs/rules.md"
 
 def rules_path() -> Path:
     """docs/rules.md in the source tree this package was imported from (may not exist)."""
-    return Path(__file__).resolve().parent.parent / RULES_RELPATH
+    return Path(__file__).resolve().parents[2] / RULES_RELPATH
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

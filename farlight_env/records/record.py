@@ -16,24 +16,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import reprlib
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from farlight_env.cards.loader import (
-    CardFileError,
-    card_set_from_dict,
-    card_set_to_dict,
-    standard_card_set,
-)
+from farlight_env.cards.io import card_set_from_dict, card_set_to_dict, standard_card_set
 from farlight_env.cards.model import CardSet
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
-from farlight_env.jsontext import loads
-from farlight_env.messages import clip_message
+from farlight_env.records.format import kind as _kind
+from farlight_env.records.format import shape_problem
+from farlight_env.untrusted.jsontext import loads
+from farlight_env.untrusted.messages import clip_message
 
 __all__ = [
     "RECORD_FORMAT",
@@ -66,7 +63,7 @@ CONFIG_KEYS = GAME_OPTIONS
 
 class RecordError(ValueError):
     """A record file that cannot be read, is not a Farlight record, or does not replay (the
-    message is one line of bounded length: farlight_env.messages)."""
+    message is one line of bounded length: farlight_env.untrusted.messages)."""
 
     def __init__(self, message: object = "") -> None:
         super().__init__(clip_message(str(message)))
@@ -132,30 +129,9 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
             f"{source}: unsupported record version {record.get('version')!r}; "
             f"expected {RECORD_VERSION}"
         )
-    for key, kind in (("config", dict), ("actions", list), ("scores", list), ("players", list)):
-        if not isinstance(record.get(key), kind):
-            raise RecordError(
-                f"{source}: field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
-                f"got {_kind(record.get(key))}"
-            )
-    seed = record.get("game_seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RecordError(
-            f"{source}: field 'game_seed' must be a non-negative integer, got {seed!r}"
-        )
-    winners = record.get("winners")
-    if winners is not None and not (
-        isinstance(winners, list)
-        and all(isinstance(w, int) and not isinstance(w, bool) for w in winners)
-    ):
-        raise RecordError(
-            f"{source}: field 'winners' must be a list of seats, got {reprlib.repr(winners)}"
-        )
-    if "card_set" in record and not isinstance(record["card_set"], dict):
-        raise RecordError(
-            f"{source}: field 'card_set' must be a JSON object (a card set), "
-            f"got {_kind(record['card_set'])}"
-        )
+    problem = shape_problem(record)
+    if problem is not None:
+        raise RecordError(f"{source}: {problem}")
     unknown = sorted(set(record["config"]) - set(CONFIG_KEYS))
     if unknown:
         raise RecordError(
@@ -252,12 +228,6 @@ def _ranges(values: Sequence[int]) -> str:
             start = v
         prev = v
     return ", ".join(out) or "none"
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
 
 
 # ------------------------------------------------------------------------------ replay

@@ -1,0 +1,134 @@
+"""Ship-grid caching for the policy networks: distinct rows of a batch (exact, by a random
+projection checked row by row) and the inference cache of ship CNN maps."""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+#: Seed of the fixed random projection that hashes ship grids (not the training RNG's).
+ROW_HASH_SEED = 20_251_123
+
+
+@functools.cache
+def _row_hash_weights(width: int, dtype: torch.dtype) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(ROW_HASH_SEED)
+    return (torch.rand(width, generator=generator, dtype=torch.float64) + 0.5).to(dtype)
+
+
+#: Bytes of rows compared at a time when checking groups (temporaries stay in cache).
+CHECK_BYTES = 1 << 20
+
+
+def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(first, inverse) with rows == rows[first][inverse], first holding one index per distinct
+    row. Rows are grouped by a random projection (float32, else float64 if two rows collide)
+    and every group is checked, so the result is exact whatever the values. `rows` is (n, width)
+    or (batch, seat, width), read as batch * seat rows: a strided view of the observations'
+    ship planes is neither copied nor gathered whole."""
+    table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
+    count = table.shape[0] * table.shape[1]
+    with torch.no_grad():
+        for dtype in (torch.float32, torch.float64):
+            weights = _row_hash_weights(table.shape[2], dtype)
+            keys = torch.stack(
+                [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
+            ).flatten()
+            unique, inverse = torch.unique(keys, return_inverse=True)
+            first = torch.full((int(unique.shape[0]),), count, dtype=torch.long)
+            first.scatter_reduce_(0, inverse, torch.arange(count), reduce="amin")
+            if _rows_equal(table, first[inverse]):
+                return first, inverse
+    every = torch.arange(count)
+    return every, every
+
+
+def _rows_equal(table: torch.Tensor, source: torch.Tensor) -> bool:
+    """Whether row i of `table` (batch, seat, width) equals row source[i], i < batch * seat,
+    compared a few hundred kB at a time."""
+    seats, width = table.shape[1], table.shape[2]
+    step = max(1, CHECK_BYTES // (seats * width * table.element_size()))
+    source = source.view(-1, seats)
+    for start in range(0, table.shape[0], step):
+        rows = source[start : start + step].flatten()
+        if not torch.equal(
+            table[start : start + step], gather_rows(table, rows).view(-1, seats, width)
+        ):
+            return False
+    return True
+
+
+def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Rows `rows` of `table` (batch, seat, width) read as batch * seat rows: (len(rows), width)."""
+    seats = table.shape[1]
+    return table[torch.div(rows, seats, rounding_mode="floor"), rows % seats]
+
+
+class DistinctShips(NamedTuple):
+    """The ship CNN over a batch's distinct grids: `pooled` (batch, seat, 2C) per seat, the
+    distinct grids' `maps` (n, C, row, col) and input `planes`, and `own`, each observation's
+    row of seat 0 (the observer) among them."""
+
+    pooled: torch.Tensor
+    maps: torch.Tensor
+    planes: torch.Tensor
+    own: torch.Tensor
+
+
+class ShipEntry:
+    """What inference keeps of one ship grid: its CNN `maps` (C, row, col), their mean- and
+    max-pooled `pooled` (2C,), and `cells`, the install head's context-free 1x1 convolution of
+    the grid as the observer's own ship (filled by StructuredNet when first needed)."""
+
+    __slots__ = ("cells", "maps", "pooled")
+
+    def __init__(self, maps: torch.Tensor, pooled: torch.Tensor) -> None:
+        self.maps = maps
+        self.pooled = pooled
+        self.cells: torch.Tensor | None = None
+
+
+def pool_maps(maps: torch.Tensor) -> torch.Tensor:
+    """Mean- and max-pooled features of CNN maps (n, C, row, col) -> (n, 2C)."""
+    return torch.cat([maps.mean(dim=(2, 3)), maps.amax(dim=(2, 3))], dim=1)
+
+
+class ShipMapCache:
+    """Ship CNN results of the grids seen since the weights last changed, for inference (no
+    gradients): in a rollout, most ships of a step are those of the step before. Grids are
+    keyed by their bytes, so a hit is an exact match."""
+
+    #: Entries kept at most (about 65 kB each at 32 features; a rollout of 2 x 512 steps sees
+    #: about 400 grids); then the cache starts afresh.
+    LIMIT = 512
+
+    def __init__(self) -> None:
+        self.stamp: tuple[tuple[int, int], ...] = ()
+        self.entries: dict[bytes, ShipEntry] = {}
+        #: Modules besides the CNN whose outputs entries hold (StructuredNet's `cell`).
+        self.watched: tuple[nn.Module, ...] = ()
+
+    def lookup(self, cnn: nn.Module, planes: torch.Tensor) -> list[ShipEntry]:
+        """One entry per grid of `planes` (n, C, row, col); the CNN runs only on grids not seen
+        with these weights. An in-place update or a new tensor changes a parameter's (address,
+        version) stamp and clears the cache."""
+        stamp = tuple(
+            (p.data_ptr(), p._version) for m in (cnn, *self.watched) for p in m.parameters()
+        )
+        if stamp != self.stamp or len(self.entries) > self.LIMIT:
+            self.stamp, self.entries = stamp, {}
+        keys = [row.tobytes() for row in planes.detach().flatten(1).numpy()]
+        get = self.entries.get
+        missing = {key: i for i, key in enumerate(keys) if get(key) is None}
+        if missing:
+            maps = cnn(planes[list(missing.values())])
+            for key, grid_maps, pooled in zip(missing, maps, pool_maps(maps), strict=True):
+                self.entries[key] = ShipEntry(grid_maps, pooled)
+        return [self.entries[key] for key in keys]
+
+    def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+        """cnn(planes), computed only for grids not seen with these weights."""
+        return torch.stack([entry.maps for entry in self.lookup(cnn, planes)])

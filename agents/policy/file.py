@@ -1,0 +1,176 @@
+"""The policy file: a plain `torch.save` of a dict (format tag, config, state dict of
+tensors), written atomically and read back with `torch.load(..., weights_only=True)` only,
+its config type- and range-checked and its network's size bounded before anything is built."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+import torch
+
+from agents.files import check_torch_archive
+from agents.policy.nets import ARCHITECTURES, PolicyNet
+from agents.torch_threads import library_default
+
+POLICY_FORMAT = "farlight-policy"
+POLICY_VERSION = 1
+#: State-dict prefixes of SB3's actor that a saved policy keeps. The flat architecture's critic
+#: is dropped; the structured network's small value layer lives inside it and is kept.
+ACTOR_PREFIXES = (
+    "features_extractor.",
+    "mlp_extractor.policy_net.",
+    "mlp_extractor.net.",
+    "action_net.",
+)
+SHIPPED_POLICY = Path(__file__).parent.parent / "data" / "ppo.pt"
+#: Bounds on what a policy file may ask for: the shipped policy has 0.5 M parameters in a
+#: 2 MB file; a file asking for more than MAX_PARAMETERS is refused before anything is built.
+MAX_POLICY_BYTES = 256 << 20
+MAX_PARAMETERS = 50_000_000
+MAX_WIDTH = 4096
+MAX_OBSERVATION = 1_000_000
+MAX_ACTIONS = 100_000
+Width = Annotated[int, msgspec.Meta(ge=1, le=MAX_WIDTH)]
+Index = Annotated[int, msgspec.Meta(ge=0, le=MAX_OBSERVATION)]
+
+
+def save_policy(
+    state_dict: Mapping[str, torch.Tensor], config: Mapping[str, Any], path: Path
+) -> None:
+    """Write the actor's weights and config atomically (temp file, then rename)."""
+    actor = {
+        k: v.detach().cpu().clone() for k, v in state_dict.items() if k.startswith(ACTOR_PREFIXES)
+    }
+    payload = {
+        "format": POLICY_FORMAT,
+        "version": POLICY_VERSION,
+        "config": dict(config),
+        "state_dict": actor,
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+
+
+class PolicyConfig(msgspec.Struct):
+    """What a policy file must say about its network; unknown keys (provenance such as
+    trained_steps or opponents) are kept but not used to build anything."""
+
+    layout: dict[str, tuple[Index, Index, Annotated[list[Width], msgspec.Meta(max_length=4)]]]
+    obs_size: Annotated[int, msgspec.Meta(ge=1, le=MAX_OBSERVATION)]
+    action_size: Annotated[int, msgspec.Meta(ge=1, le=MAX_ACTIONS)]
+    embed: Width
+    ship_features: Width
+    arch: Literal["flat", "structured"] = "flat"
+    hidden: Width = 256
+    vf: Width = 128
+    pi: Annotated[list[Width], msgspec.Meta(max_length=8)] = msgspec.field(default_factory=list)
+    name: Annotated[str, msgspec.Meta(max_length=200)] = "policy"
+
+
+def _check_layout(config: PolicyConfig) -> None:
+    """Every field's slice lies inside the observation and matches its shape."""
+    if len(config.layout) > 64:
+        raise ValueError("layout has more than 64 fields")
+    for name, (start, stop, shape) in config.layout.items():
+        if not 0 <= start < stop <= config.obs_size or math.prod(shape) != stop - start:
+            raise ValueError(
+                f"layout field {name!r} ({start}:{stop}, shape {shape}) does not fit an "
+                f"observation of {config.obs_size}"
+            )
+    missing = {"ships", "station", "missions", "bids", "own_hand", "pending", "deck"} - set(
+        config.layout
+    )
+    if missing:
+        raise ValueError(f"layout lacks {sorted(missing)}")
+    if len(config.layout["ships"][2]) != 4:
+        raise ValueError("layout field 'ships' must have 4 dimensions (seat, plane, row, col)")
+
+
+def validated_config(raw: Any) -> dict[str, Any]:
+    """The network fields of a file's policy config (defaults filled in), every field type-
+    and range-checked (ValueError)."""
+    arch = raw.get("arch", "flat") if isinstance(raw, dict) else None
+    if isinstance(arch, str) and arch not in ARCHITECTURES:
+        raise ValueError(f"unknown architecture {arch!r}; expected one of {ARCHITECTURES}")
+    try:
+        config = msgspec.convert(raw, PolicyConfig)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"bad policy config: {exc}") from exc
+    _check_layout(config)
+    return msgspec.to_builtins(config)
+
+
+def parameter_count(config: Mapping[str, Any]) -> int:
+    """Parameters the config's network would have, counted without allocating them."""
+    with torch.device("meta"):
+        return sum(p.numel() for p in PolicyNet(config).parameters())
+
+
+#: How every file torch.save writes (a zip archive) begins.
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _load_failure(exc: Exception) -> str:
+    """Why torch could not load a file, in a few words. Never torch's own advice for an
+    unpickling refusal, which suggests weights_only=False: a policy file never needs it."""
+    if isinstance(exc, pickle.UnpicklingError):
+        return "it holds more than tensors and plain values, the only kind loaded"
+    if isinstance(exc, EOFError):
+        return "the file is cut short"
+    first = str(exc).split(". ")[0].splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
+    """Load a saved policy; a foreign, corrupt or oversized file raises ValueError saying what
+    is wrong. The file is at most MAX_POLICY_BYTES, its network at most MAX_PARAMETERS."""
+    library_default()  # one torch thread unless chosen (agents/torch_threads.py)
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy file at {path}")
+    if path.stat().st_size > MAX_POLICY_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_POLICY_BYTES} bytes; not a policy file")
+    with path.open("rb") as fh:
+        if fh.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+            raise ValueError(
+                f"{path}: not a loadable policy file (not a PyTorch file: policy files are "
+                "the policy.pt that farlight train writes)"
+            )
+    try:
+        check_torch_archive(path, MAX_POLICY_BYTES)
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
+        raise ValueError(f"{path}: not a loadable policy file ({_load_failure(exc)})") from exc
+    if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:
+        raise ValueError(f"{path}: not a Farlight policy (expected format {POLICY_FORMAT!r})")
+    if payload.get("version") != POLICY_VERSION:
+        raise ValueError(
+            f"{path}: policy version {payload.get('version')!r}, expected {POLICY_VERSION}"
+        )
+    config = payload.get("config")
+    try:
+        network = validated_config(config)
+        count = parameter_count(network)
+        if count > MAX_PARAMETERS:
+            raise ValueError(f"its network has {count:,} parameters, more than {MAX_PARAMETERS:,}")
+        net = PolicyNet(network)
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    state = payload.get("state_dict")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{path}: state_dict must map names to tensors")
+    try:
+        net.load_state_dict(state, strict=True)
+    except (RuntimeError, KeyError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise ValueError(f"{path}: weights do not match the policy config: {first}") from exc
+    net.eval()
+    return net, config

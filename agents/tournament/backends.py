@@ -1,0 +1,134 @@
+"""Where the games are played: in this process, on a local pool of spawned die-with-parent
+workers, or on Ray (a local instance or a cluster joined by address)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from typing import Any
+
+from agents.journal import (
+    Journal,
+)
+from agents.tournament.play import GameFailure, play_game
+from agents.tournament.scheduling import GameSpec
+from agents.workers import die_with_parent, start_orphan_reaper, stop_orphan_reaper
+
+
+def single_threaded_worker() -> None:
+    """One math thread per worker process: with N workers on N cores, torch's default of one
+    thread per core oversubscribes them (30x slower policy decisions, as measured)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def start_worker(parent_pid: int) -> None:
+    """Initializer of a pool worker: one math thread, and exit when the parent dies."""
+    die_with_parent(parent_pid)
+    single_threaded_worker()
+
+
+Record = dict[str, Any]
+
+
+def run_local(specs: Sequence[GameSpec], workers: int, done: Callable[[Record], None]) -> None:
+    if workers <= 1:
+        for spec in specs:
+            done(play_game(spec))
+        return
+    # spawn, not fork: a forked worker can deadlock on locks torch or other threads held
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=start_worker,
+        initargs=(os.getpid(),),
+    )
+    try:
+        futures = [pool.submit(play_game, spec) for spec in specs]
+        for future in as_completed(futures):
+            done(future.result())
+    except BaseException:
+        # A failed game (or Ctrl-C) stops everything now: games in flight are abandoned.
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown()
+
+
+def play_games(
+    specs: Sequence[GameSpec],
+    workers: int,
+    progress: bool,
+    journal: Journal | None = None,
+    finished: Sequence[Record] = (),
+) -> list[Record]:
+    """Play the `specs` not already `finished` on a local process pool (die-with-parent
+    workers) with a progress bar, appending each to `journal` as it ends; all the records come
+    back in index order whatever the number of workers."""
+    from tqdm.auto import tqdm
+
+    records: list[Record] = list(finished)
+    played = {r["index"] for r in records}
+    todo = [s for s in specs if s.index not in played]
+    with tqdm(
+        total=len(specs), initial=len(records), desc="games", unit="game", disable=not progress
+    ) as bar:
+
+        def done(record: Record) -> None:
+            records.append(journal.append(record) if journal is not None else record)
+            bar.update(1)
+
+        run_local(todo, workers, done)
+    return sorted(records, key=lambda r: r["index"])
+
+
+def run_ray(
+    specs: Sequence[GameSpec], workers: int, done: Callable[[Record], None], address: str | None
+) -> None:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RuntimeError("the ray backend needs Ray: pip install 'farlight-env[ray]'") from exc
+    started_here = not ray.is_initialized()
+    # A local instance is ours: if this process is killed, its reaper ends all of it at once
+    # (Ray's own agents would linger for a minute). A cluster joined by address is not ours.
+    reaper = start_orphan_reaper() if started_here and address is None else None
+    try:
+        if started_here:
+            try:
+                ray.init(
+                    address=address, num_cpus=None if address else workers, include_dashboard=False
+                )
+            except ConnectionError as exc:  # no cluster at the address, or none running (auto)
+                first = str(exc).split(". ")[0].splitlines()[0]
+                raise ValueError(f"cannot join the Ray cluster at {address}: {first}") from None
+        _play_on_ray(ray, specs, done)
+    finally:
+        if started_here:
+            ray.shutdown()
+        stop_orphan_reaper(reaper)
+
+
+def _play_on_ray(ray: Any, specs: Sequence[GameSpec], done: Callable[[Record], None]) -> None:
+    remote = ray.remote(play_game)
+    pending = [remote.remote(spec) for spec in specs]
+    while pending:
+        finished, pending = ray.wait(pending, num_returns=1)
+        try:
+            records = ray.get(finished)
+        except Exception as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, GameFailure):
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                raise cause from None
+            raise
+        for record in records:
+            done(record)

@@ -1,0 +1,65 @@
+"""One scheduled game played through the PettingZoo env exactly as users would; its record."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from agents.arena import play_episode
+from agents.registry import make
+from agents.tournament.scheduling import GameSpec, agent_seed
+from farlight_env.env.aec import raw_env
+from farlight_env.records.record import build_record
+
+
+class GameFailure(RuntimeError):
+    """A game that could not be played to its end: names the game, the seat and the agent."""
+
+
+def _failure(spec: GameSpec, seat: int | None, exc: BaseException) -> GameFailure:
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    who = f"seat {seat} ({spec.lineup[seat]})" if seat is not None else "setting up"
+    return GameFailure(f"game {spec.index}, {who}: {type(exc).__name__}: {first}")
+
+
+def play_game(spec: GameSpec) -> dict[str, Any]:
+    """Play one scheduled game through the AEC env; returns its record (JSON-able). An agent
+    that raises (or plays an illegal move) ends the game with a GameFailure naming it."""
+    building: int | None = None  # the seat whose agent is being made, if any
+    env = raw_env(**spec.config)
+    env.reset(seed=spec.seed)
+    think = [0.0] * len(spec.lineup)
+    cpu = [0.0] * len(spec.lineup)
+    decisions = [0] * len(spec.lineup)
+
+    def count(seat: int, _action: int, seconds: float, cpu_seconds: float) -> None:
+        think[seat] += seconds
+        cpu[seat] += cpu_seconds
+        decisions[seat] += 1
+
+    try:
+        seats = []
+        for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
+            target = spec.aliases.get(name, name)
+            if isinstance(target, str):
+                kwargs = spec.agent_kwargs.get(name, {})
+                seats.append(make(target, seed=agent_seed(spec, building), **kwargs))
+            else:
+                seats.append(copy.deepcopy(target))
+            seats[-1].reset()
+        building = None
+        play_episode(env, seats, count)
+    except Exception as exc:  # noqa: BLE001 - any agent error ends the tournament by name
+        seat = building if building is not None else env.agent_name_mapping.get(env.agent_selection)
+        raise _failure(spec, seat, exc) from exc
+    game = env.game
+    assert game is not None and game.is_over
+    # the one record format (record.py), card set included when it is not the standard one
+    return build_record(
+        game,
+        spec.lineup,
+        spec.seed,
+        spec.config,
+        index=spec.index,
+        timing={"seconds": think, "cpu_seconds": cpu, "decisions": decisions},
+    )

@@ -1,0 +1,101 @@
+"""A run's environments: its game options, opponents per seat (names or policy files), picklable
+env factories for the vectorised envs, and closing them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+
+from agents.policy import PolicyAgent
+from agents.registry import make
+from agents.workers import die_with_parent
+from farlight_env.cards.io import load_card_set, standard_card_set
+from farlight_env.cards.model import CardSet
+from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from training.config import PPOConfig, env_player_counts
+from training.game_options import game_kwargs
+
+
+def card_set_of(config: PPOConfig) -> CardSet:
+    """The run's card set: its --card-set file, or the standard one (CardFileError if bad)."""
+    return load_card_set(config.card_set) if config.card_set else standard_card_set()
+
+
+def env_options(config: PPOConfig) -> dict[str, Any]:
+    """The game options of every environment of a run (training and evaluation alike)."""
+    return {"card_set": config.card_set or None, **game_kwargs(config)}
+
+
+def is_policy_path(name: str) -> bool:
+    return name.endswith(".pt") or os.sep in name
+
+
+def opponent_policies(names: Sequence[str], seed: int) -> list[Any]:
+    """Agents for the opponent seats, from names or saved policy paths."""
+    out = []
+    for i, name in enumerate(names):
+        if is_policy_path(name):
+            out.append(PolicyAgent(name, seed=seed + i))
+        else:
+            out.append(make(name, seed=seed + i))
+    return out
+
+
+def check_agents(names: Sequence[str], option: str) -> None:
+    """Build every named agent once, here, so a bad name or a corrupt policy file is refused
+    before any worker starts (ValueError naming the option)."""
+    for name in dict.fromkeys(names):
+        try:
+            opponent_policies([name], seed=0)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{option}: {exc}") from exc
+
+
+def seat_opponents(config: PPOConfig, num_players: int | None = None) -> list[str]:
+    """One opponent per other seat: the list given, or its one agent repeated."""
+    others = (num_players or config.num_players) - 1
+    return (
+        list(config.opponents)
+        if len(config.opponents) == others
+        else [config.opponents[0]] * others
+    )
+
+
+def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
+    """A picklable env factory for SB3 VecEnvs (one per worker); a worker process started by
+    SubprocVecEnv ends when the process that built the factories does."""
+    parent = os.getpid()
+
+    def build() -> gym.Env:
+        if os.getpid() != parent:
+            die_with_parent(parent)
+        seats = env_player_counts(config)[rank]
+        env = FarlightSingleAgentEnv(
+            num_players=seats,
+            opponents=opponent_policies(
+                seat_opponents(config, seats), config.seed * 1000 + rank * 10
+            ),
+            reward_mode=config.reward_mode,
+            **env_options(config),
+        )
+        env.reset(seed=config.seed * 1000 + rank)
+        return env
+
+    return build
+
+
+def probe_env(config: PPOConfig) -> FarlightSingleAgentEnv:
+    """An env of the run's game options, unreset and without opponents: its spaces are every
+    training env's (the observation covers the largest table whatever the seat count)."""
+    return FarlightSingleAgentEnv(num_players=env_player_counts(config)[0], **env_options(config))
+
+
+def close_env(env: Any) -> None:
+    """Close the vectorised env, also when its workers already died (Ctrl-C reaches the whole
+    process group): the interrupt, not a broken pipe, is what the user should hear about."""
+    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
+        env.close()
