@@ -45,6 +45,13 @@ from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
 from farlight_env.records.record import RecordError, load_record
 from farlight_web import library
+from farlight_web.bots import (
+    POLICY_FOLDER,
+    WEB_MAX_ITERATIONS,
+    BotUnfit,
+    opponent_problem,
+    policy_names,
+)
 from farlight_web.limits import Limits, RateLimiter, retry_after
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
@@ -59,23 +66,9 @@ from farlight_web.schemas import (
     options_page,
     read_body,
 )
-from farlight_web.sessions import (
-    HUMAN,
-    ID_PATTERN,
-    POLICY_FOLDER,
-    THINK_SECONDS,
-    WEB_MAX_ITERATIONS,
-    BadAction,
-    BotUnfit,
-    Conflict,
-    GameNotFound,
-    NotYourSeat,
-    Tables,
-    opponent_problem,
-    parse_seat_keys,
-    policy_names,
-    seats_held,
-)
+from farlight_web.seats import HUMAN, NotYourSeat, parse_seat_keys, seats_held
+from farlight_web.sessions import THINK_SECONDS, BadAction, Conflict
+from farlight_web.tables import ID_PATTERN, GameNotFound, Tables
 from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"

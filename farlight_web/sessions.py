@@ -42,54 +42,32 @@ so a page reloaded afterwards shows them in its log, and the bot failures report
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
-import re
 import secrets
 import threading
 import time
-import weakref
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from farlight_env.cards.model import CardSet
 from farlight_env.game import FarlightGame
-from farlight_env.records.record import (
-    RecordError,
-    build_record,
-    load_record,
-    new_game,
-    record_actions,
-    save_record,
-)
+from farlight_env.records.record import build_record, save_record
 from farlight_env.view.model import board_view, to_builtins
-from farlight_web.library import inside, walk
-from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
+from farlight_web.bots import BotUnfit, agent_source, opponent_seed, reseed, unfit
 from farlight_web.moves import action_info, events_for, move_events, move_label
+from farlight_web.seats import HUMAN, NotYourSeat, seats_held, token_hash
 
 log = logging.getLogger("farlight_web")
 
-HUMAN = "human"
-ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 MAX_MOVES_SHOWN = 200  # moves kept for clients to catch up on (well above a round's)
-#: Saved policies a browser may name as opponents live here, under --data; nothing else on the
-#: server's disk can be named, so a client learns nothing about other files.
-POLICY_FOLDER = "policies"
-#: A client picks the search budget, so it is bounded: one bot decision stays a few seconds.
-WEB_MAX_ITERATIONS = 1000
 #: Bot thinking per request (seconds): after it, the request returns ("thinking": true).
 THINK_SECONDS = 2.0
 #: Seed offset of the heuristic that stands in for a failing bot (never a bot's own seed).
 STAND_IN_SEAT_OFFSET = 100
-
-
-class GameNotFound(LookupError):
-    """No live or saved game with that id."""
 
 
 class BadAction(ValueError):
@@ -98,14 +76,6 @@ class BadAction(ValueError):
 
 class Conflict(BadAction):
     """A move when it is not that seat's turn, after the end, or for an older decision (409)."""
-
-
-class NotYourSeat(PermissionError):
-    """A request that needs a seat's token and has none that fits (HTTP 401/403)."""
-
-
-class BotUnfit(ValueError):
-    """A bot that cannot play this game at all (e.g. a policy for another grid size)."""
 
 
 class Move(NamedTuple):
@@ -117,146 +87,6 @@ class Move(NamedTuple):
     other: str  # its label for everyone else
     after: FarlightGame  # the state after it
     events: list[dict[str, Any]]  # what it set off (public: see farlight_web.moves)
-
-
-def token_hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def policy_names(policies: Path) -> list[str]:
-    """The saved policies a client may choose, as names relative to the policies folder."""
-    if not policies.is_dir() or policies.is_symlink():  # a link leads outside --data
-        return []
-    return [f.relative_to(policies).as_posix() for f in walk(policies, suffix=".pt")]
-
-
-def opponent_problem(name: str, policies: Path) -> str | None:
-    """Why `name` cannot be an opponent on this server (None when it can)."""
-    from agents.registry import FACTORIES, budget_spec
-
-    if name in FACTORIES:
-        return None
-    spec = budget_spec(name)
-    if spec is not None:
-        if spec[1] <= WEB_MAX_ITERATIONS:
-            return None
-        return f"{name}: this server allows at most ismcts@{WEB_MAX_ITERATIONS}"
-    if name.endswith(".pt") and not policies.is_symlink():
-        try:
-            if inside(policies, name).is_file():
-                return None
-        except (ValueError, OSError):  # outside the folder, a name too long for the disk
-            pass
-    shown = name if len(name) <= 80 else name[:77] + "..."
-    return f"unknown opponent(s) {shown}"
-
-
-def agent_source(name: str, policies: Path) -> str:
-    """What `agents.make` is given for a lineup name: a policy's file under the policies folder."""
-    return str(inside(policies, name)) if name.endswith(".pt") else name
-
-
-def opponent_seed(seed: int, seat: int) -> int:
-    """Each bot's seed, derived from the game seed and its seat (as `farlight play` does)."""
-    return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
-
-
-def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
-    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
-    policy), a fresh one drawn from (seed, seat, decision number): a bot's decision is then a
-    function of the position and those three numbers, so a game rebuilt from its record needs
-    no bot to think again (caches kept by agents change no decision)."""
-    count = 0
-    for name, value in list(vars(agent).items()):
-        if isinstance(value, np.random.Generator):
-            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
-            count += 1
-        elif depth > 0 and callable(getattr(value, "act", None)) and hasattr(value, "__dict__"):
-            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
-            count += 1
-
-
-def _unfit(bot: Any, observation_size: int, actions: int) -> str | None:
-    """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
-    from agents.policy import PolicyAgent
-
-    for agent in (bot, getattr(bot, "policy", None)):
-        if isinstance(agent, PolicyAgent):
-            try:
-                agent._check_shapes(observation_size, actions)
-            except ValueError as exc:
-                return str(exc)
-    return None
-
-
-def parse_seat_keys(record: dict[str, Any], path: Path) -> list[dict[str, str] | None]:
-    """The record's seat keys (one per seat), or those of an older record (its one human seat
-    unclaimed: an empty key); RecordError when it is not a browser game."""
-    lineup = [str(p) for p in record["players"]]
-    keys = record.get("seat_keys")
-    if keys is None:
-        seat = record.get("human_seat")
-        if not isinstance(seat, int) or not 0 <= seat < len(lineup) or lineup[seat] != HUMAN:
-            raise RecordError(f"{path}: not a browser game (no human seat)")
-        return [{} if s == seat else None for s in range(len(lineup))]
-    if not isinstance(keys, list) or len(keys) != len(lineup):
-        raise RecordError(f"{path}: seat_keys must be a list with one entry per seat")
-    out: list[dict[str, str] | None] = []
-    for seat, key in enumerate(keys):
-        human = lineup[seat] == HUMAN
-        if key is None and not human:
-            out.append(None)
-            continue
-        ok = (
-            human
-            and isinstance(key, dict)
-            and set(key) <= {"token", "invite"}
-            and len(key) <= 1
-            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in key.values())
-        )
-        if not ok:
-            raise RecordError(
-                f"{path}: seat_keys[{seat}] does not fit seat {seat} ({lineup[seat]})"
-            )
-        out.append(dict(key))
-    if not any(k is not None for k in out):
-        raise RecordError(f"{path}: not a browser game (no human seat)")
-    return out
-
-
-def parse_bot_errors(record: dict[str, Any], lineup: list[str], path: Path) -> list[dict[str, Any]]:
-    """The bot failures a record reports (one per bot seat at most); RecordError if malformed."""
-    errors = record.get("bot_errors", [])
-    ok = isinstance(errors, list) and len(errors) <= len(lineup)
-    for entry in errors if ok else []:
-        ok = ok and (
-            isinstance(entry, dict)
-            and set(entry) == {"seat", "agent", "error", "version"}
-            and isinstance(entry["seat"], int)
-            and 0 <= entry["seat"] < len(lineup)
-            and entry["agent"] == lineup[entry["seat"]] != HUMAN
-            and isinstance(entry["error"], str)
-            and len(entry["error"]) <= 200
-            and isinstance(entry["version"], int)
-            and entry["version"] >= 0
-        )
-    if not ok:
-        raise RecordError(f"{path}: bot_errors must list seats of bots with what they did")
-    return [dict(e) for e in errors]
-
-
-def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable[str]) -> set[int]:
-    """The seats whose token is among `tokens` (tokens of other games are ignored)."""
-    held = set()
-    for token in tokens:
-        prefix, _, _secret = token.partition(".")
-        if prefix != game_id:
-            continue
-        digest = token_hash(token)
-        for seat, key in enumerate(keys):
-            if key and "token" in key and hmac.compare_digest(key["token"], digest):
-                held.add(seat)
-    return held
 
 
 class Table:
@@ -296,7 +126,7 @@ class Table:
             if name == HUMAN:
                 continue
             bot = make(agent_source(name, policies), seed=opponent_seed(seed, s))
-            problem = _unfit(bot, *sizes)
+            problem = unfit(bot, *sizes)
             if problem:
                 raise BotUnfit(f"seat {s} ({name}) cannot play this game: {problem}")
             bot.reset()
@@ -542,167 +372,3 @@ class Table:
 def _ranges(values: list[int]) -> str:
     shown = ", ".join(str(v) for v in values[:20])
     return shown + (f", ... ({len(values)} in all)" if len(values) > 20 else "")
-
-
-class Tables:
-    """The server's games by id: created here, kept in memory, reloaded from --data on demand.
-
-    At most `max_live` games stay in memory, least recently used evicted first, and a game
-    untouched for `idle_seconds` is evicted at the next request (`farlight_web.limits`). An
-    evicted game loses nothing: its record was saved after the last decision, and the next
-    request rebuilds it (`resume`). There is never more than one `Table` for a game: a table
-    evicted while a request still holds it is found again through `loaded` (a weak map of
-    every table still in memory) instead of being rebuilt beside it, and rebuilds of one
-    game are serialised (`_gates`), so two requests for it always share one table and lock.
-    """
-
-    def __init__(
-        self,
-        data: Path,
-        card_set: CardSet | None = None,
-        max_live: int = MAX_LIVE_GAMES,
-        idle_seconds: float = IDLE_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-        think_seconds: float = THINK_SECONDS,
-    ) -> None:
-        self.folder = data / "games"
-        self.policies = data / POLICY_FOLDER
-        self.card_set = card_set
-        self.card_set_name = "standard" if card_set is None else card_set.name
-        self.think_seconds = think_seconds
-        self.max_live = max_live
-        self.idle_seconds = idle_seconds
-        self.clock = clock
-        self.live: OrderedDict[str, Table] = OrderedDict()  # least recently used first
-        self.used: dict[str, float] = {}  # when each live game was last asked for
-        self.loaded: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
-        self.lock = threading.Lock()
-        self._gates = [threading.Lock() for _ in range(64)]  # rebuilds, striped by game id
-
-    def create(
-        self, lineup: list[str], seat: int, seed: int, config: dict[str, Any]
-    ) -> tuple[Table, str, dict[int, str]]:
-        """A new table (the bots before the first human decision have moved, within the
-        budget), saved; with the creator's token for `seat` and an invite code per other
-        human seat."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        game_id = secrets.token_hex(6)
-        if self.card_set is not None:
-            config = {**config, "card_set": self.card_set}
-        keys: list[dict[str, str] | None] = [{} if n == HUMAN else None for n in lineup]
-        table = Table(
-            game_id,
-            lineup,
-            seed,
-            config,
-            self.folder,
-            self.policies,
-            keys,
-            self.think_seconds,
-            self.clock,
-        )
-        token = table.new_seat_secret(seat)
-        invites = {s: table.new_seat_secret(s, "invite") for s in table.humans if s != seat}
-        table.save()
-        table.advance()
-        with self.lock:
-            self._admit(table)
-        return table, token, invites
-
-    def get(self, game_id: str) -> Table:
-        """The live table, or the saved one rebuilt from its record; GameNotFound otherwise."""
-        if not ID_PATTERN.match(game_id):
-            raise GameNotFound(f"unknown game {game_id!r}")
-        with self.lock:
-            table = self._find(game_id)
-        if table is not None:
-            return table
-        with self._gates[int(game_id, 16) % len(self._gates)]:
-            with self.lock:  # rebuilt by another request while this one waited?
-                table = self._find(game_id)
-            if table is not None:
-                return table
-            path = self.folder / f"{game_id}.json"
-            if not path.is_file():
-                raise GameNotFound(f"unknown game {game_id!r}")
-            table = resume(game_id, path, self.policies, self.think_seconds, self.clock)
-            with self.lock:
-                self._admit(table)
-            return table
-
-    def _find(self, game_id: str) -> Table | None:
-        """The game's table if one is in memory (live, or evicted but still held), made live."""
-        table = self.live.get(game_id)
-        if table is None:
-            table = self.loaded.get(game_id)
-        if table is not None:
-            self._admit(table)
-        return table
-
-    def _admit(self, table: Table) -> None:
-        """`table` becomes the most recently used; evict what is past the limits."""
-        now = self.clock()
-        self.live[table.id] = table
-        self.live.move_to_end(table.id)
-        self.used[table.id] = now
-        self.loaded[table.id] = table
-        while self.live:
-            oldest = next(iter(self.live))
-            if len(self.live) <= self.max_live and now - self.used[oldest] <= self.idle_seconds:
-                break
-            del self.live[oldest], self.used[oldest]
-
-
-def resume(
-    game_id: str,
-    path: Path,
-    policies: Path,
-    think_seconds: float = THINK_SECONDS,
-    clock: Callable[[], float] = time.monotonic,
-) -> Table:
-    """Rebuild a table from its saved record: same env seed, the record's actions replayed
-    (no bot thinks again: each decision's randomness is reseeded, see `reseed`). Errors name
-    the record as `games/<id>.json`, never by its place on the server's disk."""
-    try:
-        return _resume(game_id, path, policies, think_seconds, clock)
-    except (RecordError, BotUnfit) as exc:
-        raise RecordError(str(exc).replace(str(path), f"games/{path.name}")) from None
-
-
-def _resume(
-    game_id: str,
-    path: Path,
-    policies: Path,
-    think_seconds: float,
-    clock: Callable[[], float],
-) -> Table:
-    record = load_record(path)
-    lineup = [str(p) for p in record["players"]]
-    keys = parse_seat_keys(record, path)
-    env_seed = record.get("env_seed")
-    if not isinstance(env_seed, int):
-        raise RecordError(f"{path}: no env_seed: cannot rebuild the bots")
-    config = {k: v for k, v in record["config"].items() if k != "num_players"}
-    if "card_set" in record:
-        config["card_set"] = new_game(record).cards
-    for name in lineup:
-        problem = None if name == HUMAN else opponent_problem(name, policies)
-        if problem:
-            raise RecordError(f"{path}: {problem}")
-    table = Table(
-        game_id, lineup, env_seed, config, path.parent, policies, keys, think_seconds, clock
-    )
-    table.bot_errors = parse_bot_errors(record, lineup, path)
-    codec = table.env.codec
-    actions = record_actions(record)
-    kept_from = len(actions) - MAX_MOVES_SHOWN  # the moves a live table would still hold
-    for i, action in enumerate(actions):
-        game = table.game
-        actor = game.current_player
-        if actor is None:
-            raise RecordError(f"{path}: action {i} after the end of the game")
-        index = codec.encode(action)
-        if not table.env.codec.mask(game)[index]:
-            raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
-        table._step(index, record_move=i >= kept_from)
-    return table

@@ -368,7 +368,7 @@ def _tied_record(data: Path) -> tuple[str, str, dict[str, Any]]:
     from farlight_env.env.aec import raw_env
     from farlight_env.records.record import build_record, save_record
     from farlight_env.view.events import final_tiebreak
-    from farlight_web.sessions import token_hash
+    from farlight_web.seats import token_hash
 
     for env_seed in range(300):
         env = raw_env(num_players=3)

@@ -23,10 +23,10 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from farlight_env.records.record import load_record, verify_record  # noqa: E402
-from farlight_web import sessions  # noqa: E402
+from farlight_web import tables as table_registry  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
 from farlight_web.limits import Limits, Rate, RateLimiter  # noqa: E402
-from farlight_web.sessions import Tables  # noqa: E402
+from farlight_web.tables import Tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT = {"players": 2, "seat": 0, "opponents": ["heuristic"], "max_rounds": 2}
@@ -166,14 +166,14 @@ def test_concurrent_requests_for_an_evicted_game_rebuild_it_once(
     tables.create(["human", "heuristic"], 0, 6, {"max_rounds": 2})
     gc.collect()
     calls = []
-    real = sessions.resume
+    real = table_registry.resume
 
     def slow_resume(*args: Any) -> Any:
         calls.append(args[0])
         time.sleep(0.2)  # widen the window in which other requests ask for the same game
         return real(*args)
 
-    monkeypatch.setattr(sessions, "resume", slow_resume)
+    monkeypatch.setattr(table_registry, "resume", slow_resume)
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda _: tables.get(game_id), range(4)))
     assert calls == [game_id]

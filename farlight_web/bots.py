@@ -1,0 +1,111 @@
+"""The bots a browser game seats: which names a client may choose, how each is built, and how
+its randomness is drawn per decision so a game rebuilt from its record needs no bot to think
+again. See `farlight_web.sessions`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from farlight_env.records.record import RecordError
+from farlight_web.library import inside, walk
+from farlight_web.seats import HUMAN
+
+#: Saved policies a browser may name as opponents live here, under --data; nothing else on the
+#: server's disk can be named, so a client learns nothing about other files.
+POLICY_FOLDER = "policies"
+#: A client picks the search budget, so it is bounded: one bot decision stays a few seconds.
+WEB_MAX_ITERATIONS = 1000
+
+
+class BotUnfit(ValueError):
+    """A bot that cannot play this game at all (e.g. a policy for another grid size)."""
+
+
+def policy_names(policies: Path) -> list[str]:
+    """The saved policies a client may choose, as names relative to the policies folder."""
+    if not policies.is_dir() or policies.is_symlink():  # a link leads outside --data
+        return []
+    return [f.relative_to(policies).as_posix() for f in walk(policies, suffix=".pt")]
+
+
+def opponent_problem(name: str, policies: Path) -> str | None:
+    """Why `name` cannot be an opponent on this server (None when it can)."""
+    from agents.registry import FACTORIES, budget_spec
+
+    if name in FACTORIES:
+        return None
+    spec = budget_spec(name)
+    if spec is not None:
+        if spec[1] <= WEB_MAX_ITERATIONS:
+            return None
+        return f"{name}: this server allows at most ismcts@{WEB_MAX_ITERATIONS}"
+    if name.endswith(".pt") and not policies.is_symlink():
+        try:
+            if inside(policies, name).is_file():
+                return None
+        except (ValueError, OSError):  # outside the folder, a name too long for the disk
+            pass
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    return f"unknown opponent(s) {shown}"
+
+
+def agent_source(name: str, policies: Path) -> str:
+    """What `agents.make` is given for a lineup name: a policy's file under the policies folder."""
+    return str(inside(policies, name)) if name.endswith(".pt") else name
+
+
+def opponent_seed(seed: int, seat: int) -> int:
+    """Each bot's seed, derived from the game seed and its seat (as `farlight play` does)."""
+    return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
+
+
+def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
+    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
+    policy), a fresh one drawn from (seed, seat, decision number): a bot's decision is then a
+    function of the position and those three numbers, so a game rebuilt from its record needs
+    no bot to think again (caches kept by agents change no decision)."""
+    count = 0
+    for name, value in list(vars(agent).items()):
+        if isinstance(value, np.random.Generator):
+            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
+            count += 1
+        elif depth > 0 and callable(getattr(value, "act", None)) and hasattr(value, "__dict__"):
+            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
+            count += 1
+
+
+def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
+    """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
+    from agents.policy import PolicyAgent
+
+    for agent in (bot, getattr(bot, "policy", None)):
+        if isinstance(agent, PolicyAgent):
+            try:
+                agent._check_shapes(observation_size, actions)
+            except ValueError as exc:
+                return str(exc)
+    return None
+
+
+def parse_bot_errors(record: dict[str, Any], lineup: list[str], path: Path) -> list[dict[str, Any]]:
+    """The bot failures a record reports (one per bot seat at most); RecordError if malformed."""
+    errors = record.get("bot_errors", [])
+    ok = isinstance(errors, list) and len(errors) <= len(lineup)
+    for entry in errors if ok else []:
+        ok = ok and (
+            isinstance(entry, dict)
+            and set(entry) == {"seat", "agent", "error", "version"}
+            and isinstance(entry["seat"], int)
+            and 0 <= entry["seat"] < len(lineup)
+            and entry["agent"] == lineup[entry["seat"]] != HUMAN
+            and isinstance(entry["error"], str)
+            and len(entry["error"]) <= 200
+            and isinstance(entry["version"], int)
+            and entry["version"] >= 0
+        )
+    if not ok:
+        raise RecordError(f"{path}: bot_errors must list seats of bots with what they did")
+    return [dict(e) for e in errors]

@@ -1,0 +1,72 @@
+"""Seats that belong to someone: human seats, their tokens and invite codes, as a record keeps
+them (only hashes), and which seats a request's tokens hold. See `farlight_web.sessions`."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from farlight_env.records.record import RecordError
+
+HUMAN = "human"
+
+
+class NotYourSeat(PermissionError):
+    """A request that needs a seat's token and has none that fits (HTTP 401/403)."""
+
+
+def token_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def parse_seat_keys(record: dict[str, Any], path: Path) -> list[dict[str, str] | None]:
+    """The record's seat keys (one per seat), or those of an older record (its one human seat
+    unclaimed: an empty key); RecordError when it is not a browser game."""
+    lineup = [str(p) for p in record["players"]]
+    keys = record.get("seat_keys")
+    if keys is None:
+        seat = record.get("human_seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(lineup) or lineup[seat] != HUMAN:
+            raise RecordError(f"{path}: not a browser game (no human seat)")
+        return [{} if s == seat else None for s in range(len(lineup))]
+    if not isinstance(keys, list) or len(keys) != len(lineup):
+        raise RecordError(f"{path}: seat_keys must be a list with one entry per seat")
+    out: list[dict[str, str] | None] = []
+    for seat, key in enumerate(keys):
+        human = lineup[seat] == HUMAN
+        if key is None and not human:
+            out.append(None)
+            continue
+        ok = (
+            human
+            and isinstance(key, dict)
+            and set(key) <= {"token", "invite"}
+            and len(key) <= 1
+            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in key.values())
+        )
+        if not ok:
+            raise RecordError(
+                f"{path}: seat_keys[{seat}] does not fit seat {seat} ({lineup[seat]})"
+            )
+        out.append(dict(key))
+    if not any(k is not None for k in out):
+        raise RecordError(f"{path}: not a browser game (no human seat)")
+    return out
+
+
+def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable[str]) -> set[int]:
+    """The seats whose token is among `tokens` (tokens of other games are ignored)."""
+    held = set()
+    for token in tokens:
+        prefix, _, _secret = token.partition(".")
+        if prefix != game_id:
+            continue
+        digest = token_hash(token)
+        for seat, key in enumerate(keys):
+            if key and "token" in key and hmac.compare_digest(key["token"], digest):
+                held.add(seat)
+    return held
