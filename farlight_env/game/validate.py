@@ -24,6 +24,7 @@ from farlight_env.game.config import (
     GameConfig,
     Phase,
 )
+from farlight_env.game.phases.missions import mission_bidders, mission_order
 from farlight_env.game.rules_options import RuleOptions
 from farlight_env.game.schema import SavedState
 
@@ -179,8 +180,6 @@ def _check_ship(st: SavedState, seat: int, grid_size: int) -> None:
 
 def _check_missions(st: SavedState, cards: CardSet) -> None:
     """Every mission in exactly one place; stacks sorted lowest on top, climactic at the bottom."""
-    from farlight_env.game.game import _mission_order  # the engine's own order (R-SETUP-3)
-
     missions = cards.missions
     listed = [m for stack in st.stacks for m in stack] + list(st.missions_out)
     if sorted(listed) != list(range(len(missions))):
@@ -188,7 +187,7 @@ def _check_missions(st: SavedState, cards: CardSet) -> None:
             "stacks", "every mission card must be in exactly one place (stacks or missions_out)"
         )
     for s, stack in enumerate(st.stacks):
-        keys = [_mission_order(missions[m]) for m in stack]
+        keys = [mission_order(missions[m]) for m in stack]
         if keys != sorted(keys):
             raise StateError(f"stacks[{s}]", "must be sorted lowest value on top (R-SETUP-3)")
         if stack and not (
@@ -398,8 +397,6 @@ def _check_mission_cursors(
     totals: dict[int, int] = {}
     for seat, tile, crew in st.bids[offset + stack]:
         totals[seat] = totals.get(seat, 0) + tile + crew
-    from farlight_env.game.game import mission_bidders
-
     expected = mission_bidders(totals, order.index, lone_zero_chance)
     if st.mission_order != expected:
         raise StateError("mission_order", f"the bids give {expected} (R-MIS-2)")
