@@ -427,6 +427,7 @@ class FarlightGame:
         *,
         seed: int = 0,
         rng: np.random.Generator | None = None,
+        dealt: bool = True,
     ) -> FarlightGame:
         """A game at a declared position (puzzles, end-game studies, rule tests).
 
@@ -435,7 +436,9 @@ class FarlightGame:
         gives). Checked exactly like `from_json` (types and ranges, every card in one place,
         phase and cursors consistent, a real decision to take); a state no legal play could
         produce raises ValueError naming the field. Chance continues from `rng` (copied) or,
-        if None, from a generator seeded with `seed`.
+        if None, from a generator seeded with `seed`. `dealt=False` also accepts what no
+        real deal gives but the engine plays soundly (mission stacks of any missions in any
+        order, awards not a permutation of the seven): end-game studies, rule tests.
         """
         if isinstance(config, GameConfig):
             config = config.as_dict()
@@ -446,14 +449,14 @@ class FarlightGame:
             copy.bit_generator.state = rng.bit_generator.state
         seed = resolve_seed(seed)
         return serialize.game_from_state(
-            cls, config, resolve_card_set(cards), game_state, seed, copy
+            cls, config, resolve_card_set(cards), game_state, seed, copy, dealt
         )
 
-    def set_state(self, game_state: GameState) -> None:
+    def set_state(self, game_state: GameState, *, dealt: bool = True) -> None:
         """Move this game to `game_state`, checked as `from_state` checks it (same config,
         cards, seed and chance); a refused state raises ValueError and changes nothing."""
         other = type(self).from_state(
-            self.config, self.cards, game_state, seed=self.seed, rng=self.rng
+            self.config, self.cards, game_state, seed=self.seed, rng=self.rng, dealt=dealt
         )
         rng = self.rng
         self.__dict__.update(other.__dict__)

@@ -56,12 +56,13 @@ def game_from_state(
     state: Any,
     seed: int,
     rng: np.random.Generator | None,
+    dealt: bool = True,
 ) -> FarlightGame:
     """A game at a declared `GameState`, checked exactly as `game_from_json` checks a saved
     file (the same schema, cross-field checks, history and decision checks); errors name the
     field as ``game state: state.crew[1]: ...``."""
     try:
-        return _bounded(_game_from_state, cls, config, cards, state, seed, rng)
+        return _bounded(_game_from_state, cls, config, cards, state, seed, rng, dealt)
     except ValueError as exc:
         message = str(exc)
         if message.startswith("saved game: "):
@@ -104,6 +105,7 @@ def _game_from_state(
     state: Any,
     seed: int,
     rng: np.random.Generator | None,
+    dealt: bool,
 ) -> FarlightGame:
     if rng is None:
         rng = np.random.Generator(np.random.PCG64(seed))
@@ -116,7 +118,7 @@ def _game_from_state(
         "rng": rng.bit_generator.state,
         "state": _dump_given_state(state),
     }
-    return _build(cls, data, cards)
+    return _build(cls, data, cards, dealt)
 
 
 def _dump_given_state(state: Any) -> dict[str, Any]:
@@ -126,7 +128,9 @@ def _dump_given_state(state: Any) -> dict[str, Any]:
         raise ValueError(f"saved game: state: not a GameState of plain values ({exc})") from None
 
 
-def _build(cls: type[FarlightGame], data: dict[str, Any], cards: CardSet | None = None):
+def _build(
+    cls: type[FarlightGame], data: dict[str, Any], cards: CardSet | None = None, dealt: bool = True
+) -> FarlightGame:
     """The game `data` (a saved file's parsed JSON) describes, after every check."""
     saved = schema.convert(data)
     try:
@@ -135,7 +139,7 @@ def _build(cls: type[FarlightGame], data: dict[str, Any], cards: CardSet | None 
         if cards is None:
             cards = card_set_from_dict(saved.card_set, source="saved game: card_set")
         game.cards = cards
-        validate.check_state(saved.state, game.config, game.cards)
+        validate.check_state(saved.state, game.config, game.cards, dealt)
         game.seed = saved.seed
         game._init_tables()
         game.rng = np.random.Generator(np.random.PCG64())
