@@ -249,14 +249,8 @@ class FarlightGame:
     _install_code = queries.install_code
     _leave_game = queries.leave_game
 
-    def can_complete(self, seat: int, mission_id: int) -> bool:
-        """Whether `seat` could complete mission `mission_id` now: engines, bio-tech (buying
-        temporary ones) and science (R-MIS-4/5)."""
-        return legal.can_complete(self, seat, mission_id)
-
-    def biotech_shortfall(self, seat: int, required: int) -> int:
-        """Temporary bio-tech `seat` would buy to meet `required` (R-MIS-5)."""
-        return legal.biotech_shortfall(self, seat, required)
+    can_complete = legal.can_complete
+    biotech_shortfall = legal.biotech_shortfall
 
     # ----------------------------------------------------------- legal moves
     legal_actions = legal.legal_actions
@@ -269,7 +263,7 @@ class FarlightGame:
     _bid_block = legal.bid_block
     _reset_bid_cache = legal.reset_bid_cache
     _legal_installs = legal.legal_installs
-    _can_complete = legal.can_complete
+    _can_complete = legal.can_complete  # the names the rules modules call
     _biotech_shortfall = legal.biotech_shortfall
     _legal_bid_slot = legal.legal_bid_slot
     _illegal_message = legal.illegal_message

@@ -144,7 +144,8 @@ def legal_installs(g: FarlightGame, p: int) -> list[Action]:
 
 
 def can_complete(g: FarlightGame, p: int, mission_id: int) -> bool:
-    """R-MIS-4/5: engines matched one-to-one, bio-tech with bought temporaries, science paid."""
+    """Whether seat `p` could complete mission `mission_id` now (R-MIS-4/5): engines matched
+    one-to-one, bio-tech with bought temporaries, science paid."""
     mission = g.cards.missions[mission_id]
     if g.science[p] < mission.science:
         return False
@@ -157,6 +158,7 @@ def can_complete(g: FarlightGame, p: int, mission_id: int) -> bool:
 
 
 def biotech_shortfall(g: FarlightGame, p: int, required: int) -> int:
+    """Temporary bio-tech seat `p` would buy to have `required` bio-tech (R-MIS-5)."""
     return max(0, required - g.biotech(p) - g.temp_biotech[p])
 
 
