@@ -206,7 +206,7 @@ FIELDS: tuple[Field, ...] = (
           max_length=NUM_STACKS)], NESTED, "3 mission stacks, top card first (R-SETUP-3)"),
     Field("missions_out", list[CardId], LIST, "missions out of play: unused or completed"),
     Field("deck", list[CardId], LIST, "part deck, top card last (R-SETUP-4)"),
-    Field("out_of_game", list[CardId], LIST, "parts discarded or removed (R-INST-6, R-RES-6)",
+    Field("out_of_game", list[CardId], LIST, "parts discarded or removed (R-INST-5, R-RES-5)",
           initial=lambda n: []),
     Field("spaces", list[CardId | None], LIST, "part id on each station space; None if empty"),
     Field("bonus", list[Count], LIST, "bonus crew lying on each part space (R-RESET-2)"),
