@@ -65,7 +65,7 @@ from farlight_env.game.phases import (
     setup,
 )
 from farlight_env.game.phases.missions import mission_bidders
-from farlight_env.game.phases.missions import mission_order as _mission_order
+from farlight_env.game.phases.missions import mission_order as _mission_order  # noqa: F401 - tests sort as the engine does
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import CLONE_GROUPS, GameState
 from farlight_env.game.tables import SHARED_TABLES as _SHARED_TABLES
@@ -103,7 +103,6 @@ _VALUE_STATE = CLONE_GROUPS["value"]
 _LIST_STATE = CLONE_GROUPS["list"]
 _NESTED_STATE = CLONE_GROUPS["nested"]
 _CALL_STATE = CLONE_GROUPS["call"]
-assert _mission_order  # re-exported for tests and tools that sort missions as the engine does
 
 
 class FarlightGame:
