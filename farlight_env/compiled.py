@@ -24,6 +24,8 @@ from types import ModuleType
 #: The modules most of an env step, a search roll-out or a training step runs in.
 COMPILED_MODULES: tuple[str, ...] = (
     "farlight_env.game.game",
+    "farlight_env.game.state",
+    "farlight_env.game.tables",
     "farlight_env.game.legal",
     "farlight_env.game.queries",
     "farlight_env.game.phases.setup",

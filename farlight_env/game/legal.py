@@ -26,6 +26,7 @@ from farlight_env.game.config import (
     TEMP_BIOTECH_COST,
     Phase,
 )
+from farlight_env.game.queries import biotech, engines, legal_cells, renew_stamps
 from farlight_env.game.tables import BID_BLOCKS_KEPT, CREW_CHOICES
 
 if TYPE_CHECKING:
@@ -42,9 +43,9 @@ def _action(kind: type[Action], *args: Any) -> Action:
 def legal_actions(g: FarlightGame) -> list[Action]:
     """Every action the current player may take now; empty when the game is over."""
     if g._legal is None and g._phase is Phase.BIDDING:  # fresh from cached blocks
-        return g._legal_bids(g._current)
+        return legal_bids(g, g._current)
     if g._legal is None:
-        g._legal = g._compute_legal()
+        g._legal = compute_legal(g)
     return list(g._legal)
 
 
@@ -54,7 +55,7 @@ def compute_legal(g: FarlightGame) -> list[Action]:
     if phase is Phase.OVER or p is None:
         return []
     if phase is Phase.BIDDING:
-        return g._legal_bids(p)
+        return legal_bids(g, p)
     if phase is Phase.REFIT:
         parts = g.cards.parts
         removals: list[Action] = [
@@ -62,14 +63,14 @@ def compute_legal(g: FarlightGame) -> list[Action]:
         ]
         return [*removals, _action(RefitStop)]
     if phase is Phase.ENGINEER:
-        return g._engine_choices(p)
+        return engine_choices(g, p)
     if phase in (Phase.UPGRADE, Phase.OVERHAUL):
-        return [*g._engine_choices(p), _action(SkipEngine)]
+        return [*engine_choices(g, p), _action(SkipEngine)]
     if phase is Phase.INSTALL:
-        return g._legal_installs(p)
+        return legal_installs(g, p)
     if phase is Phase.MISSION:
         name = g.cards.missions[g._mission].name
-        if g._can_complete(p, g._mission):
+        if can_complete(g, p, g._mission):
             return [_action(CompleteMission, name), _action(PassMission, name)]
         return [_action(PassMission, name)]
     raise AssertionError(f"unknown phase {phase}")
@@ -78,7 +79,7 @@ def compute_legal(g: FarlightGame) -> list[Action]:
 def engine_choices(g: FarlightGame, p: int) -> list[Action]:
     """R-BEN-3, R-RES-5: any engine of the seat's ship below the top value."""
     return [
-        _action(ChooseEngine, rank) for rank, value in sorted(g.engines(p)) if value < MAX_ENGINE
+        _action(ChooseEngine, rank) for rank, value in sorted(engines(g, p)) if value < MAX_ENGINE
     ]
 
 
@@ -90,7 +91,7 @@ def legal_bids(g: FarlightGame, p: int) -> list[Action]:
     for tile in g.hands[p]:
         block = blocks.get((tile, crew_ok))
         if block is None:
-            block = blocks[(tile, crew_ok)] = g._bid_block(tile, crew_ok)
+            block = blocks[(tile, crew_ok)] = bid_block(g, tile, crew_ok)
         legal += block
     return legal
 
@@ -133,7 +134,7 @@ def legal_installs(g: FarlightGame, p: int) -> list[Action]:
     card = parts[part]
     installs: list[Action] = []
     if g.crew[p] >= card.crew_cost:  # R-INST-5
-        cells = g.legal_cells(p, part)
+        cells = legal_cells(g, p, part)
         table = g.install_actions
         for cell in cells:
             action = table.get((part, *cell))
@@ -150,16 +151,16 @@ def can_complete(g: FarlightGame, p: int, mission_id: int) -> bool:
     if g.science[p] < mission.science:
         return False
     if mission.engines:
-        have = sorted((v for _, v in g.engines(p)), reverse=True)
+        have = sorted((v for _, v in engines(g, p)), reverse=True)
         need = sorted(mission.engines, reverse=True)
         if len(have) < len(need) or any(h < r for h, r in zip(have, need, strict=False)):
             return False
-    return g.crew[p] >= TEMP_BIOTECH_COST * g._biotech_shortfall(p, mission.biotech)
+    return g.crew[p] >= TEMP_BIOTECH_COST * biotech_shortfall(g, p, mission.biotech)
 
 
 def biotech_shortfall(g: FarlightGame, p: int, required: int) -> int:
     """Temporary bio-tech seat `p` would buy to have `required` bio-tech (R-MIS-5)."""
-    return max(0, required - g.biotech(p) - g.temp_biotech[p])
+    return max(0, required - biotech(g, p) - g.temp_biotech[p])
 
 
 def invalidate_cache(g: FarlightGame) -> None:
@@ -176,16 +177,16 @@ def invalidate_cache(g: FarlightGame) -> None:
     """
     g._legal = None
     g._legal_set = None
-    g._reset_bid_cache()
-    g._renew_stamps()
+    reset_bid_cache(g)
+    renew_stamps(g)
 
 
 def is_legal(g: FarlightGame, action: object) -> bool:
     """Whether `action` is legal now; cheap for bids, which dominate play."""
     if isinstance(action, Bid) and g._phase is Phase.BIDDING:
-        return g._legal_bid_slot(action) is not None
+        return legal_bid_slot(g, action) is not None
     if g._legal is None:
-        g._legal = g._compute_legal()
+        g._legal = compute_legal(g)
     return action in g._legal
 
 
@@ -216,13 +217,13 @@ def legal_bid_slot(g: FarlightGame, bid: Bid) -> int | None:
 def legal_actions_set(g: FarlightGame) -> frozenset[Action]:
     if g._legal_set is None:
         if g._legal is None:
-            g._legal = g._compute_legal()
+            g._legal = compute_legal(g)
         g._legal_set = frozenset(g._legal)
     return g._legal_set
 
 
 def illegal_message(g: FarlightGame, action: Any) -> str:
-    legal = g.legal_actions()
+    legal = legal_actions(g)
     shown = ", ".join(str(a) for a in legal[:8]) + (" ..." if len(legal) > 8 else "")
     return (
         f"illegal action {action!r} for player {g._current} in phase "

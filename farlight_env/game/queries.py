@@ -58,7 +58,7 @@ def connectors(g: FarlightGame, seat: int) -> tuple[int, int, int]:
     if counts is None:
         if len(g.connector_cache) >= CONNECTOR_CACHE_SIZE:
             g.connector_cache.clear()
-        counts = g.connector_cache[key] = g.count_connectors(g.ships[seat])
+        counts = g.connector_cache[key] = count_connectors(g, g.ships[seat])
     return counts
 
 
@@ -66,7 +66,7 @@ def connectors_after(g: FarlightGame, seat: int, cell: Cell, part: int) -> tuple
     """`connectors(seat)` as it would be with `part` installed on the empty `cell`."""
     blocked_edge = g.half if g.config.rule_options.edge_connectors == "blocked" else None
     delta = connector_delta(g.ships[seat], g.part_masks, cell, g.part_masks[part], blocked_edge)
-    open_, connected, blocked = g.connectors(seat)
+    open_, connected, blocked = connectors(g, seat)
     return open_ + delta[0], connected + delta[1], blocked + delta[2]
 
 
@@ -87,7 +87,7 @@ def renew_stamps(g: FarlightGame) -> None:
     """New seat, board and bid stamps (change stamps; see `invalidate_cache`)."""
     g.seat_stamps = [new_stamp() for _ in range(g.config.num_players)]
     g.board_stamp = new_stamp()
-    g._new_bid_stamp()
+    new_bid_stamp(g)
 
 
 def new_bid_stamp(g: FarlightGame) -> None:

@@ -11,7 +11,8 @@ from farlight_env.game.config import (
     Phase,
     Resume,
 )
-from farlight_env.game.queries import _BOOSTED
+from farlight_env.game.phases.missions import start_missions
+from farlight_env.game.queries import _BOOSTED, change_ship, engines, turn_order
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
 
@@ -35,14 +36,14 @@ def start_benefits(g: FarlightGame) -> None:
         g._benefit_left.append([gains[IconKind.UPGRADE], gains[IconKind.OVERHAUL]])
         g.installed_this_round[p] = []
         g.seat_stamps[p] = new_stamp()
-    g._next_benefit()
+    next_benefit(g)
 
 
 def next_benefit(g: FarlightGame) -> None:
     """R-BEN-3: in turn order, each player's upgrades, then its overhauls [decision]."""
-    for p in g.turn_order():
+    for p in turn_order(g):
         left = g._benefit_left[p]
-        if not any(v < MAX_ENGINE for _, v in g.engines(p)):
+        if not any(v < MAX_ENGINE for _, v in engines(g, p)):
             left[0] = left[1] = 0  # nothing an icon could improve
             continue
         if left[0] > 0:
@@ -51,7 +52,7 @@ def next_benefit(g: FarlightGame) -> None:
         if left[1] > 0:
             g._phase, g._current = Phase.OVERHAUL, p
             return
-    g._start_missions()
+    start_missions(g)
 
 
 def engine_choice(g: FarlightGame, p: int, rank: int) -> None:
@@ -61,7 +62,7 @@ def engine_choice(g: FarlightGame, p: int, rank: int) -> None:
         g.engine_values[rank] = MAX_ENGINE
     else:
         g.engine_values[rank] = min(MAX_ENGINE, g.engine_values[rank] + 1)
-    g._change_ship(p, (rank << 3 | g.engine_values[rank]) << 2 | _BOOSTED)
+    change_ship(g, p, (rank << 3 | g.engine_values[rank]) << 2 | _BOOSTED)
     if counts is not None and len(g.connector_cache) < CONNECTOR_CACHE_SIZE:
         g.connector_cache[(g.ship_stamps[p], rule)] = counts  # same layout, new die
     if g._phase is Phase.ENGINEER:

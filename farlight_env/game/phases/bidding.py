@@ -9,6 +9,8 @@ from farlight_env.game.config import (
     Phase,
     Resume,
 )
+from farlight_env.game.legal import reset_bid_cache
+from farlight_env.game.queries import new_bid_stamp
 from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
@@ -23,8 +25,8 @@ def start_bidding(g: FarlightGame) -> None:
     g._current = g.first_player
     g._legal = None
     g._legal_set = None
-    g._reset_bid_cache()
-    g._new_bid_stamp()  # every target starts the round without bids
+    reset_bid_cache(g)
+    new_bid_stamp(g)  # every target starts the round without bids
     g._selected: int | None = None
     g._resume: Resume | None = None
     g._resolve_cursor = 0

@@ -8,6 +8,8 @@ from farlight_env.game.config import (
     Phase,
     Resume,
 )
+from farlight_env.game.phases.benefits import start_benefits
+from farlight_env.game.queries import change_ship, connectors_after, install_code, turn_order
 from farlight_env.game.ship import Cell, new_stamp
 from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
 
@@ -18,17 +20,17 @@ if TYPE_CHECKING:
 def start_install(g: FarlightGame) -> None:
     g._phase = Phase.INSTALL
     g._selected = None
-    g._next_installer()
+    next_installer(g)
 
 
 def next_installer(g: FarlightGame) -> None:
     """R-INST-1: players in turn order handle all their pending parts."""
-    for p in g.turn_order():
+    for p in turn_order(g):
         if g.pending[p]:
             g._current = p
             g._phase = Phase.INSTALL
             return
-    g._start_benefits()
+    start_benefits(g)
 
 
 def install(g: FarlightGame, p: int, part: int, cell: Cell) -> None:
@@ -36,10 +38,10 @@ def install(g: FarlightGame, p: int, part: int, cell: Cell) -> None:
     g.crew[p] -= g.cards.parts[part].crew_cost
     g.pending[p].remove(part)
     g.seat_stamps[p] = new_stamp()
-    counts = g.connectors_after(p, cell, part)  # from the cached counts, no recount
+    counts = connectors_after(g, p, cell, part)  # from the cached counts, no recount
     g.ships[p][cell] = part
     g.ship_parts[p].append(part)
-    g._change_ship(p, g._install_code(part, cell) if g._share_ship_stamps else 0)
+    change_ship(g, p, install_code(g, part, cell) if g._share_ship_stamps else 0)
     if len(g.connector_cache) >= CONNECTOR_CACHE_SIZE:
         g.connector_cache.clear()
     g.connector_cache[(g.ship_stamps[p], g.config.rule_options.edge_connectors)] = counts

@@ -13,6 +13,7 @@ from farlight_env.game.config import (
     Phase,
     Resume,
 )
+from farlight_env.game.legal import biotech_shortfall
 from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
@@ -46,12 +47,12 @@ def start_missions(g: FarlightGame) -> None:
     g._mission_queue = queue
     g._mission = -1
     g._phase = Phase.MISSION
-    g._open_next_mission()
+    open_next_mission(g)
 
 
 def open_next_mission(g: FarlightGame) -> None:
     if not g._mission_queue:
-        g._finish_missions()
+        finish_missions(g)
         return
     stack = g._mission_queue.pop(0)
     g._mission_stack = stack
@@ -64,7 +65,7 @@ def open_next_mission(g: FarlightGame) -> None:
     )
     g._mission_cursor = 0
     g._completers = 0
-    g._next_mission_decision()
+    next_mission_decision(g)
 
 
 def next_mission_decision(g: FarlightGame) -> None:
@@ -72,14 +73,14 @@ def next_mission_decision(g: FarlightGame) -> None:
         g._phase = Phase.MISSION
         g._current = g._mission_order[g._mission_cursor]
         return
-    g._close_mission()
-    g._open_next_mission()
+    close_mission(g)
+    open_next_mission(g)
 
 
 def complete(g: FarlightGame, p: int) -> None:
     """R-MIS-4..6: buy the fewest temporary bio-tech, pay science, score."""
     mission = g.cards.missions[g._mission]
-    shortfall = g._biotech_shortfall(p, mission.biotech)
+    shortfall = biotech_shortfall(g, p, mission.biotech)
     g.crew[p] -= TEMP_BIOTECH_COST * shortfall
     g.temp_biotech[p] += shortfall
     g.science[p] -= mission.science

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 from farlight_env.game.config import (
     EndReason,
 )
+from farlight_env.game.phases.bidding import start_bidding
+from farlight_env.game.phases.setup import roll_station_dice
+from farlight_env.game.scoring import end
 from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
@@ -17,14 +20,14 @@ def round_reset(g: FarlightGame) -> None:
     """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
     g.board_stamp = new_stamp()
     if g._climactic_done:
-        g._end(EndReason.CLIMACTIC)
+        end(g, EndReason.CLIMACTIC)
         return
     for slot, part in enumerate(g.spaces):
         if part is not None:
             g.bonus[slot] += 1
     empty = [slot for slot, part in enumerate(g.spaces) if part is None]
     if len(empty) > len(g.deck):
-        g._end(EndReason.DECK)
+        end(g, EndReason.DECK)
         return
     for part in g.spaces:  # R-RESET-4: station dice come off before the new roll
         if part is not None:
@@ -32,10 +35,10 @@ def round_reset(g: FarlightGame) -> None:
                 del g.engine_values[rank]
     for slot in empty:
         g.spaces[slot] = g.deck.pop()
-    g._roll_station_dice()
+    roll_station_dice(g)
     g.first_player = (g.first_player + 1) % g.num_players
     if g.round >= g.config.max_rounds:
-        g._end(EndReason.ROUND_CAP)
+        end(g, EndReason.ROUND_CAP)
         return
     g.round += 1
-    g._start_bidding()
+    start_bidding(g)

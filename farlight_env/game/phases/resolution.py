@@ -15,7 +15,8 @@ from farlight_env.game.config import (
     REFIT,
     Phase,
 )
-from farlight_env.game.queries import _REMOVED
+from farlight_env.game.phases.install import start_install
+from farlight_env.game.queries import _REMOVED, change_ship, engines, leave_game, order_key
 from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def resume_resolution(g: FarlightGame) -> None:
-    if not g._resolve_bids():  # False: no facility decision waits
-        g._start_install()
+    if not resolve_bids(g):  # False: no facility decision waits
+        start_install(g)
 
 
 def resolve_bids(g: FarlightGame) -> bool:
@@ -33,12 +34,12 @@ def resolve_bids(g: FarlightGame) -> bool:
     while g._resolve_cursor < num_targets:
         slot = g._resolve_cursor
         g._resolve_cursor += 1
-        winner = g._settle_bids(slot)
+        winner = settle_bids(g, slot)
         if winner is None:
             continue
         if slot < g.num_spaces:
-            g._win_part(winner, slot)
-        elif g._win_facility(winner, slot - g.num_spaces):
+            win_part(g, winner, slot)
+        elif win_facility(g, winner, slot - g.num_spaces):
             return True
     return False
 
@@ -51,7 +52,7 @@ def settle_bids(g: FarlightGame, slot: int) -> int | None:
     totals: dict[int, int] = {}
     for p, tile, crew in bids:
         totals[p] = totals.get(p, 0) + tile + crew
-    winner = g._best_bidder(totals)
+    winner = best_bidder(g, totals)
     for p, tile, crew in bids:
         g.hands[p].append(tile)
         if p != winner:
@@ -70,7 +71,7 @@ def best_bidder(g: FarlightGame, totals: dict[int, int]) -> int | None:
     for p, total in totals.items():
         if total < 1:
             continue
-        if best is None or (total, -g.order_key(p)) > (totals[best], -g.order_key(best)):
+        if best is None or (total, -order_key(g, p)) > (totals[best], -order_key(g, best)):
             best = p
     return best
 
@@ -99,7 +100,7 @@ def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
         g._phase = Phase.REFIT
         g._current = p
         return True
-    elif facility == ENGINEER and any(v < MAX_ENGINE for _, v in g.engines(p)):
+    elif facility == ENGINEER and any(v < MAX_ENGINE for _, v in engines(g, p)):
         g._phase = Phase.ENGINEER
         g._current = p
         return True
@@ -108,9 +109,9 @@ def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
 
 def refit_remove(g: FarlightGame, p: int, part: int) -> None:
     """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-    g._change_ship(p, part << 2 | _REMOVED)
+    change_ship(g, p, part << 2 | _REMOVED)
     g.ship_parts[p].remove(part)
     ship = g.ships[p]
     cell = next(c for c, piece in ship.items() if piece == part)
     del ship[cell]
-    g._leave_game(part)
+    leave_game(g, part)

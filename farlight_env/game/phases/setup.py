@@ -10,7 +10,9 @@ from farlight_env.game.config import (
     NUM_STACKS,
     REGULAR_PER_STACK,
 )
+from farlight_env.game.phases.bidding import start_bidding
 from farlight_env.game.phases.missions import mission_order
+from farlight_env.game.queries import renew_stamps
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import set_initial
 
@@ -28,7 +30,7 @@ def setup(g: FarlightGame) -> None:
     cards = g.cards
     set_initial(g, n)
     g.ship_stamps = [new_stamp() for _ in range(n)]
-    g._renew_stamps()
+    renew_stamps(g)
     # R-SETUP-2: awards
     order = rng.permutation(len(AWARDS))
     g.awards_up = [AWARDS[i] for i in order[:NUM_FACE_UP_AWARDS]]
@@ -53,9 +55,9 @@ def setup(g: FarlightGame) -> None:
     # R-SETUP-6
     g.first_player = int(rng.integers(n)) if g.config.random_first_player else 0
     # R-SETUP-5
-    g._roll_station_dice()
+    roll_station_dice(g)
     g.bids: list[list[tuple[int, int, bool]]] = [[] for _ in g.targets]
-    g._start_bidding()
+    start_bidding(g)
     g._advance()
 
 
