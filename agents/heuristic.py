@@ -301,7 +301,7 @@ class Planner:
         return out or [list(self.engine_values)]
 
     def can_complete(self, mission_id: int) -> bool:
-        return self.gap(mission_id) == 0 or self.game._can_complete(self.seat, mission_id)
+        return self.gap(mission_id) == 0 or self.game.can_complete(self.seat, mission_id)
 
 
 class HeuristicAgent(EngineAgent):
@@ -642,10 +642,10 @@ class HeuristicAgent(EngineAgent):
         if complete is None:
             return passing
         mission = game.cards.missions[game.mission_being_resolved()]
-        if game._completers == 0:
+        if game.completers == 0:
             return complete
         points = math.ceil(mission.value / 2)
-        shortfall = game._biotech_shortfall(seat, mission.biotech)
+        shortfall = game.biotech_shortfall(seat, mission.biotech)
         cost = (mission.science * 1.5 + 3 * shortfall) / 3.0
         return complete if points > cost else passing
 

@@ -24,6 +24,17 @@ from types import ModuleType
 #: The modules most of an env step, a search roll-out or a training step runs in.
 COMPILED_MODULES: tuple[str, ...] = (
     "farlight_env.game.game",
+    "farlight_env.game.state",
+    "farlight_env.game.tables",
+    "farlight_env.game.legal",
+    "farlight_env.game.queries",
+    "farlight_env.game.phases.setup",
+    "farlight_env.game.phases.bidding",
+    "farlight_env.game.phases.resolution",
+    "farlight_env.game.phases.install",
+    "farlight_env.game.phases.benefits",
+    "farlight_env.game.phases.missions",
+    "farlight_env.game.phases.reset",
     "farlight_env.game.ship",
     "farlight_env.game.actions",
     "farlight_env.game.hidden",

@@ -1,9 +1,11 @@
 """Helpers that build exact Farlight positions for the rule tests (tests/test_rules_*.py).
 
-The engine exposes its whole state as attributes (crew, science, points, hands, ships,
-ship_parts, pending, spaces, bonus, deck, stacks, engine_values, ...). These helpers edit that
-state consistently (a card is in exactly one place; every engine icon on the station or on a
-ship has a die value, no other card has one) and call `game.invalidate_cache()` afterwards.
+Each helper edits the game's declared state (`game.to_state()`, a `GameState`: crew, science,
+points, hands, ships, ship_parts, pending, spaces, bonus, deck, stacks, engine_values, ...)
+consistently (a card is in exactly one place; every engine icon on the station or on a ship
+has a die value, no other card has one) and moves the game there with `game.set_state`, which
+checks the position as `FarlightGame.from_state` and `from_json` do; `dealt=False`, because
+tests build mission stacks and award rows no real deal gives.
 
 Position-editing helpers are meant for the start of a bidding round, before any tile is placed.
 
@@ -89,10 +91,10 @@ def make_game(num_players: int, seed: int = 0, **cfg) -> FarlightGame:
 def set_first_player(game: FarlightGame, seat: int) -> None:
     """Hand the first-player marker to `seat` before any tile of the round is placed."""
     _require_round_start(game)
-    game.first_player = seat
-    game._current = seat  # bidding starts with the first player (R-BID-1)
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+    state = game.to_state()
+    state.first_player = seat
+    state.current = seat  # bidding starts with the first player (R-BID-1)
+    game.set_state(state, dealt=False)
 
 
 def give(
@@ -104,14 +106,14 @@ def give(
     points: int | None = None,
 ) -> None:
     """Set (not add) a seat's crew, science and/or mission points to exactly these values."""
+    state = game.to_state()
     if crew is not None:
-        game.crew[seat] = crew
+        state.crew[seat] = crew
     if science is not None:
-        game.science[seat] = science
+        state.science[seat] = science
     if points is not None:
-        game.points[seat] = points
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+        state.points[seat] = points
+    game.set_state(state, dealt=False)
 
 
 def _dice_for(game: FarlightGame, pid: int, dice: int | Sequence[int] | None) -> list[int]:
@@ -128,27 +130,27 @@ def _dice_for(game: FarlightGame, pid: int, dice: int | Sequence[int] | None) ->
     return values
 
 
-def _set_dice(game: FarlightGame, pid: int, dice: int | Sequence[int] | None) -> None:
+def _set_dice(game: FarlightGame, state, pid: int, dice: int | Sequence[int] | None) -> None:
     for rank, value in zip(game.cards.parts[pid].engines, _dice_for(game, pid, dice), strict=True):
-        game.engine_values[rank] = value
+        state.engine_values[rank] = value
 
 
-def _clear_dice(game: FarlightGame, pid: int) -> None:
+def _clear_dice(game: FarlightGame, state, pid: int) -> None:
     for rank in game.cards.parts[pid].engines:
-        game.engine_values.pop(rank, None)
+        state.engine_values.pop(rank, None)
 
 
-def _where(game: FarlightGame, pid: int) -> str:
-    if pid in game.deck:
+def _where(game: FarlightGame, state, pid: int) -> str:
+    if pid in state.deck:
         return "deck"
-    if pid in game.spaces:
+    if pid in state.spaces:
         return "space"
-    if pid in game.out_of_game:
+    if pid in state.out_of_game:
         return "out"
     for seat in range(game.num_players):
-        if pid in game.ship_parts[seat]:
+        if pid in state.ship_parts[seat]:
             return f"ship {seat}"
-        if pid in game.pending[seat]:
+        if pid in state.pending[seat]:
             return f"pending {seat}"
     raise AssertionError(f"part {game.cards.parts[pid].name} is nowhere")
 
@@ -163,64 +165,63 @@ def put_part(
     sends the old occupant to that space (keeping its dice).
     """
     pid = part_id(game, name)
-    old = game.spaces[space]
+    state = game.to_state()
+    old = state.spaces[space]
     if old == pid:
-        _set_dice(game, pid, dice)
-        game.renew_ship_stamps()
-        game.invalidate_cache()
+        _set_dice(game, state, pid, dice)
+        game.set_state(state, dealt=False)
         return
-    where = _where(game, pid)
+    where = _where(game, state, pid)
     if where == "deck":
-        pos = game.deck.index(pid)
+        pos = state.deck.index(pid)
         if old is None:
-            del game.deck[pos]
+            del state.deck[pos]
         else:
-            game.deck[pos] = old
-            _clear_dice(game, old)
+            state.deck[pos] = old
+            _clear_dice(game, state, old)
     elif where == "space":
-        other = game.spaces.index(pid)
-        game.spaces[other] = old
+        other = state.spaces.index(pid)
+        state.spaces[other] = old
     elif where == "out":
-        game.out_of_game.remove(pid)
+        state.out_of_game.remove(pid)
         if old is not None:
-            game.out_of_game.append(old)
-            _clear_dice(game, old)
+            state.out_of_game.append(old)
+            _clear_dice(game, state, old)
     else:
         raise ValueError(f"{name} is on a {where}; cannot move it to the station")
-    game.spaces[space] = pid
-    _set_dice(game, pid, dice)
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+    state.spaces[space] = pid
+    _set_dice(game, state, pid, dice)
+    game.set_state(state, dealt=False)
 
 
 def clear_space(game: FarlightGame, space: int) -> None:
     """Empty a station space; its part goes back to the bottom of the deck without dice."""
-    old = game.spaces[space]
+    state = game.to_state()
+    old = state.spaces[space]
     if old is not None:
-        _clear_dice(game, old)
-        game.deck.insert(0, old)
-    game.spaces[space] = None
-    game.bonus[space] = 0
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+        _clear_dice(game, state, old)
+        state.deck.insert(0, old)
+    state.spaces[space] = None
+    state.bonus[space] = 0
+    game.set_state(state, dealt=False)
 
 
-def _take_from_station_or_deck(game: FarlightGame, pid: int) -> None:
+def _take_from_station_or_deck(game: FarlightGame, state, pid: int) -> None:
     """Take a card out of the deck, a station space or the out-of-game pile.
 
     A station space that loses its card is refilled with the top dice-free card of the deck.
     """
-    where = _where(game, pid)
+    where = _where(game, state, pid)
     if where == "deck":
-        game.deck.remove(pid)
+        state.deck.remove(pid)
     elif where == "out":
-        game.out_of_game.remove(pid)
+        state.out_of_game.remove(pid)
     elif where == "space":
-        space = game.spaces.index(pid)
-        _clear_dice(game, pid)
-        replacement = next(i for i in reversed(game.deck) if not game.cards.parts[i].engines)
-        game.deck.remove(replacement)
-        game.spaces[space] = replacement
+        space = state.spaces.index(pid)
+        _clear_dice(game, state, pid)
+        replacement = next(i for i in reversed(state.deck) if not game.cards.parts[i].engines)
+        state.deck.remove(replacement)
+        state.spaces[space] = replacement
     else:
         raise ValueError(f"{game.cards.parts[pid].name} is already on a {where}")
 
@@ -239,22 +240,22 @@ def install_directly(
     card was on the station, a dice-free card from the deck takes its space.
     """
     pid = part_id(game, name)
-    ship = game.ships[seat]
+    state = game.to_state()
+    ship = state.ships[seat]
     if tuple(cell) in ship:
         raise ValueError(f"cell {cell} of seat {seat} is taken")
-    _take_from_station_or_deck(game, pid)
+    _take_from_station_or_deck(game, state, pid)
     ship[tuple(cell)] = pid
-    game.ship_parts[seat].append(pid)
-    _set_dice(game, pid, dice)
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+    state.ship_parts[seat].append(pid)
+    _set_dice(game, state, pid, dice)
+    game.set_state(state, dealt=False)
 
 
 def set_engine(game: FarlightGame, name: str, dice: int | Sequence[int]) -> None:
     """Set the die values of a part's engine icons (the part must be on a ship or the station)."""
-    _set_dice(game, part_id(game, name), dice)
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+    state = game.to_state()
+    _set_dice(game, state, part_id(game, name), dice)
+    game.set_state(state, dealt=False)
 
 
 def set_stacks(game: FarlightGame, stacks: Sequence[Sequence[str]]) -> None:
@@ -262,11 +263,11 @@ def set_stacks(game: FarlightGame, stacks: Sequence[Sequence[str]]) -> None:
     if len(stacks) != 3:
         raise ValueError("Farlight has 3 mission stacks")
     ids = [[mission_id(game, name) for name in stack] for stack in stacks]
-    game.stacks = [list(stack) for stack in ids]
+    state = game.to_state()
+    state.stacks = [list(stack) for stack in ids]
     used = {m for stack in ids for m in stack}
-    game.missions_out = [m for m in range(len(game.cards.missions)) if m not in used]
-    game.renew_ship_stamps()
-    game.invalidate_cache()
+    state.missions_out = [m for m in range(len(game.cards.missions)) if m not in used]
+    game.set_state(state, dealt=False)
 
 
 def use_sink(game: FarlightGame, stack: int = 2, mission: str = SINK_MISSION) -> Target:

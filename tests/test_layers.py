@@ -137,3 +137,110 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     for layer in ("farlight_env", "agents", "farlight_web", "farlight_cli"):
         (tmp_path / layer).mkdir()
     assert _upward_imports(LAYERS, tmp_path, "") == ["training/x.py imports farlight_cli"]
+
+
+# ------------------------------------------------------------ the engine's private names
+GAME_DIR = Path(farlight_env.__file__).parent / "game"
+#: Packages above the engine; none may read the engine's private attributes.
+READERS = ("farlight_env", "agents", "training", "farlight_cli", "farlight_web")
+
+
+def _engine_private_names() -> set[str]:
+    """Every `_name` the rules engine uses as an attribute (its private state and methods)."""
+    names = set()
+    for path in GAME_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+                names.add(node.attr)
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                names.add(node.targets[0].id)  # class attributes such as `_install = ...`
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def test_no_module_outside_the_engine_reads_its_private_names() -> None:
+    """Agents, encoders, the env, the CLI and the web read the engine's public API (issue
+    #27): `obj._name` for an engine private `_name` on anything but `self`/`cls` is refused."""
+    private = _engine_private_names()
+    assert {"_phase", "_current", "_completers", "_can_complete"} <= private
+    root = GAME_DIR.parent.parent
+    found = []
+    for package in READERS:
+        for path in sorted((root / package).rglob("*.py")):
+            if GAME_DIR in path.parents:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not (isinstance(node, ast.Attribute) and node.attr in private):
+                    continue
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                    continue
+                if isinstance(owner, ast.Call) and getattr(owner.func, "id", "") == "super":
+                    continue
+                found.append(f"{path.relative_to(root)}:{node.lineno}: .{node.attr}")
+    assert not found, "reads of the engine's private names:\n" + "\n".join(found)
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    )
+
+
+def _game_imports(path: Path, module: str, modules: set[str]) -> set[str]:
+    """The farlight_env.game modules `module` imports at run time, anywhere in its code
+    (function-level imports too; `if TYPE_CHECKING:` blocks are annotations only)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if _type_checking_block(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            base = node.module
+            if node.level:
+                base = ".".join(module.split(".")[: -node.level] + [node.module])
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in modules else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    return {m for m in found if m in modules and m != module}
+
+
+def test_the_engine_has_no_import_circle() -> None:
+    """farlight_env/game/ imports form no circle, counting imports inside functions (which
+    once hid game.py <-> scoring, serialize and validate); the phase modules reach one another
+    only through the game object, and game.py imports what it uses."""
+    files = {}
+    for path in GAME_DIR.rglob("*.py"):
+        parts = path.relative_to(GAME_DIR.parent.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        files[name] = path
+    modules = set(files)
+    graph = {name: _game_imports(path, name, modules) for name, path in files.items()}
+    assert "farlight_env.game.scoring" in graph["farlight_env.game.game"]
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    stack: list[str] = []
+
+    def walk(name: str) -> None:
+        state[name] = 1
+        stack.append(name)
+        for dep in sorted(graph[name]):
+            if state.get(dep) == 1:
+                circle = stack[stack.index(dep) :] + [dep]
+                raise AssertionError("import circle: " + " -> ".join(circle))
+            if dep not in state:
+                walk(dep)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name)

@@ -1,4 +1,4 @@
-"""The saved-game file format as msgspec Structs: every field's type and range, declared once.
+"""The saved-game file format as msgspec Structs; the state's fields come from `state.FIELDS`.
 
 `SavedGame` checks what one field alone can say (types, ranges, enum names, list shapes);
 `game/validate.py` checks the facts that tie fields together. A failure becomes one ValueError
@@ -13,92 +13,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from farlight_env.cards.model import AWARDS
-from farlight_env.game.config import (
-    MAX_COUNT,
-    MAX_ENGINE,
-    MAX_GRID_SIZE,
-    MAX_PLAYERS,
-    MAX_ROUNDS,
-    MIN_ENGINE,
-    NUM_STACKS,
-    PART_SPACES,
-    SEED_LIMIT,
-    TILES,
-    TILES_PER_PASS,
-    EndReason,
-    Phase,
-    Resume,
+from farlight_env.game.config import SEED_LIMIT
+from farlight_env.game.state import FIELDS
+
+#: `dump_state`'s data: one field per `state.FIELDS` entry, with its declared type and range;
+#: list lengths per seat, slot or card are checked in validate.py.
+SavedState = msgspec.defstruct(
+    "SavedState",
+    [(f.key, f.type) for f in FIELDS],
+    forbid_unknown_fields=True,
+    module=__name__,
 )
-
-_HALF = MAX_GRID_SIZE // 2
-_MAX_TARGETS = max(PART_SPACES.values()) + 4 + NUM_STACKS  # part spaces, facilities, stacks
-
-Count = Annotated[int, Meta(ge=0, le=MAX_COUNT)]
-Seat = Annotated[int, Meta(ge=0, le=MAX_PLAYERS - 1)]
-Tile = Annotated[int, Meta(ge=TILES[0], le=TILES[-1])]
-CardId = Annotated[int, Meta(ge=0, le=MAX_COUNT)]
-Coord = Annotated[int, Meta(ge=-_HALF, le=_HALF)]
-Piece = Annotated[int, Meta(ge=-1, le=MAX_COUNT)]  # -1 is the core
-Rank = Annotated[int, Meta(ge=1, le=MAX_COUNT)]
-EngineValue = Annotated[int, Meta(ge=MIN_ENGINE, le=MAX_ENGINE)]
-StackIndex = Annotated[int, Meta(ge=0, le=NUM_STACKS - 1)]
-Award = Literal.__getitem__(AWARDS)
-PerSeat = Meta(max_length=MAX_PLAYERS)
-#: A history entry: the flat `action_to_dict` form (checked in full by `action_from_dict`).
-ActionRecord = dict[str, str | int | bool | list[str | int]]
-
-
-class Breakdown(Struct, forbid_unknown_fields=True):
-    missions: Count
-    awards: Count
-    tokens: Count
-
-
-class SavedState(Struct, forbid_unknown_fields=True):
-    """`dump_state`'s data; list lengths per seat, slot or card are checked in validate.py."""
-
-    round: Annotated[int, Meta(ge=1, le=MAX_ROUNDS)]
-    phase: Phase
-    current: Seat | None
-    first_player: Seat
-    crew: Annotated[list[Count], PerSeat]
-    science: Annotated[list[Count], PerSeat]
-    points: Annotated[list[Count], PerSeat]
-    hands: Annotated[list[Annotated[list[Tile], Meta(max_length=len(TILES))]], PerSeat]
-    ships: Annotated[list[list[tuple[Coord, Coord, Piece]]], PerSeat]
-    ship_parts: Annotated[list[list[CardId]], PerSeat]
-    pending: Annotated[list[list[CardId]], PerSeat]
-    installed_this_round: Annotated[list[list[CardId]], PerSeat]
-    temp_biotech: Annotated[list[Count], PerSeat]
-    awards_up: list[Award]
-    awards_down: list[Award]
-    stacks: Annotated[list[list[CardId]], Meta(min_length=NUM_STACKS, max_length=NUM_STACKS)]
-    missions_out: list[CardId]
-    deck: list[CardId]
-    out_of_game: list[CardId]
-    spaces: list[CardId | None]
-    bonus: list[Count]
-    engine_values: list[tuple[Rank, EngineValue]]
-    bids: Annotated[list[list[tuple[Seat, Tile, bool]]], Meta(max_length=_MAX_TARGETS)]
-    end_reason: EndReason | None
-    final_breakdown: Annotated[list[Breakdown], PerSeat] | None
-    winners: Annotated[list[Seat], PerSeat]
-    bid_pass: Annotated[int, Meta(ge=0, le=len(TILES_PER_PASS))]
-    bid_turn: Seat
-    tiles_left: Annotated[int, Meta(ge=0, le=max(TILES_PER_PASS))]
-    selected: CardId | None
-    resume: Resume | None
-    resolve_cursor: Annotated[int, Meta(ge=0, le=_MAX_TARGETS)]
-    mission: Annotated[int, Meta(ge=-1, le=MAX_COUNT)]
-    mission_stack: Annotated[int, Meta(ge=-1, le=NUM_STACKS - 1)]
-    mission_queue: Annotated[list[StackIndex], Meta(max_length=NUM_STACKS)]
-    mission_order: Annotated[list[Seat], PerSeat]
-    mission_cursor: Annotated[int, Meta(ge=0, le=MAX_PLAYERS)]
-    completers: Annotated[int, Meta(ge=0, le=MAX_PLAYERS)]
-    climactic_done: bool
-    benefit_left: Annotated[list[tuple[Count, Count]], PerSeat]
-    history: list[ActionRecord]
 
 
 class RngState(Struct, forbid_unknown_fields=True):

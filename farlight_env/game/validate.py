@@ -24,6 +24,7 @@ from farlight_env.game.config import (
     GameConfig,
     Phase,
 )
+from farlight_env.game.phases.missions import mission_bidders, mission_order
 from farlight_env.game.rules_options import RuleOptions
 from farlight_env.game.schema import SavedState
 
@@ -48,14 +49,19 @@ _RESOLVED_PHASES = frozenset(
 _BENEFIT_PHASES = frozenset({Phase.UPGRADE, Phase.OVERHAUL, Phase.MISSION, Phase.OVER})
 
 
-def check_state(st: SavedState, config: GameConfig, cards: CardSet) -> None:
-    """Raise StateError for the first fact of `st` that no legal play could have produced."""
+def check_state(st: SavedState, config: GameConfig, cards: CardSet, dealt: bool = True) -> None:
+    """Raise StateError for the first fact of `st` that no legal play could have produced.
+
+    With `dealt=False` (positions built by hand: puzzles, rule tests) the facts that only prove
+    a real deal are not required: mission stacks of any missions in any order, face-up and
+    face-down awards that are not a permutation of the seven. Everything the engine relies on
+    is still checked."""
     n = config.num_players
     _check_lengths(st, n, PART_SPACES[n])
     _check_round(st, config)
     _check_parts(st, len(cards.parts), config.grid_size)
-    _check_missions(st, cards)
-    _check_awards(st)
+    _check_missions(st, cards, dealt)
+    _check_awards(st, dealt)
     _check_engines(st, cards)
     _check_tiles(st, n, PART_SPACES[n])
     _check_phase(st, n, PART_SPACES[n], config.rule_options)
@@ -177,18 +183,16 @@ def _check_ship(st: SavedState, seat: int, grid_size: int) -> None:
         raise StateError(f"ship_parts[{seat}]", "must list exactly the parts on the ship's cells")
 
 
-def _check_missions(st: SavedState, cards: CardSet) -> None:
+def _check_missions(st: SavedState, cards: CardSet, dealt: bool) -> None:
     """Every mission in exactly one place; stacks sorted lowest on top, climactic at the bottom."""
-    from farlight_env.game.game import _mission_order  # the engine's own order (R-SETUP-3)
-
     missions = cards.missions
     listed = [m for stack in st.stacks for m in stack] + list(st.missions_out)
     if sorted(listed) != list(range(len(missions))):
         raise StateError(
             "stacks", "every mission card must be in exactly one place (stacks or missions_out)"
         )
-    for s, stack in enumerate(st.stacks):
-        keys = [_mission_order(missions[m]) for m in stack]
+    for s, stack in enumerate(st.stacks if dealt else ()):
+        keys = [mission_order(missions[m]) for m in stack]
         if keys != sorted(keys):
             raise StateError(f"stacks[{s}]", "must be sorted lowest value on top (R-SETUP-3)")
         if stack and not (
@@ -197,7 +201,11 @@ def _check_missions(st: SavedState, cards: CardSet) -> None:
             raise StateError(f"stacks[{s}]", "must end with its one climactic mission (R-SETUP-3)")
 
 
-def _check_awards(st: SavedState) -> None:
+def _check_awards(st: SavedState, dealt: bool) -> None:
+    if not dealt:
+        if len(st.awards_up) != NUM_FACE_UP_AWARDS or len(set(st.awards_up)) != len(st.awards_up):
+            raise StateError("awards_up", f"expected {NUM_FACE_UP_AWARDS} distinct awards")
+        return
     if len(st.awards_up) != NUM_FACE_UP_AWARDS or sorted(st.awards_up + st.awards_down) != sorted(
         AWARDS
     ):
@@ -398,8 +406,6 @@ def _check_mission_cursors(
     totals: dict[int, int] = {}
     for seat, tile, crew in st.bids[offset + stack]:
         totals[seat] = totals.get(seat, 0) + tile + crew
-    from farlight_env.game.game import mission_bidders
-
     expected = mission_bidders(totals, order.index, lone_zero_chance)
     if st.mission_order != expected:
         raise StateError("mission_order", f"the bids give {expected} (R-MIS-2)")

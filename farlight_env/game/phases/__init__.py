@@ -1,0 +1,1 @@
+"""The rules by phase of a round, as functions of a game's state and tables."""

@@ -1,0 +1,117 @@
+"""R-RES, assembly 1: part spaces then facilities are resolved in order; Refit and Engineer
+may wait for their winner's decision."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from farlight_env.cards.model import FACILITIES
+from farlight_env.game.config import (
+    DISCOVER,
+    ENGINEER,
+    HIRE,
+    HIRE_CREW,
+    MAX_ENGINE,
+    REFIT,
+    Phase,
+)
+from farlight_env.game.phases.install import start_install
+from farlight_env.game.queries import _REMOVED, change_ship, engines, leave_game, order_key
+from farlight_env.game.ship import new_stamp
+
+if TYPE_CHECKING:
+    from farlight_env.game.game import FarlightGame
+
+
+def resume_resolution(g: FarlightGame) -> None:
+    if not resolve_bids(g):  # False: no facility decision waits
+        start_install(g)
+
+
+def resolve_bids(g: FarlightGame) -> bool:
+    """Resolve part spaces then facilities in order (R-RES-1); True if a decision waits."""
+    num_targets = g.num_spaces + len(FACILITIES)
+    while g._resolve_cursor < num_targets:
+        slot = g._resolve_cursor
+        g._resolve_cursor += 1
+        winner = settle_bids(g, slot)
+        if winner is None:
+            continue
+        if slot < g.num_spaces:
+            win_part(g, winner, slot)
+        elif win_facility(g, winner, slot - g.num_spaces):
+            return True
+    return False
+
+
+def settle_bids(g: FarlightGame, slot: int) -> int | None:
+    """Pick the winner and return tiles and crew to everyone (R-RES-2..4)."""
+    bids = g.bids[slot]
+    if not bids:
+        return None
+    totals: dict[int, int] = {}
+    for p, tile, crew in bids:
+        totals[p] = totals.get(p, 0) + tile + crew
+    winner = best_bidder(g, totals)
+    for p, tile, crew in bids:
+        g.hands[p].append(tile)
+        if p != winner:
+            g.crew[p] += int(crew) + (1 if tile else 0)
+    for p in totals:
+        g.hands[p].sort()
+        g.seat_stamps[p] = new_stamp()
+    g.bids[slot] = []
+    g.bid_log.append(~slot)
+    return winner
+
+
+def best_bidder(g: FarlightGame, totals: dict[int, int]) -> int | None:
+    """Highest bid of at least 1; ties to the earliest in turn order (R-RES-2)."""
+    best: int | None = None
+    for p, total in totals.items():
+        if total < 1:
+            continue
+        if best is None or (total, -order_key(g, p)) > (totals[best], -order_key(g, best)):
+            best = p
+    return best
+
+
+def win_part(g: FarlightGame, p: int, slot: int) -> None:
+    """R-RES-3: the part becomes pending with the bonus crew lying on its space."""
+    part = g.spaces[slot]
+    assert part is not None
+    g.pending[p].append(part)
+    g.crew[p] += g.bonus[slot]
+    g.seat_stamps[p] = new_stamp()
+    g.bonus[slot] = 0
+    g.spaces[slot] = None
+    g.board_stamp = new_stamp()
+
+
+def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
+    """R-RES-5; True when the winner now faces a decision."""
+    if facility == HIRE:
+        g.crew[p] += HIRE_CREW
+        g.seat_stamps[p] = new_stamp()
+    elif facility == DISCOVER:
+        g.science[p] += 1
+        g.seat_stamps[p] = new_stamp()
+    elif facility == REFIT and g.ship_parts[p]:
+        g._phase = Phase.REFIT
+        g._current = p
+        return True
+    elif facility == ENGINEER and any(v < MAX_ENGINE for _, v in engines(g, p)):
+        g._phase = Phase.ENGINEER
+        g._current = p
+        return True
+    return False
+
+
+def refit_remove(g: FarlightGame, p: int, part: int) -> None:
+    """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
+    change_ship(g, p, part << 2 | _REMOVED)
+    g.ship_parts[p].remove(part)
+    ship = g.ships[p]
+    cell = next(c for c, piece in ship.items() if piece == part)
+    del ship[cell]
+    leave_game(g, part)
