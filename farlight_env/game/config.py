@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from farlight_env.cards.schema import CardFileError
-from farlight_env.game.facts import (  # noqa: F401 - re-exported: the engine imports them here
+from farlight_env.game.facts import (  # noqa: F401 - re-exported for old imports; read facts.py
     AWARD_POINTS,
     DISCOVER,
     ENGINEER,

@@ -33,10 +33,19 @@ from farlight_env.game.actions import (
     SkipEngine,
 )
 from farlight_env.game.config import (
+    GAME_OPTIONS,
+    CardSetError,
+    ConfigError,
+    EndReason,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    Resume,
+)
+from farlight_env.game.facts import (
     AWARD_POINTS,
     DISCOVER,
     ENGINEER,
-    GAME_OPTIONS,
     HIRE,
     MAX_ENGINE,
     MAX_GRID_SIZE,
@@ -47,13 +56,6 @@ from farlight_env.game.config import (
     REFIT,
     TILES,
     TILES_PER_PASS,
-    CardSetError,
-    ConfigError,
-    EndReason,
-    GameConfig,
-    IllegalActionError,
-    Phase,
-    Resume,
 )
 from farlight_env.game.phases import (
     benefits,
