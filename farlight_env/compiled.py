@@ -46,7 +46,9 @@ COMPILED_MODULES: tuple[str, ...] = (
     "farlight_env.env.aec",
     "farlight_env.env.order",
     "farlight_env.env.single_agent",
-    "agents.heuristic",
+    "agents.heuristic.agent",
+    "agents.heuristic.placements",
+    "agents.heuristic.planner",
     "agents.ismcts",
 )
 #: Set to 1 to import every module from its Python source (debugging, profiling, comparing).

@@ -25,6 +25,7 @@ from farlight_env.game import (
     ConfigError,
     Discard,
     FarlightGame,
+    GameConfig,
     IllegalActionError,
     Install,
     PassMission,
@@ -129,6 +130,21 @@ def test_contract_keyword_config() -> None:
     assert game.config.num_players == game.num_players == 2
     play_out(game)
     assert game.round <= 3
+
+
+def test_contract_config_object() -> None:
+    """A GameConfig is taken as it is (the envs pass theirs); it plays as its keywords do."""
+    config = GameConfig.from_options(num_players=2, grid_size=5, max_rounds=3)
+    game = FarlightGame(seed=1, config=config)
+    assert game.config is config
+    assert game.to_json() == FarlightGame(2, 1, grid_size=5, max_rounds=3).to_json()
+    assert FarlightGame(seed=1).config == GameConfig()  # no options: the defaults
+    with pytest.raises(ConfigError, match="not both: config was given with grid_size"):
+        FarlightGame(seed=1, config=config, grid_size=7)
+    with pytest.raises(ConfigError, match="not both: config was given with num_players"):
+        FarlightGame(2, 1, config=config)
+    with pytest.raises(ConfigError, match="config must be a GameConfig"):
+        FarlightGame(seed=1, config={"num_players": 2})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)

@@ -8,6 +8,7 @@ configs, and is stored in the records of games played with it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -169,3 +170,38 @@ def test_validation_names_the_option_and_its_rule() -> None:
     assert GameConfig.check_option("rule_options", {"token_rounding": "down"}).token_rounding == (
         "down"
     )
+
+
+def test_an_env_validates_its_game_options_once_and_hands_the_config_to_its_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from farlight_env.env.aec import raw_env
+    from farlight_env.env.single_agent import FarlightSingleAgentEnv
+
+    checked: list[GameConfig] = []
+    validate = GameConfig.validate
+
+    def counting_validate(self: GameConfig) -> None:
+        checked.append(self)
+        validate(self)
+
+    monkeypatch.setattr(GameConfig, "validate", counting_validate)
+    env = raw_env(num_players=3, grid_size=9, rule_options={"token_rounding": "down"})
+    env.reset(seed=0)
+    env.reset(seed=1)
+    assert checked == [env.game_config]
+    assert env.game.config is env.game_config
+    assert env.config == env.game_config.as_dict()  # the plain view, derived
+
+    checked.clear()
+    single = FarlightSingleAgentEnv(num_players=2, max_rounds=3)
+    single.reset(seed=0)
+    assert len(checked) == 1 and single.aec.game.config is single.aec.game_config
+
+
+def test_a_game_config_is_valid_from_its_construction() -> None:
+    with pytest.raises(ConfigError, match=r"grid_size must be odd"):
+        GameConfig(grid_size=4)
+    config = GameConfig(num_players=3)
+    with pytest.raises(ConfigError, match=r"max_rounds must be 1..10000"):
+        dataclasses.replace(config, max_rounds=0)

@@ -90,6 +90,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             **game_options,
         )
         super().__init__()
+        #: The game's options, validated once here; every game of this env is given this object.
         self.game_config = GameConfig.from_options(num_players=num_players, **game_options)
         if reward_mode not in REWARD_MODES:
             raise ConfigError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
@@ -105,8 +106,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         card_set = resolve_card_set(card_set)
         grid_size = self.game_config.grid_size
         self.cards = card_set
-        #: The game options as keyword arguments of FarlightGame (derived from GameConfig).
-        self.config = self.game_config.as_dict()
         self.reward_mode = reward_mode
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -128,6 +127,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.game: FarlightGame | None = None
         self._seed_rng = np.random.default_rng()
 
+    @property
+    def config(self) -> dict[str, Any]:
+        """The game options as plain data (keyword arguments of FarlightGame), derived from
+        `game_config`, which every game of this env shares."""
+        return self.game_config.as_dict()
+
     # ----------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -144,7 +149,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
-        self.game = FarlightGame(seed=game_seed, card_set=self.cards, **self.config)
+        self.game = FarlightGame(seed=game_seed, card_set=self.cards, config=self.game_config)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

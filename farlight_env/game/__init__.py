@@ -19,9 +19,6 @@ from farlight_env.game.actions import (
 )
 from farlight_env.game.config import (
     GAME_OPTIONS,
-    MAX_GRID_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     CardSetError,
     ConfigError,
     EndReason,
@@ -29,6 +26,7 @@ from farlight_env.game.config import (
     IllegalActionError,
     Phase,
 )
+from farlight_env.game.facts import MAX_GRID_SIZE, MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.game import FarlightGame
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions
 

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from farlight_env.cards.schema import CardFileError
-from farlight_env.game.facts import (  # noqa: F401 - re-exported: the engine imports them here
+from farlight_env.game.facts import (  # noqa: F401 - re-exported for old imports; read facts.py
     AWARD_POINTS,
     DISCOVER,
     ENGINEER,
@@ -158,6 +158,10 @@ class GameConfig:
     keyword arguments, saved games and records, the command line's flags
     (farlight_cli/game_flags.py), the web's new-game body and /api/options
     (farlight_web/schemas.py), and training run configs (training/game_options.py).
+
+    Every instance is valid: construction (`GameConfig(...)`, `from_options`,
+    `dataclasses.replace`) checks it once, so whoever receives one (the engine, the envs)
+    takes it as it is.
     """
 
     num_players: int = option(
@@ -207,9 +211,7 @@ class GameConfig:
                     options[name] = RuleOptions.from_mapping(value)
                 except RuleOptionError as exc:
                     raise ConfigError(str(exc)) from exc
-        config = cls(**options)
-        config.validate()
-        return config
+        return cls(**options)  # __post_init__ validates
 
     @classmethod
     def check_option(cls, name: str, value: Any) -> Any:
@@ -220,6 +222,9 @@ class GameConfig:
     def as_dict(self) -> dict[str, Any]:
         """The options as plain JSON-able data (the `config` of saved games and records)."""
         return {name: plain(getattr(self, name)) for name in GAME_OPTIONS}
+
+    def __post_init__(self) -> None:
+        self.validate()
 
     def validate(self) -> None:
         """ConfigError naming the first option, in declaration order, that is not valid."""

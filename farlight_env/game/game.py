@@ -33,10 +33,19 @@ from farlight_env.game.actions import (
     SkipEngine,
 )
 from farlight_env.game.config import (
+    GAME_OPTIONS,
+    CardSetError,
+    ConfigError,
+    EndReason,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    Resume,
+)
+from farlight_env.game.facts import (
     AWARD_POINTS,
     DISCOVER,
     ENGINEER,
-    GAME_OPTIONS,
     HIRE,
     MAX_ENGINE,
     MAX_GRID_SIZE,
@@ -47,13 +56,6 @@ from farlight_env.game.config import (
     REFIT,
     TILES,
     TILES_PER_PASS,
-    CardSetError,
-    ConfigError,
-    EndReason,
-    GameConfig,
-    IllegalActionError,
-    Phase,
-    Resume,
 )
 from farlight_env.game.phases import (
     benefits,
@@ -122,23 +124,44 @@ class FarlightGame:
 
     def __init__(
         self,
-        num_players: int = 4,
+        num_players: int | None = None,
         seed: int | None = None,
         *,
         card_set: CardSet | str | os.PathLike | None = None,
+        config: GameConfig | None = None,
         **options: Any,
     ) -> None:
         """Set up a new game (R-SETUP).
 
+        The options come either as keywords (checked here) or as one `config`, a GameConfig,
+        already valid, taken as it is (the envs build theirs once and pass it on); not both.
+
         Args:
-            num_players: seats 0..n-1, 2..5 (R-COMP-1).
+            num_players: seats 0..n-1, 2..5 (R-COMP-1); None: GameConfig's default (4).
             seed: fixes every chance event; None draws one (read it back from `seed`).
             card_set: a CardSet, a path to a card file (.toml/.json), or None for the standard
                 set.
+            config: every option at once, kept as `self.config`.
             **options: the other `GameConfig` fields (grid_size, max_rounds,
                 random_first_player, ...); an unknown name raises ConfigError.
         """
-        self.config = GameConfig.from_options(num_players=num_players, **options)
+        if config is None:
+            if num_players is not None:
+                options["num_players"] = num_players
+            config = GameConfig.from_options(**options)
+        elif not isinstance(config, GameConfig):
+            raise ConfigError(
+                f"config must be a GameConfig (GameConfig.from_options(...) builds one from "
+                f"keywords), got {type(config).__name__}"
+            )
+        elif num_players is not None or options:
+            given = sorted(options) + (["num_players"] if num_players is not None else [])
+            raise ConfigError(
+                f"give the game options as config or as keywords, not both: config was given "
+                f"with {', '.join(given)}"
+            )
+        #: The game's options (a GameConfig: valid, frozen, shared with whoever built it).
+        self.config = config
         self.cards = resolve_card_set(card_set)
         self.seed = resolve_seed(seed)
         self._init_tables()
@@ -433,9 +456,8 @@ class FarlightGame:
         real deal gives but the engine plays soundly (mission stacks of any missions in any
         order, awards not a permutation of the seven): end-game studies, rule tests.
         """
-        if isinstance(config, GameConfig):
-            config = config.as_dict()
-        config = GameConfig.from_options(**dict(config or {}))
+        if not isinstance(config, GameConfig):  # a GameConfig is valid already
+            config = GameConfig.from_options(**dict(config or {}))
         copy = None
         if rng is not None:
             copy = np.random.Generator(np.random.PCG64(0))

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from farlight_env.game.config import SEED_LIMIT
+from farlight_env.game.facts import SEED_LIMIT
 from farlight_env.game.state import FIELDS
 
 #: `dump_state`'s data: one field per `state.FIELDS` entry, with its declared type and range;

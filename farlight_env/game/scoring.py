@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
-from farlight_env.game.config import AWARD_POINTS, ConfigError, EndReason, Phase
+from farlight_env.game.config import ConfigError, EndReason, Phase
+from farlight_env.game.facts import AWARD_POINTS
 from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:

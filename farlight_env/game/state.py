@@ -25,7 +25,8 @@ from msgspec import Meta, Struct
 
 from farlight_env.cards.model import AWARDS
 from farlight_env.game.actions import action_from_dict, action_to_dict
-from farlight_env.game.config import (
+from farlight_env.game.config import EndReason, Phase, Resume
+from farlight_env.game.facts import (
     MAX_COUNT,
     MAX_ENGINE,
     MAX_GRID_SIZE,
@@ -37,9 +38,6 @@ from farlight_env.game.config import (
     START_CREW,
     TILES,
     TILES_PER_PASS,
-    EndReason,
-    Phase,
-    Resume,
 )
 from farlight_env.game.ship import CORE, new_stamp
 

@@ -12,14 +12,8 @@ from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import FACILITIES, CardSet
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.actions import Bid, Target, TargetKind
-from farlight_env.game.config import (
-    NUM_STACKS,
-    PART_SPACES,
-    SEED_LIMIT,
-    TILES,
-    CardSetError,
-    ConfigError,
-)
+from farlight_env.game.config import CardSetError, ConfigError
+from farlight_env.game.facts import NUM_STACKS, PART_SPACES, SEED_LIMIT, TILES
 from farlight_env.game.ship import connector_mask
 
 if TYPE_CHECKING:

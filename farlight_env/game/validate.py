@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet
-from farlight_env.game.config import (
+from farlight_env.game.config import GameConfig, Phase
+from farlight_env.game.facts import (
     ENGINEER,
     NUM_FACE_UP_AWARDS,
     NUM_STACKS,
@@ -21,8 +22,6 @@ from farlight_env.game.config import (
     REFIT,
     TILES,
     TILES_PER_PASS,
-    GameConfig,
-    Phase,
 )
 from farlight_env.game.phases.missions import mission_bidders, mission_order
 from farlight_env.game.rules_options import RuleOptions

@@ -6,11 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import IconKind, Timing
-from farlight_env.game.config import (
-    MAX_ENGINE,
-    Phase,
-    Resume,
-)
+from farlight_env.game.config import Phase, Resume
+from farlight_env.game.facts import MAX_ENGINE
 from farlight_env.game.phases.missions import start_missions
 from farlight_env.game.queries import _BOOSTED, change_ship, engines, turn_order
 from farlight_env.game.ship import new_stamp

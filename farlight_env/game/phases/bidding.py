@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from farlight_env.game.config import (
-    TILES_PER_PASS,
-    Phase,
-    Resume,
-)
+from farlight_env.game.config import Phase, Resume
+from farlight_env.game.facts import TILES_PER_PASS
 from farlight_env.game.legal import reset_bid_cache
 from farlight_env.game.queries import new_bid_stamp
 from farlight_env.game.ship import new_stamp

@@ -7,12 +7,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES, MissionCard
-from farlight_env.game.config import (
-    NUM_STACKS,
-    TEMP_BIOTECH_COST,
-    Phase,
-    Resume,
-)
+from farlight_env.game.config import Phase, Resume
+from farlight_env.game.facts import NUM_STACKS, TEMP_BIOTECH_COST
 from farlight_env.game.legal import biotech_shortfall
 from farlight_env.game.ship import new_stamp
 

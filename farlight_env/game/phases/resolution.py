@@ -6,15 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES
-from farlight_env.game.config import (
-    DISCOVER,
-    ENGINEER,
-    HIRE,
-    HIRE_CREW,
-    MAX_ENGINE,
-    REFIT,
-    Phase,
-)
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, HIRE_CREW, MAX_ENGINE, REFIT
 from farlight_env.game.phases.install import start_install
 from farlight_env.game.queries import _REMOVED, change_ship, engines, leave_game, order_key
 from farlight_env.game.ship import new_stamp

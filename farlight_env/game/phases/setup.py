@@ -5,11 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
-from farlight_env.game.config import (
-    NUM_FACE_UP_AWARDS,
-    NUM_STACKS,
-    REGULAR_PER_STACK,
-)
+from farlight_env.game.facts import NUM_FACE_UP_AWARDS, NUM_STACKS, REGULAR_PER_STACK
 from farlight_env.game.phases.bidding import start_bidding
 from farlight_env.game.phases.missions import mission_order
 from farlight_env.game.queries import renew_stamps

@@ -1,32 +1,20 @@
-"""A rule-based Farlight player: the baseline that learned and search policies must beat.
+"""`HeuristicAgent`: the rule-based baseline (how it plays: agents/heuristic/__init__.py).
 
-How it plays. It picks target missions — the available ones it is closest to completing,
-weighted by value — and values each part on the station by what it brings towards them
-(engine dice that meet a required die, bio-tech, science) plus its lasting income (every-round
-crew and science, upgrades), less its crew cost, and zero if the part cannot be installed on
-its ship. Facilities are valued the same way (Discover when science is short, Engineer when a
-+1 meets a die, Hire when crew runs low). Each tile goes where it changes the most expected
-value: enough to beat what the opponents visibly committed (their tiles counted at 2, crew at
-1), the 0 tile as a cheap bluff or, with a crew, as the 1-point ticket to a mission it can
-complete; alone on such a mission it is a free ticket to at least half its value (R-MIS-2, a
-lone 0 is asked after every real bid). It installs where a part links the most connectors and
-blocks the fewest, upgrades the engine that brings a target mission closest (else its best
-engine), overhauls its weakest engine, never refits, completes every mission it can when first
-and later ones when the half value is worth what it pays, buying temporary bio-tech when that
-completes a mission.
+It asks a `Planner` what things are worth and scores bids with `placements`; this module holds
+its choices per phase and the caches that make it cheap to call from search agents.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from agents.base import EngineAgent
-from farlight_env.cards.model import FACILITIES, IconKind, Timing
+from agents.heuristic.placements import SLOT_BLOCK, UNKNOWN_TILE, Placements, _placement_gains
+from agents.heuristic.planner import Planner, _seat_facts, board_facts
+from farlight_env.cards.model import FACILITIES
 from farlight_env.game import (
     Action,
     Bid,
@@ -40,272 +28,17 @@ from farlight_env.game import (
     RefitStop,
     SelectPart,
     SkipEngine,
-    TargetKind,
 )
-from farlight_env.game.game import DISCOVER, ENGINEER, HIRE, MAX_ENGINE, TILES
+from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, MAX_ENGINE
 
-ICON_WORTH = {
-    (IconKind.SCIENCE, Timing.EVERY_ROUND): 2.2,
-    (IconKind.CREW, Timing.EVERY_ROUND): 1.6,
-    (IconKind.SCIENCE, Timing.ONCE): 1.0,
-    (IconKind.CREW, Timing.ONCE): 0.6,
-    (IconKind.UPGRADE, Timing.EVERY_ROUND): 1.6,
-    (IconKind.UPGRADE, Timing.ONCE): 0.7,
-    (IconKind.OVERHAUL, Timing.EVERY_ROUND): 2.5,
-    (IconKind.OVERHAUL, Timing.ONCE): 1.4,
-}
-UNKNOWN_TILE = 2.0  # expected value of an opponent's face-down tile
 VALUES_CACHE_SIZE = 4096  # cached bid valuations per agent before the cache is cleared
-#: Worth of a lone 0 on a mission it can complete, as a share of the mission's worth: asked
-#: after every real bid it scores half or the full value (R-MIS-2, R-MIS-6), but the resources
-#: it spends then are worth keeping too. Measured over 400 two-player games against the same
-#: heuristic without the ticket: 0.2 won 52.2%, 0.5 won 50.5%, 1.0 won 45.0%.
-LONE_ZERO_SHARE = 0.2
-
-
-def engine_deficit(have: list[int], need: tuple[int, ...]) -> float:
-    """Pips (and missing engines) short of matching required dice one-to-one (R-MIS-4)."""
-    return _deficit(tuple(have), need)
-
-
-@functools.lru_cache(maxsize=65536)
-def _deficit(have: tuple[int, ...], need: tuple[int, ...]) -> float:
-    """`engine_deficit` on tuples: few distinct dice sets and missions, so it is cached."""
-    ordered = sorted(have, reverse=True)
-    deficit = 0.0
-    for i, req in enumerate(_descending(need)):
-        deficit += max(0, req - ordered[i]) if i < len(ordered) else req + 1.0
-    return deficit
-
-
-@functools.lru_cache(maxsize=1024)
-def _descending(need: tuple[int, ...]) -> tuple[int, ...]:
-    """A mission's required dice, largest first (few distinct tuples: cached)."""
-    return tuple(sorted(need, reverse=True))
-
-
-def planner_key(game: FarlightGame, seat: int) -> tuple:
-    """Every fact a `Planner` for `seat` derives its targets from: equal keys, equal plans.
-
-    The ship stamp stands for the ship's layout and engine dice (installability, bio-tech,
-    engines); the seat's tokens and the missions on offer are listed.
-    """
-    return (*_seat_facts(game, seat), tuple(game.available_missions()))
-
-
-def valuation_key(game: FarlightGame, seat: int) -> tuple:
-    """Every public fact `target_values` reads for `seat`: the planner's plus the station."""
-    return (*_seat_facts(game, seat), board_facts(game))
-
-
-def _seat_facts(game: FarlightGame, seat: int) -> tuple:
-    """The seat's part of `planner_key`: its ship stamp and tokens."""
-    return (
-        seat,
-        game.ship_stamps[seat],
-        game.crew[seat],
-        game.science[seat],
-        game.temp_biotech[seat],
-    )
-
-
-def board_facts(game: FarlightGame) -> tuple:
-    """The board facts valuations read: missions on offer, part spaces, bonus crew, station."""
-    parts = game.cards.parts
-    dice = game.engine_values
-    station = tuple(
-        dice.get(r, 1) for part in game.spaces if part is not None for r in parts[part].engines
-    )
-    return tuple(game.available_missions()), tuple(game.spaces), tuple(game.bonus), station
-
 
 #: Ids for interned board facts; never reused, so a cleared table cannot alias two facts.
 _FACT_IDS = itertools.count()
 
 
-def _p_win(total: np.ndarray, rival: np.ndarray, is_mission: np.ndarray) -> np.ndarray:
-    """`_placement_score`'s chance of winning a target with `total`, element-wise."""
-    ahead = total > rival
-    chance = np.where(ahead, 0.7, np.where(total >= rival - 1, 0.15, 0.02))
-    chance = np.where(total > rival + 1.5, 0.95, chance)
-    chance = np.where(is_mission, np.where(ahead, 1.0, 0.6), chance)
-    return np.where(total < 1, 0.0, chance)
-
-
-@dataclass(frozen=True, eq=False)
-class Placements:
-    """Legal placements as (slot, tile, crew) arrays plus every term that depends on them alone.
-
-    Built once per distinct legal list (cached), so a miss in the gains cache pays only for
-    the terms that read the bids and the valuation.
-    """
-
-    slot: np.ndarray
-    value: np.ndarray  # tile + crew
-    is_mission: np.ndarray
-    is_mission_twice: np.ndarray  # is_mission repeated, for after and before in one pass
-    crew_cost: tuple[np.ndarray, np.ndarray]  # with plenty of crew, with 2 or fewer
-    refund_free: np.ndarray  # missions and 0 tiles are never refunded
-    waste: np.ndarray  # what a tile on a worthless target throws away
-    ticket: np.ndarray  # a lone 0 without crew on a mission
-    slots: tuple[int, ...]  # the distinct target slots, ascending
-    gather: np.ndarray  # each placement's place among its slots' `SLOT_BLOCK`s, in order
-
-    @classmethod
-    def of(cls, fields: np.ndarray, first_mission: int) -> Placements:
-        slot, tile, crew = fields[:, 0], fields[:, 1], fields[:, 2]
-        is_mission = slot >= first_mission
-        value = tile + crew
-        base = np.where(is_mission, 0.9, 0.35)
-        slots, rank = np.unique(slot, return_inverse=True)
-        return cls(
-            slots=tuple(slots.tolist()),
-            gather=rank.reshape(-1) * len(SLOT_BLOCK) + tile * 2 + crew,
-            slot=slot,
-            value=value,
-            is_mission=is_mission,
-            is_mission_twice=np.concatenate((is_mission, is_mission)),
-            crew_cost=tuple(np.where(crew == 1, base + extra, 0.0) for extra in (0.0, 0.5)),  # type: ignore[arg-type]
-            refund_free=is_mission | (tile == 0),
-            waste=0.05 * tile,
-            ticket=is_mission & (value == 0),
-        )
-
-
-#: Every placement on one target slot, as (tile, crew) rows; gains are computed per slot.
-SLOT_BLOCK = tuple((tile, crew) for tile in TILES for crew in (0, 1))
-assert all(SLOT_BLOCK[2 * tile + crew] == (tile, crew) for tile, crew in SLOT_BLOCK)
-
-
-def _placement_gains(
-    rows: Placements,
-    worths: np.ndarray,
-    mine: list[int],
-    rivals: list[float],
-    crew_low: bool,
-    lone_zero: bool,
-) -> np.ndarray:
-    """`HeuristicAgent._placement_score` for every placement (same float operations)."""
-    worth = worths[rows.slot]
-    rival = np.asarray(rivals, dtype=np.float64)[rows.slot]
-    before = np.asarray(mine, dtype=np.int64)[rows.slot]
-    # after and before in one pass: the same element-wise chances, half the array calls
-    chances = _p_win(
-        np.concatenate((before + rows.value, before)),
-        np.concatenate((rival, rival)),
-        rows.is_mission_twice,
-    )
-    p_after, p_before = chances[: len(before)], chances[len(before) :]
-    gain = worth * (p_after - p_before)
-    refund = np.where(rows.refund_free, 0.0, 0.25 * (1.0 - p_after))
-    waste = np.where(worth <= 0, rows.waste, 0.0)
-    gains = gain - rows.crew_cost[crew_low] + refund - waste
-    if lone_zero:  # a lone 0 on a mission is a cheap ticket, asked last (R-MIS-2)
-        ticket = rows.ticket & (before == 0)
-        gains = gains + np.where(ticket, LONE_ZERO_SHARE * worth, 0.0)
-    return gains
-
-
-class Planner:
-    """One seat's read of a (redacted) game: target missions and what things are worth."""
-
-    def __init__(self, game: FarlightGame, seat: int) -> None:
-        self.game = game
-        self.seat = seat
-        self.engine_values = [v for _, v in game.engines(seat)]
-        self.biotech = game.biotech(seat) + game.temp_biotech[seat]
-        self._gaps: dict[int, float] = {}  # each target's gap as things stand
-        self.targets = self._target_missions()
-        self._part_values: dict[tuple[int, tuple[int, ...]], float] = {}
-
-    def gap(
-        self,
-        mission_id: int,
-        engines: list[int] | None = None,
-        biotech: int = 0,
-        science: int = 0,
-        crew: int = 0,
-    ) -> float:
-        """Rough cost to complete a mission, in 'things still to get'."""
-        game, seat = self.game, self.seat
-        m = game.cards.missions[mission_id]
-        eng = engine_deficit(self.engine_values if engines is None else engines, m.engines)
-        bio_short = max(0, m.biotech - self.biotech - biotech)
-        crew_left = game.crew[seat] + crew
-        bio_cost = max(0.0, bio_short - crew_left // 3) * 1.5 + min(bio_short, crew_left // 3) * 0.5
-        sci = max(0, m.science - game.science[seat] - science)
-        return eng * 0.8 + bio_cost + sci * 1.0
-
-    def _target_missions(self) -> list[tuple[int, float]]:
-        """Available missions with a weight: value discounted by how far off they are."""
-        out = []
-        for mission_id in self.game.available_missions():
-            if mission_id is None:
-                continue
-            value = self.game.cards.missions[mission_id].value
-            gap = self._gaps[mission_id] = self.gap(mission_id)
-            out.append((mission_id, value / (1.0 + gap)))
-        out.sort(key=lambda t: -t[1])
-        return out
-
-    def progress(self, **gain: int | list[int]) -> float:
-        """Value of a change in resources towards the target missions."""
-        total = 0.0
-        for mission_id, _weight in self.targets:
-            value = self.game.cards.missions[mission_id].value
-            before = self._gaps[mission_id]
-            after = self.gap(mission_id, **gain)  # type: ignore[arg-type]
-            total += value * (1.0 / (1.0 + after) - 1.0 / (1.0 + before))
-        return total
-
-    def part_value(self, part_id: int) -> float:
-        """What a part brings this seat; memoised on the part and the dice on its engines."""
-        dice = tuple(
-            self.game.engine_values.get(r, 1) for r in self.game.cards.parts[part_id].engines
-        )
-        key = (part_id, dice)
-        value = self._part_values.get(key)
-        if value is None:
-            value = self._part_values[key] = self._part_value(part_id, list(dice))
-        return value
-
-    def _part_value(self, part_id: int, dice: list[int]) -> float:
-        game = self.game
-        card = game.cards.parts[part_id]
-        if not self.installable(part_id):
-            return 0.0
-        value = sum(ICON_WORTH[(i.kind, i.timing)] for i in card.icons)
-        boosts = any(i.kind in (IconKind.UPGRADE, IconKind.OVERHAUL) for i in card.icons)
-        if boosts and not self.engine_values and not card.engines:
-            value *= 0.3
-        value += sum(0.4 + 0.25 * d for d in dice) + 1.2 * card.biotech
-        value += self.progress(engines=self.engine_values + dice, biotech=card.biotech)
-        return max(0.0, value - 0.6 * card.crew_cost)
-
-    def installable(self, part_id: int) -> bool:
-        return bool(self.game.legal_cells(self.seat, part_id))
-
-    def engineer_value(self) -> float:
-        if not any(v < MAX_ENGINE for v in self.engine_values):
-            return 0.0
-        return 0.5 + max(self.progress(engines=e) for e in self.bumped_engines())
-
-    def bumped_engines(self) -> list[list[int]]:
-        """Every way to add 1 to one engine below 6."""
-        out = []
-        for i, v in enumerate(self.engine_values):
-            if v < MAX_ENGINE:
-                bumped = list(self.engine_values)
-                bumped[i] = v + 1
-                out.append(bumped)
-        return out or [list(self.engine_values)]
-
-    def can_complete(self, mission_id: int) -> bool:
-        return self.gap(mission_id) == 0 or self.game.can_complete(self.seat, mission_id)
-
-
 class HeuristicAgent(EngineAgent):
-    """The documented rule-based baseline (see the module docstring).
+    """The documented rule-based baseline (how it plays: the package docstring).
 
     Bid valuations are cached on the public facts they read (`valuation_key`), so search
     agents that call the heuristic thousands of times per decision pay for them once per
@@ -648,11 +381,3 @@ class HeuristicAgent(EngineAgent):
         shortfall = game.biotech_shortfall(seat, mission.biotech)
         cost = (mission.science * 1.5 + 3 * shortfall) / 3.0
         return complete if points > cost else passing
-
-
-def mission_targets(game: FarlightGame, seat: int) -> list[int]:
-    """The mission ids the heuristic is aiming at, best first (for inspection and tests)."""
-    return [m for m, _ in Planner(game, seat).targets]
-
-
-__all__ = ["HeuristicAgent", "Planner", "engine_deficit", "mission_targets", "TargetKind"]
