@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
 import zipfile
 from pathlib import Path
+
+from farlight_env.records.record import write_atomic
 
 #: Bounds on the JSON files the project reads back (run configs, league states, tournament
 #: specs); far above what the project writes, far below what would exhaust memory.
@@ -23,14 +24,8 @@ def read_bounded(path: Path, limit: int = MAX_JSON_BYTES) -> bytes:
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write to a temp file, flush it to disk, then rename over `path`."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as fh:
-        fh.write(data.encode() if isinstance(data, str) else data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """`write_atomic` of the records module, for text too: never a half-written file."""
+    write_atomic(path, data.encode() if isinstance(data, str) else data)
 
 
 def check_torch_archive(source: Path | bytes, limit: int) -> None:

@@ -18,20 +18,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from farlight_env.game.actions import _RECORD_FIELDS  # the recorded fields of each action
+from farlight_env.game.actions import RECORD_FIELDS  # the recorded fields of each action
 from farlight_env.records.record import (
     RECORD_FORMAT,
     TOURNAMENT_FORMAT,
     RecordError,
     validate_record,
     verify_record,
+    write_atomic,
 )
 from farlight_env.untrusted.jsontext import decode
 from farlight_web.library import Replay
@@ -61,7 +61,7 @@ def _action_struct(cls: type, fields: dict[str, type]) -> type:
     )
 
 
-ActionShape = Union[tuple(_action_struct(c, f) for c, f in _RECORD_FIELDS.items())]  # noqa: UP007
+ActionShape = Union[tuple(_action_struct(c, f) for c, f in RECORD_FIELDS.items())]  # noqa: UP007
 
 
 class Icon(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -243,7 +243,7 @@ class UploadStore:
             if path.is_file() and not path.is_symlink():
                 os.utime(path)  # uploaded again: the most recent now
             else:
-                _write_atomic(path, text + b"\n")
+                write_atomic(path, text + b"\n")
             self._enforce_quota(keep=path)
         return f"{UPLOAD_FOLDER}/{name}"
 
@@ -263,19 +263,3 @@ class UploadStore:
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / name).unlink()
             count, total = count - 1, total - size
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to a hidden temp file beside `path` (named as `save_record` names its
-    own), flush it to disk, then rename it over `path`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

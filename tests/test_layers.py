@@ -159,7 +159,8 @@ def _engine_private_names() -> set[str]:
 
 def test_no_module_outside_the_engine_reads_its_private_names() -> None:
     """Agents, encoders, the env, the CLI and the web read the engine's public API (issue
-    #27): `obj._name` for an engine private `_name` on anything but `self`/`cls` is refused."""
+    #27): `obj._name` for an engine private `_name` on anything but `self`/`cls`, and
+    `from farlight_env.game... import _name`, are refused."""
     private = _engine_private_names()
     assert {"_phase", "_current", "_completers", "_can_complete"} <= private
     root = GAME_DIR.parent.parent
@@ -169,6 +170,13 @@ def test_no_module_outside_the_engine_reads_its_private_names() -> None:
             if GAME_DIR in path.parents:
                 continue
             for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "farlight_env.game"
+                ):
+                    for alias in node.names:
+                        if alias.name.startswith("_"):
+                            found.append(f"{path.relative_to(root)}:{node.lineno}: {alias.name}")
+                    continue
                 if not (isinstance(node, ast.Attribute) and node.attr in private):
                     continue
                 owner = node.value

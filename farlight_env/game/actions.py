@@ -248,7 +248,7 @@ def action_from_dict(data: object) -> Action:
         raise ValueError(f"action record {data!r}: 'type' must be one of {sorted(ACTION_TYPES)}")
     cls = ACTION_TYPES[kind]
     fields = {k: v for k, v in data.items() if k != "type"}
-    expected = _RECORD_FIELDS[cls]
+    expected = RECORD_FIELDS[cls]
     if set(fields) != set(expected):
         raise ValueError(
             f"action record {data!r}: a {cls.__name__} has fields {sorted(expected)}, "
@@ -272,7 +272,7 @@ def action_from_dict(data: object) -> Action:
 
 
 #: The JSON type of each recorded field, per action type (see `action_to_dict`).
-_RECORD_FIELDS: dict[type, dict[str, type]] = {
+RECORD_FIELDS: dict[type, dict[str, type]] = {
     Bid: {"tile": int, "target": list, "crew": bool},
     RefitRemove: {"part": str},
     RefitStop: {},

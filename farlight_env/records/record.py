@@ -320,15 +320,24 @@ def _check_outcome(record: Mapping[str, Any], game: FarlightGame) -> None:
 
 # ------------------------------------------------------------------------------ saving
 def save_record(record: Mapping[str, Any], path: str | os.PathLike) -> Path:
-    """Write `record` as JSON atomically: a temp file in the same folder, then os.replace."""
+    """Write `record` as JSON atomically (`write_atomic`)."""
+    path = Path(path)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    write_atomic(path, text.encode("utf-8"))
+    return path
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to a hidden temp file beside `path` (`.NAME.*.tmp`, unique per writer, so
+    two writers never share one and a server's start-up cleanup finds it), flush it to disk,
+    then rename it over `path`; the folder is created if missing."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -336,4 +345,3 @@ def save_record(record: Mapping[str, Any], path: str | os.PathLike) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return path
