@@ -7,26 +7,12 @@ and price; parts discarded automatically; the tiebreak) comes from `farlight_env
 
 from __future__ import annotations
 
-from farlight_env.game import Action, Bid, ChooseEngine, FarlightGame, Target, TargetKind
+from farlight_env.game import Action, Bid, ChooseEngine, FarlightGame
+from farlight_env.view.events import target_label
 
 #: A viewer: a seat, None (a spectator: no hidden values) or "all" (omniscient).
 Viewer = int | str | None
 ALL = "all"
-
-
-def target_label(game: FarlightGame, target: Target) -> str:
-    """A bidding target with what it holds now: 'part space 3 (Ion Drive)', 'Hire (+3 crew)'."""
-    from farlight_env.env.render import FACILITY_EFFECTS  # Pillow: imported only when needed
-
-    if target.kind is TargetKind.PART:
-        part = game.spaces[target.index]
-        name = "empty" if part is None else game.cards.parts[part].name
-        return f"part space {target.index} ({name})"
-    if target.kind is TargetKind.FACILITY:
-        return f"{target} ({FACILITY_EFFECTS[target.index]})"
-    stack = game.stacks[target.index]
-    name = game.cards.missions[stack[0]].name if stack else "empty"
-    return f"mission stack {target.index} ({name})"
 
 
 def action_text(game: FarlightGame, action: Action) -> str:

@@ -179,7 +179,8 @@ def _last_bid(game: FarlightGame) -> bool:
     return sum(len(hand) for hand in game.hands) == 1
 
 
-def _target_label(game: FarlightGame, target: Target) -> str:
+def target_label(game: FarlightGame, target: Target) -> str:
+    """A bidding target with what it holds now: 'part space 3 (Ion Drive)', 'Hire (+3 crew)'."""
     if target.kind is TargetKind.PART:
         part = game.spaces[target.index]
         name = "empty" if part is None else game.cards.parts[part].name
@@ -210,7 +211,7 @@ def _bid_results(game: FarlightGame, last: Bid) -> list[BidResult]:
         seats = sorted(tiles, key=game.order_key)
         totals = {s: sum(tiles[s]) + crew[s] for s in seats}
         shown = [SeatBid(s, tiles[s], crew[s], totals[s]) for s in seats]
-        label = _target_label(game, target)
+        label = target_label(game, target)
         tiles_text = ", ".join(_seat_bid_text(b) for b in shown)
         if target.kind is TargetKind.MISSION:
             order = mission_bidders(
