@@ -289,6 +289,16 @@ def test_r_mis_5_under_mission_the_holder_holds_exactly_its_shortfall() -> None:
     assert "buys exactly" in _refused(saved)
 
 
+def test_r_mis_5_under_mission_no_more_seats_hold_it_than_completed() -> None:
+    """A seat that passed buys nothing: under temp_biotech_lasts="mission" the seats holding
+    temporary bio-tech are at most those that completed the mission being resolved."""
+    game = _holding_temp_biotech("mission")
+    saved = json.loads(game.to_json())
+    assert saved["state"]["completers"] >= 1
+    saved["state"]["completers"] -= 1
+    assert "seats hold temporary bio-tech but only" in _refused(saved)
+
+
 @pytest.mark.parametrize("option", ["mission", "round"])
 def test_r_mis_5_no_seat_holds_more_than_the_neediest_mission_asks(option: str) -> None:
     game = _holding_temp_biotech(option)

@@ -94,7 +94,9 @@ def test_from_state_refuses_what_from_json_refuses_with_the_same_message(
     )
 
 
-def test_dealt_false_accepts_hand_built_stacks_and_awards_only() -> None:
+def test_r_setup_3_dealt_false_accepts_hand_built_stacks() -> None:
+    """R-SETUP-3 deals each stack sorted with one climactic mission at its bottom; a puzzle
+    position built by hand (dealt=False) may hold any stack, and the rest is still checked."""
     game = FarlightGame(3, seed=5)
     state = game.to_state()
     regular = next(m for m in state.stacks[0] if not game.cards.missions[m].climactic)
@@ -106,6 +108,21 @@ def test_dealt_false_accepts_hand_built_stacks_and_awards_only() -> None:
     assert built.stacks[0] == [regular] and built.available_missions()[0] == regular
     state.crew[0] = -2  # what the engine relies on is still checked
     with pytest.raises(ValueError, match=r"state\.crew\[0\]"):
+        FarlightGame.from_state(game.config, game.cards, state, dealt=False)
+
+
+def test_r_setup_2_dealt_false_accepts_any_three_distinct_face_up_awards() -> None:
+    """R-SETUP-2 deals all 7 awards, 3 face up; a hand-built position (dealt=False) may leave
+    some out, but its 3 face-up awards must still be distinct."""
+    game = FarlightGame(3, seed=5)
+    state = game.to_state()
+    state.awards_down = state.awards_down[:1]  # not the 7 awards: no deal gives this
+    with pytest.raises(ValueError, match=r"state\.awards"):
+        FarlightGame.from_state(game.config, game.cards, state)
+    built = FarlightGame.from_state(game.config, game.cards, state, dealt=False)
+    assert built.awards_up == state.awards_up and built.awards_down == state.awards_down
+    state.awards_up = [state.awards_up[0]] * 3
+    with pytest.raises(ValueError, match=r"state\.awards_up: expected 3 distinct awards"):
         FarlightGame.from_state(game.config, game.cards, state, dealt=False)
 
 

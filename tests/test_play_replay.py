@@ -584,6 +584,31 @@ def test_r_ben_3_the_overhaul_choice_says_it_sets_the_engine_to_6() -> None:
         assert codec.describe(codec.encode(action), game) == expected
 
 
+@pytest.mark.parametrize("phase", [Phase.ENGINEER, Phase.UPGRADE])
+def test_r_res_5_r_ben_3_engineer_and_upgrade_choices_say_plus_one(phase: Phase) -> None:
+    """The Engineer facility (R-RES-5) and an upgrade icon (R-BEN-3) add 1 to one engine: each
+    choice reads 'engine #N (now V): +1 makes it V+1', in the terminal and the codec."""
+    from farlight_cli.text import action_text
+    from farlight_env.encode.codec import ActionCodec
+    from farlight_env.game import ChooseEngine
+
+    for seed in range(300):
+        game = FarlightGame(3, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over and game.phase is not phase:
+            game.apply(rng.choice(game.legal_actions()))
+        if game.phase is phase:
+            break
+    choices = [a for a in game.legal_actions() if isinstance(a, ChooseEngine)]
+    codec = ActionCodec(game.cards, game.config.grid_size)
+    assert choices, f"a {phase.name} decision offers engines"
+    for action in choices:
+        value = game.engine_values[action.rank]
+        expected = f"engine #{action.rank} (now {value}): +1 makes it {value + 1}"
+        assert action_text(game, action) == expected
+        assert codec.describe(codec.encode(action), game) == expected
+
+
 def test_play_help_explains_letter_and_tile_bids() -> None:
     """`farlight play --help` says how to bid, as the README does (issue #26)."""
     import os
