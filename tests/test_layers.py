@@ -162,7 +162,7 @@ def test_no_module_outside_the_engine_reads_its_private_names() -> None:
     #27): `obj._name` for an engine private `_name` on anything but `self`/`cls`, and
     `from farlight_env.game... import _name`, are refused."""
     private = _engine_private_names()
-    assert {"_phase", "_current", "_completers", "_can_complete"} <= private
+    assert {"_phase", "_current", "_completers", "_place_tile"} <= private
     root = GAME_DIR.parent.parent
     found = []
     for package in READERS:

@@ -171,30 +171,12 @@ class FarlightGame:
     # ------------------------------------------------- the rules, bound as methods
     _init_tables = tables.init_tables
     _setup = setup.setup
-    _roll_station_dice = setup.roll_station_dice
-    _start_bidding = bidding.start_bidding
     _place_tile = bidding.place_tile
-    _resume_resolution = resolution.resume_resolution
-    _resolve_bids = resolution.resolve_bids
-    _settle_bids = resolution.settle_bids
-    _best_bidder = resolution.best_bidder
-    _win_part = resolution.win_part
-    _win_facility = resolution.win_facility
     _refit_remove = resolution.refit_remove
-    _start_install = install.start_install
-    _next_installer = install.next_installer
     _install = install.install
-    _start_benefits = benefits.start_benefits
-    _next_benefit = benefits.next_benefit
     _engine_choice = benefits.engine_choice
     _engine_skip = benefits.engine_skip
-    _start_missions = missions.start_missions
-    _open_next_mission = missions.open_next_mission
-    _next_mission_decision = missions.next_mission_decision
     _complete = missions.complete
-    _close_mission = missions.close_mission
-    _finish_missions = missions.finish_missions
-    _round_reset = reset.round_reset
     _end = scoring.end
 
     # ------------------------------------------------------------ public view
@@ -265,10 +247,8 @@ class FarlightGame:
     renew_ship_stamps = queries.renew_ship_stamps
     count_connectors = queries.count_connectors
     bid_total = queries.bid_total
-    _renew_stamps = queries.renew_stamps
     _new_bid_stamp = queries.new_bid_stamp
     _change_ship = queries.change_ship
-    _install_code = queries.install_code
     _leave_game = queries.leave_game
 
     can_complete = legal.can_complete
@@ -280,13 +260,7 @@ class FarlightGame:
     is_legal = legal.is_legal
     invalidate_cache = legal.invalidate_cache
     _compute_legal = legal.compute_legal
-    _engine_choices = legal.engine_choices
-    _legal_bids = legal.legal_bids
-    _bid_block = legal.bid_block
     _reset_bid_cache = legal.reset_bid_cache
-    _legal_installs = legal.legal_installs
-    _can_complete = legal.can_complete  # the names the rules modules call
-    _biotech_shortfall = legal.biotech_shortfall
     _legal_bid_slot = legal.legal_bid_slot
     _illegal_message = legal.illegal_message
 
