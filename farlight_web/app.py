@@ -60,7 +60,6 @@ from farlight_web.schemas import (
     Claim,
     NewGame,
     OpenReplay,
-    check_json_type,
     decode,
     new_game_options,
     options_page,
@@ -434,7 +433,6 @@ def make_app(
                 headers={"Retry-After": "5"},
             )
         try:
-            check_json_type(request)
             body = await read_body(request, MAX_UPLOAD_BYTES)
             game = _query_int(request, "game")
             name, replay = await run_in_threadpool(open_upload, uploads, body, game)
@@ -442,6 +440,9 @@ def make_app(
             return error(str(exc), exc.status)
         except RecordError as exc:
             return error(str(exc), 400)
+        except OSError:
+            log.exception("upload could not be stored")
+            return error("the upload could not be stored on the server: try again later", 503)
         finally:
             upload_slots.release()
         return _opened(replay, f"{name}#{game}", request, file=name)
@@ -478,7 +479,9 @@ def make_app(
         return JSONResponse(await run_in_threadpool(read))
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
-        return error(exc.detail or "not found", exc.status_code)
+        response = error(exc.detail or "not found", exc.status_code)
+        response.headers.update(exc.headers or {})  # a 405 keeps its Allow
+        return response
 
     async def server_error(request: Request, exc: Exception) -> Response:
         log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)

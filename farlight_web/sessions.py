@@ -175,7 +175,11 @@ class Table:
                 fits = "invite" in key and hmac.compare_digest(key["invite"], token_hash(invite))
             if fits:
                 token = self.new_seat_secret(seat)
-                self.save()
+                try:
+                    self.save()
+                except OSError:
+                    self.keys[seat] = key  # not saved: the invite still opens the seat
+                    raise
                 return seat, token
         if invite is None:
             raise NotYourSeat("every human seat of this game has an owner: ask for an invite link")

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from farlight_env.cards.model import CardSet
+from farlight_env.game.config import ConfigError
+from farlight_env.game.rules_options import RuleOptionError
 from farlight_env.records.record import RecordError, load_record, new_game, record_actions
 from farlight_web.bots import POLICY_FOLDER, BotUnfit, opponent_problem, parse_bot_errors
+from farlight_web.library import MAX_FILE_BYTES
 from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
 from farlight_web.seats import HUMAN, parse_seat_keys
 from farlight_web.sessions import MAX_MOVES_SHOWN, THINK_SECONDS, Table
@@ -147,9 +150,12 @@ def resume(
     (no bot thinks again: each decision's randomness is reseeded, see `reseed`). Errors name
     the record as `games/<id>.json`, never by its place on the server's disk."""
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise RecordError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
         return _resume(game_id, path, policies, think_seconds, clock)
-    except (RecordError, BotUnfit) as exc:
-        raise RecordError(str(exc).replace(str(path), f"games/{path.name}")) from None
+    except (RecordError, BotUnfit, ConfigError, RuleOptionError, ValueError, ImportError) as exc:
+        message = str(exc).replace(str(path), f"games/{path.name}")
+        raise RecordError(message.replace(str(policies.resolve()), POLICY_FOLDER)) from None
 
 
 def _resume(
@@ -163,7 +169,7 @@ def _resume(
     lineup = [str(p) for p in record["players"]]
     keys = parse_seat_keys(record, path)
     env_seed = record.get("env_seed")
-    if not isinstance(env_seed, int):
+    if not isinstance(env_seed, int) or isinstance(env_seed, bool) or env_seed < 0:
         raise RecordError(f"{path}: no env_seed: cannot rebuild the bots")
     config = {k: v for k, v in record["config"].items() if k != "num_players"}
     if "card_set" in record:

@@ -646,3 +646,65 @@ def test_the_budget_is_measured_on_the_tables_clock(data: Path) -> None:
     client = TestClient(app)
     state = _create(client, players=5, seat=4, opponents=["random"], seed=9)
     assert state["thinking"] and len(state["moves"]) == 3
+
+
+# ------------------------------------------------------------------------------ storage failures
+def test_a_claim_whose_save_fails_leaves_the_invite_usable(data: Path) -> None:
+    """The seat's new token is kept only once the record holding it is on disk: a claim that
+    cannot be saved is a JSON 500 and the invite still opens the seat afterwards."""
+    client = TestClient(_app(data), raise_server_exceptions=False)
+    state = _create(client, players=3, humans=[0, 1], opponents=["random"])
+    [invite] = state["invites"]
+    record = data / "games" / f"{state['id']}.json"
+    saved = record.read_bytes()
+    record.unlink()
+    record.mkdir()  # the rename over it fails
+    url = f"/api/games/{state['id']}/claim"
+    failed = client.post(url, json={"invite": invite["code"]})
+    assert failed.status_code == 500 and "error" in failed.json()
+    record.rmdir()
+    record.write_bytes(saved)
+    claimed = client.post(url, json={"invite": invite["code"]})
+    assert claimed.status_code == 200 and claimed.json()["seat"] == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"config": {"num_players": 2, "grid_size": 4}},
+        {"config": {"num_players": 2, "rule_options": {"zz": 1}}},
+        {"env_seed": -1},
+        {"env_seed": True},
+    ],
+)
+def test_a_saved_game_that_cannot_be_rebuilt_is_a_json_409(
+    data: Path, change: dict[str, Any]
+) -> None:
+    client = TestClient(_app(data), raise_server_exceptions=False)
+    state = _create(client, seed=4)
+    path = data / "games" / f"{state['id']}.json"
+    record = {**json.loads(path.read_text()), **change}
+    path.write_text(json.dumps(record))
+    again = TestClient(_app(data), raise_server_exceptions=False)  # a restarted server
+    response = again.get(f"/api/games/{state['id']}", headers=_bearer(state["token"]))
+    assert response.status_code == 409, response.text
+    assert str(data) not in response.json()["error"]
+
+
+def test_an_upload_the_disk_refuses_is_a_json_503(data: Path) -> None:
+    client = TestClient(_app(data), raise_server_exceptions=False)
+    state = _create(client, seed=2)
+    finished = _play_out(client, state["id"], {0: state["token"]})
+    body = (data / finished["record"]).read_bytes()
+    uploads = data / "uploads"
+    if uploads.exists():
+        uploads.rmdir()
+    uploads.write_text("a file where the uploads folder should be")  # nothing can be stored
+    response = client.post("/api/replays/upload", content=body, headers=JSON)
+    assert response.status_code == 503 and "could not be stored" in response.json()["error"]
+
+
+def test_a_method_not_allowed_keeps_its_allow_header(client: TestClient) -> None:
+    response = client.delete("/api/health")
+    assert response.status_code == 405 and "error" in response.json()
+    assert "GET" in response.headers["allow"]

@@ -434,7 +434,7 @@ function startReplay(info) {
   $("#viewer").replaceChildren(new Option("spectator", ""),
     ...info.players.map((p, s) => new Option(`P${s} ${p}`, String(s))));
   const who = info.players.map((p, s) => `P${s} ${p}`).join(", ");
-  status("#replay-status", `${info.source}: ${who}; ${info.steps} decisions; scores ${info.scores.join(" / ")}`);
+  status("#replay-status", `${info.source}: ${who}; ${info.steps} decisions; ${info.scores ? "scores " + info.scores.join(" / ") : "unfinished"}`);
   showStep(0);
 }
 async function showStep(step) {
