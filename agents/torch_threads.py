@@ -48,6 +48,27 @@ def _torch_defaults() -> set[int]:
     return counts | {max(1, c // 2) for c in counts}
 
 
+class ThreadSettingError(ValueError):
+    """FARLIGHT_TORCH_THREADS is set to something that is no count of threads."""
+
+
+def requested() -> int | None:
+    """FARLIGHT_TORCH_THREADS as a count (0: leave torch alone), None when unset;
+    ThreadSettingError when it is not a whole number >= 0. Reads no torch."""
+    chosen = os.environ.get(ENV)
+    if chosen is None:
+        return None
+    try:
+        count = int(chosen)
+    except ValueError:
+        raise ThreadSettingError(
+            f"{ENV} must be a whole number of threads (0: torch's own), got {chosen[:40]!r}"
+        ) from None
+    if count < 0:
+        raise ThreadSettingError(f"{ENV} must be >= 0, got {count}")
+    return count
+
+
 def library_default() -> int | None:
     """Apply the default described above once per process; returns the count set, or None
     when torch was left as it was."""
@@ -58,16 +79,8 @@ def library_default() -> int | None:
     torch = sys.modules.get("torch")
     if torch is None:
         import torch
-    chosen = os.environ.get(ENV)
-    if chosen is not None:
-        try:
-            count = int(chosen)
-        except ValueError:
-            raise ValueError(
-                f"{ENV} must be a whole number of threads (0: torch's own), got {chosen!r}"
-            ) from None
-        if count < 0:
-            raise ValueError(f"{ENV} must be >= 0, got {count}")
+    count = requested()
+    if count is not None:
         if count:
             torch.set_num_threads(count)
         return count or None

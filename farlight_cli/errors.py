@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.torch_threads import ThreadSettingError
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.game import ConfigError
 from farlight_env.records.record import RecordError
@@ -15,6 +16,7 @@ class InputError(Exception):
 #: Raised by a user's input, never by a bug: printed as one line, exit status 2.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     InputError,
+    ThreadSettingError,
     ConfigError,
     CardFileError,
     RecordError,

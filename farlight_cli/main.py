@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from agents import torch_threads
 from farlight_cli import (
     bench_cmd,
     evaluate_cmd,
@@ -104,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         command = " ".join(["farlight", args.command, *([args.kind] if "kind" in args else [])])
+        torch_threads.requested()  # a bad FARLIGHT_TORCH_THREADS: one line, before any work
         if args.command in GAME_LOOP_COMMANDS:
             _one_math_thread()
         return int(args.func(args))
@@ -125,8 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_math_thread() -> None:
-    """One math thread for torch (read when it is imported), unless the user chose a count."""
-    if "OMP_NUM_THREADS" in os.environ:
+    """One math thread for torch (read when it is imported), unless the user chose a count
+    (the variables `agents.torch_threads` respects: OMP, MKL or FARLIGHT_TORCH_THREADS)."""
+    if {"OMP_NUM_THREADS", "MKL_NUM_THREADS", torch_threads.ENV} & set(os.environ):
         return
     os.environ["OMP_NUM_THREADS"] = "1"
     if "torch" in sys.modules:

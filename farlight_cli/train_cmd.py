@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
+from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
 
@@ -61,9 +62,9 @@ def _add_run_flags(
 def report(command: str, exc: Exception) -> int:
     """A run that could not start: at most two lines on stderr, status 2."""
     lines = [line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
-    print(f"{command}: error: {lines[0]}", file=sys.stderr)
+    print(f"{command}: error: {clip_message(lines[0])}", file=sys.stderr)
     if len(lines) > 1:
-        print(f"  {' '.join(lines[1:])}"[:300], file=sys.stderr)
+        print(f"  {clip_message(' '.join(lines[1:]))}", file=sys.stderr)
     return 2
 
 

@@ -237,3 +237,38 @@ def test_ctrl_c_is_one_line_and_status_130():
     assert [line for line in err.splitlines() if "interrupted" in line] == [
         "farlight bench: interrupted"
     ]
+
+
+@pytest.mark.parametrize("value", ["abc", "-2"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--players", "2", "--opponents", "random"),
+        ("tournament", "--agents", "random,heuristic", "--games", "2", "--players", "2"),
+    ],
+)
+def test_a_bad_torch_thread_setting_is_one_line_before_any_work(
+    value: str, args: tuple[str, ...]
+) -> None:
+    """FARLIGHT_TORCH_THREADS is read before the command runs (a traceback in play, a failed
+    game in a tournament worker, before)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FARLIGHT_TORCH_THREADS": value},
+    )
+    assert_one_clear_error(proc, "FARLIGHT_TORCH_THREADS must be")
+
+
+def test_a_run_config_with_thousands_of_unknown_fields_is_one_short_line(tmp_path: Path) -> None:
+    """Fields are named a few at a time and every line is bounded (it was 880 KB)."""
+    pytest.importorskip("torch", reason="farlight train needs the train extra")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run_config.json").write_text("{" + ",".join(f'"k{i}": 1' for i in range(40_000)) + "}")
+    proc = farlight("train", "ppo", "--resume", "--run-dir", str(run))
+    assert_one_clear_error(proc, "do not belong to a PPOConfig run", "more)")
+    assert len(proc.stderr) < 600

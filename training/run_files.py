@@ -15,6 +15,7 @@ import msgspec
 from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
 
 from agents.files import atomic_write, read_bounded
+from farlight_env.untrusted.messages import some_names
 
 RUN_CONFIG = "run_config.json"
 MAX_RUN_CONFIG_BYTES = 1 << 20
@@ -48,7 +49,8 @@ def stored_config(run_dir: Path, cls: type) -> Any:
     unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(
-            f"{run_dir / RUN_CONFIG}: fields {unknown} do not belong to a {cls.__name__} run "
+            f"{run_dir / RUN_CONFIG}: fields {some_names(unknown)} do not belong to a "
+            f"{cls.__name__} run "
             "(resume it with the command that started it)"
         )
     try:
