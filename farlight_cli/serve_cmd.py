@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         from farlight_web.app import make_app
     except ImportError as exc:
         raise InputError(
-            f"farlight serve needs the web extra ({exc.name} is missing): pip install -e '.[web]'"
+            f"needs the web extra ({exc.name} is missing): pip install -e '.[web]'"
         ) from None
     if args.data.exists() and not args.data.is_dir():
         raise InputError(f"--data {args.data}: exists and is not a folder")
