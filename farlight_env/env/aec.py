@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,13 @@ from pettingzoo import AECEnv
 from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
+from farlight_env.env.autopilot import (
+    DEFAULT_AUTOPILOT,
+    KIND_BLOCKS,
+    Autopilot,
+    decisions_label,
+    parse_decisions,
+)
 from farlight_env.env.order import FastOrderWrapper
 from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.game import FarlightGame, resolve_card_set
@@ -67,6 +75,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        learner_decisions: str | Iterable[str] | None = "all",
+        autopilot: Any = DEFAULT_AUTOPILOT,
         **game_options: Any,
     ) -> None:
         """Args:
@@ -76,6 +86,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         render_mode: None, "ansi", "human" or "rgb_array".
         illegal_action: "raise" (ValueError) or "terminate" (end the game, penalise the actor).
         illegal_reward: the actor's reward when illegal_action="terminate".
+        learner_decisions: the decision kinds the agents are asked for ("all", or a set of
+            bidding, refit, engineer, install, upgrade, overhaul, mission); every other
+            decision is played inside the env by `autopilot` (docs/subgames.md).
+        autopilot: who plays the other decisions: an agent name ("heuristic", "ismcts@N",
+            ...), a saved policy path or an Agent object; it sees only its seat's view.
         **game_options: the other `GameConfig` fields (grid_size, max_rounds,
             random_first_player, rule_options: a mapping of rule options, see docs/rules.md).
         """
@@ -87,6 +102,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             render_mode=render_mode,
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
+            learner_decisions=learner_decisions,
+            autopilot=autopilot,
             **game_options,
         )
         super().__init__()
@@ -115,6 +132,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._blank_observation = np.zeros(self.encoder.size, dtype=np.float32)
         self._blank_observation.flags.writeable = False
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        #: The learner's decision kinds and who plays the others (inactive for "all").
+        self.learner_decisions = parse_decisions(learner_decisions)
+        self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
@@ -158,7 +178,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         # each agent's info carries its own window on the game, as planning agents need it
         self.infos = {a: {"view": SeatView(self.game, i)} for i, a in enumerate(self.agents)}
         self._info_key: tuple | None = None
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.autopilot.active:
+            self.autopilot.start(game_seed)
+            self._run_autopilot()
+        if self.game.is_over:  # possible only when the autopilot plays whole games
+            self._finish()
+        self.agent_selection = self.possible_agents[self.game.current_player or 0]
         self._update_infos()
 
     # ---------------------------------------------------------- observe
@@ -215,6 +240,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         except IllegalActionError:
             self._illegal(agent, action, move)
             return
+        if self.autopilot.active:
+            self._run_autopilot()
         if game.is_over:
             self._finish()
             self._update_infos()
@@ -224,6 +251,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             self._update_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _run_autopilot(self) -> None:
+        """Play the decisions that are not the learners' until one is, or the game ends."""
+        game = self._require_game()
+        autopilot = self.autopilot
+        while autopilot.drives(game.phase):
+            seat = game.current_player
+            agent = self.possible_agents[seat]
+            vector, mask = self.observe_for(agent, autopilot.agent(seat))
+            info = {"seat": seat, "view": self.infos[agent]["view"], "decision": game.phase.value}
+            index = autopilot.act(seat, vector, mask, info)
+            game.apply(self.codec.decode(index, game))
 
     def _illegal(self, agent: str, action: int | np.integer, move: Any) -> None:
         game = self._require_game()
@@ -259,7 +298,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._info_key = key
         for a in self.possible_agents:
             info = self.infos[a]
-            info["phase"] = game.phase.value
+            info["phase"] = info["decision"] = game.phase.value
             info["round"] = game.round
             if game.is_over:
                 info["scores"] = game.scores()
@@ -273,6 +312,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         game = self._require_game()
         view = self.infos.get(agent, {}).get("view")
         return view if view is not None else SeatView(game, self.agent_name_mapping[agent])
+
+    def action_blocks(self) -> dict[str, list[tuple[int, int]]]:
+        """Decision kind -> the [start, stop) index ranges its actions come from, for a learner
+        that uses a smaller head per kind; every legal action of a decision of that kind lies
+        in them (tested against the engine)."""
+        blocks = self.codec.blocks
+        return {
+            kind: [(blocks[b].start, blocks[b].stop) for b in names]
+            for kind, names in KIND_BLOCKS.items()
+        }
+
+    @property
+    def subgame(self) -> dict[str, Any]:
+        """The sub-game as plain data: {"learner_decisions": "all" or "bidding,...",
+        "autopilot": its name} (records and run files store it)."""
+        return {
+            "learner_decisions": decisions_label(self.learner_decisions),
+            "autopilot": self.autopilot.label,
+        }
 
     def describe_action(self, index: int) -> str:
         """What action index `index` means in the current decision, for people."""

@@ -5,13 +5,14 @@ Registered as `farlight_env/Farlight-v0`; `action_masks()` serves sb3-contrib's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from farlight_env.env.aec import raw_env
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
 from farlight_env.game.config import ConfigError
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
@@ -44,8 +45,13 @@ class FarlightSingleAgentEnv(gym.Env):
         opponents: Policy | Sequence[Policy] | None = None,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        learner_decisions: str | Iterable[str] | None = "all",
+        autopilot: Any = DEFAULT_AUTOPILOT,
         **env_config: Any,
     ) -> None:
+        """`learner_decisions` and `autopilot` make a sub-game (docs/subgames.md): the learner
+        is asked only for decisions of those kinds; `autopilot` plays its seat's others.
+        Opponents play all their own decisions. Other arguments: `raw_env`'s."""
         self.aec = raw_env(
             num_players=num_players,
             render_mode=render_mode,
@@ -64,6 +70,8 @@ class FarlightSingleAgentEnv(gym.Env):
                 f"got {learner_seat!r}"
             )
         self.learner_seat_option = learner_seat
+        self.learner_decisions = parse_decisions(learner_decisions)
+        self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
         self.opponents = self._opponent_list(opponents)
         self.observation_space = gym.spaces.Box(
             0.0, np.inf, (self.aec.encoder.size,), dtype=np.float32
@@ -109,6 +117,8 @@ class FarlightSingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
         self._random = RandomPolicy(int(self.np_random.integers(2**31 - 1)))
+        if self.autopilot.active:
+            self.autopilot.start(self.aec.game.seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.num_players))
         else:
@@ -146,15 +156,23 @@ class FarlightSingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------ helpers
     def _play_opponents(self) -> None:
-        """Let the other seats act until the learner must decide or the game ends."""
+        """Let the other seats act, and the autopilot take the learner's decisions of other
+        kinds, until the learner must decide or the game ends."""
         game = self.aec.game
         assert game is not None
-        while not self._episode_over() and game.current_player != self.learner_seat:
+        autopilot = self.autopilot
+        while not self._episode_over():
             seat = game.current_player
+            mine = seat == self.learner_seat
+            if mine and not autopilot.drives(game.phase):
+                return
             agent = self.aec.possible_agents[seat]
-            policy = self._policy_for(seat)
+            policy = autopilot.agent(seat) if mine else self._policy_for(seat)
             vector, mask = self.aec.observe_for(agent, policy)
-            if hasattr(policy, "act"):  # an Agent: act(observation, mask, info) with its view
+            if mine:
+                info = {"seat": seat, "view": self.aec.player_view(agent)}
+                action = autopilot.act(seat, vector, mask, {**info, "decision": game.phase.value})
+            elif hasattr(policy, "act"):  # an Agent: act(observation, mask, info) with its view
                 info = {"seat": seat, "view": self.aec.player_view(agent)}
                 action = policy.act(vector, mask, info)
             else:
@@ -169,7 +187,9 @@ class FarlightSingleAgentEnv(gym.Env):
     def _info(self) -> dict:
         game = self.aec.game
         assert game is not None
-        info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": game.phase.value}
+        phase = game.phase.value
+        info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": phase}
+        info["decision"] = phase
         learner = self.aec.possible_agents[self.learner_seat]
         offender = self.aec.infos[learner].get("illegal_action")
         if offender is not None:
