@@ -13,7 +13,10 @@ from agents.base import Agent
 #: message about an agent that needs it.
 TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
 #: Agents that run a network: they need torch, the `train` extra (so does any saved *.pt).
-NEEDS_TORCH = frozenset({"ppo", "rollout"})
+NEEDS_TORCH = frozenset({"ppo", "rollout", "bidder"})
+#: Agents that are sub-game policies (a network for some decision kinds, an autopilot for the
+#: rest); a policy file may not name one as its own autopilot.
+SUBGAME_AGENTS = frozenset({"bidder"})
 
 
 def needs_torch(name: str) -> bool:
@@ -73,12 +76,22 @@ def _rollout(**kw: Any) -> Agent:
     return RolloutAgent(**kw)
 
 
+def _bidder(**kw: Any) -> Agent:
+    """The shipped bidding policy for bids, the heuristic for every other decision (a policy
+    trained with --learner-decisions bidding --autopilot heuristic; needs torch)."""
+    _import_network_agents("bidder")
+    from agents.policy import BIDDER_POLICY, PolicyAgent
+
+    return PolicyAgent(kw.pop("path", BIDDER_POLICY), **kw)
+
+
 FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": _random,
     "heuristic": _heuristic,
     "ismcts": _ismcts,
     "ppo": _ppo,
     "rollout": _rollout,
+    "bidder": _bidder,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(FACTORIES)
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.game_options import GameOptions, game_problems
+from training.subgame import SubGameOptions, subgame_problems
 
 Arch = Literal["structured", "flat"]
 VecEnv = Literal["subproc", "dummy"]
@@ -35,10 +36,11 @@ def opt(default: Any, help: str) -> Any:
 
 
 @dataclass
-class PPOConfig(GameOptions):
+class PPOConfig(SubGameOptions, GameOptions):
     """Every knob of a run, stored in run_config.json. --resume continues with the stored
     values; only the options in RESUMABLE_OVERRIDES may change when resuming. The game
-    options (grid_size, max_rounds, rule_options, ...) come from GameOptions."""
+    options (grid_size, max_rounds, rule_options, ...) come from GameOptions, the learner's
+    decision kinds and autopilot from SubGameOptions."""
 
     # ---- the run
     run_dir: str = opt("runs/ppo", "folder of the run: config, checkpoint, logs, policy.pt")
@@ -199,7 +201,7 @@ def config_problems(config: PPOConfig) -> list[str]:
     problems += _float_problems(config)
     problems += _choice_problems(config)
     problems += _list_problems(config)
-    return problems + game_problems(config)
+    return problems + game_problems(config) + subgame_problems(config)
 
 
 def _float_problems(config: PPOConfig) -> list[str]:

@@ -18,6 +18,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.config import PPOConfig, env_player_counts
 from training.game_options import game_kwargs
+from training.subgame import subgame_kwargs
 
 
 def card_set_of(config: PPOConfig) -> CardSet:
@@ -81,6 +82,7 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
             ),
             reward_mode=config.reward_mode,
             **env_options(config),
+            **subgame_kwargs(config),
         )
         env.reset(seed=config.seed * 1000 + rank)
         return env

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.config import MAX_WIDTH, RewardMode, _bad_int, _flag, opt
 from training.game_options import GameOptions, game_problems
+from training.subgame import SubGameOptions, subgame_problems
 
 #: What --resume may change; every other option comes from run_config.json.
 RLLIB_RESUMABLE = (
@@ -30,7 +31,7 @@ RLLIB_RESUMABLE = (
 
 
 @dataclass
-class RLlibConfig(GameOptions):
+class RLlibConfig(SubGameOptions, GameOptions):
     """Every knob of an RLlib self-play run, stored in run_config.json (the game options
     come from GameOptions)."""
 
@@ -152,4 +153,4 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
             problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
     if not isinstance(config.address, str) or not isinstance(config.card_set, str):
         problems.append("--address and --card-set must be strings (or empty)")
-    return problems + game_problems(config)
+    return problems + game_problems(config) + subgame_problems(config)

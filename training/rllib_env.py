@@ -25,14 +25,16 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.registry import make
 from farlight_env.env.aec import raw_env
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
 
 #: League entries as shipped to env runners: (name, policy file bytes or None for a baseline).
 LeagueEntry = tuple[str, bytes | None]
 
 
 class LeagueEnv(MultiAgentEnv):
-    """env_config: num_players, reward_mode, options (game options of `raw_env`), baselines,
-    self_play_fraction, seed; RLlib adds worker_index and vector_index."""
+    """env_config: num_players, reward_mode, options (game options of `raw_env`), subgame
+    (learner_decisions and autopilot: the learner seats' other decisions are the autopilot's),
+    baselines, self_play_fraction, seed; RLlib adds worker_index and vector_index."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
@@ -43,6 +45,12 @@ class LeagueEnv(MultiAgentEnv):
             **config.get("options", {}),
         )
         self.possible_agents = list(self.aec.possible_agents)
+        subgame = dict(config.get("subgame") or {})
+        self.autopilot = Autopilot(
+            parse_decisions(subgame.get("learner_decisions")),
+            subgame.get("autopilot", DEFAULT_AUTOPILOT),
+            len(self.possible_agents),
+        )
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.agents}
@@ -110,12 +118,18 @@ class LeagueEnv(MultiAgentEnv):
         aec = self.aec
         while not self._over():
             agent = aec.agent_selection
-            if agent in self.learners:
+            mine = agent in self.learners
+            if mine and not self.autopilot.drives(aec.game.phase):
                 return agent
             obs = aec.observe(agent)
             seat = aec.agent_name_mapping[agent]
             info = {**aec.infos[agent], "seat": seat, "view": aec.player_view(agent)}
-            aec.step(self.scripted[agent].act(obs["observation"], obs["action_mask"], info))
+            player = self.autopilot if mine else self.scripted[agent]
+            if mine:
+                action = player.act(seat, obs["observation"], obs["action_mask"], info)
+            else:
+                action = player.act(obs["observation"], obs["action_mask"], info)
+            aec.step(action)
         return None
 
     def reset(
@@ -124,6 +138,8 @@ class LeagueEnv(MultiAgentEnv):
         if seed is not None:
             self.rng = np.random.default_rng([self.base_seed, seed])
         self.aec.reset(seed=int(self.rng.integers(2**31)))
+        if self.autopilot.active:
+            self.autopilot.start(self.aec.game.seed)
         self._seat_players()
         self.moved = set()
         self.episodes += 1

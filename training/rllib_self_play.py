@@ -36,6 +36,7 @@ from training.checkpoints import MAX_COUNTER
 from training.config import resume_config
 from training.game_options import check_game_options, game_kwargs
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
+from training.subgame import subgame_fields, subgame_kwargs
 
 RUN_CONFIG = "run_config.json"
 CHECKPOINT_DIR = "rllib_checkpoint"
@@ -252,6 +253,7 @@ def build_algorithm(config: RLlibConfig) -> Any:
         "num_players": config.num_players,
         "reward_mode": config.reward_mode,
         "options": game_options(config),
+        "subgame": subgame_kwargs(config),
         "baselines": list(config.baselines),
         "self_play_fraction": config.self_play_fraction,
         "seed": config.seed,
@@ -295,6 +297,7 @@ def policy_config(config: RLlibConfig, state: RunState) -> dict[str, Any]:
     return {
         **spec.model_config,
         "name": "rllib",
+        **subgame_fields(config),
         "arch": "structured",
         "pi": [],
         "obs_size": int(spec.observation_space["observation"].shape[0]),

@@ -41,6 +41,7 @@ from training.envs import close_env, env_options, probe_env
 from training.live_eval import LivePolicy, evaluate_against
 from training.ppo_model import build_model, export_policy, load_checkpoint
 from training.run_files import run_logger, write_run_config
+from training.subgame import as_learner, subgame_kwargs
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
 from training.vec_env import SharedMemoryVecEnv
@@ -175,7 +176,7 @@ class League(BaseCallback):
         rating = rate_snapshot(entry, self.state, self.config, seed=steps, base_dir=self.run_dir)
         rates = {
             seats: evaluate_against(
-                LivePolicy(self.model),
+                as_learner(LivePolicy(self.model), self.config),
                 "heuristic",
                 self.config.eval_games,
                 seats,
@@ -308,6 +309,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
                 base_dir=str(Path(config.run_dir).resolve()),
                 reward_mode=config.reward_mode,
                 **env_options(config),
+                **subgame_kwargs(config),
             )
             env.reset(seed=config.seed * 1000 + rank)
             return env

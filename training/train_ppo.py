@@ -43,6 +43,7 @@ from training.imitation import behaviour_clone
 from training.live_eval import LivePolicy, evaluate_against
 from training.ppo_model import build_model, export_policy, load_checkpoint, policy_config
 from training.run_files import RUN_CONFIG, run_logger, stored_config, write_run_config
+from training.subgame import as_learner, subgame_fields
 from training.vec_env import SharedMemoryVecEnv
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
@@ -89,7 +90,7 @@ class CheckpointAndEval(BaseCallback):
 
     def evaluate(self) -> dict[str, float]:
         results = {}
-        live = LivePolicy(self.model)
+        live = as_learner(LivePolicy(self.model), self.config)
         counts = eval_player_counts(self.config)
         for opponent in self.config.eval_opponents:
             for seats in counts:
@@ -124,6 +125,7 @@ def actor_config(model: Any, config: PPOConfig, name: str = "ppo") -> dict[str, 
             "seed": config.seed,
             **({"card_set": config.card_set} if config.card_set else {}),
             **({"grid_size": config.grid_size} if config.grid_size != 13 else {}),
+            **subgame_fields(config),
         },
     )
 

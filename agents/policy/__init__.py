@@ -27,6 +27,7 @@ from agents.policy.cache import (
 )
 from agents.policy.file import (
     ACTOR_PREFIXES,
+    BIDDER_POLICY,
     MAX_ACTIONS,
     MAX_OBSERVATION,
     MAX_PARAMETERS,
@@ -47,6 +48,7 @@ from agents.policy.nets import ARCHITECTURES, ObservationNet, PolicyNet, Structu
 __all__ = [
     "ACTOR_PREFIXES",
     "ARCHITECTURES",
+    "BIDDER_POLICY",
     "CHECK_BYTES",
     "MAX_ACTIONS",
     "MAX_OBSERVATION",

@@ -10,6 +10,18 @@ import numpy as np
 import torch
 
 from agents.policy.file import SHIPPED_POLICY, load_policy
+from agents.subgame import decision_of
+from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
+
+
+def autopilot_agent(name: str, seed: int | None) -> Any:
+    """The registered agent a sub-game policy file names as its autopilot (ValueError for a
+    name that is not one, or one that is itself a sub-game policy)."""
+    from agents.registry import FACTORIES, SUBGAME_AGENTS, budget_spec, make
+
+    if name in SUBGAME_AGENTS or (name not in FACTORIES and budget_spec(name) is None):
+        raise ValueError(f"a policy's autopilot must be a plain agent name, got {name!r}")
+    return make(name, seed=seed)
 
 
 class PolicyAgent:
@@ -23,11 +35,20 @@ class PolicyAgent:
         self.name = str(self.config.get("name", self.path.stem))
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self.kinds = parse_decisions(self.config.get("learner_decisions", "all"))
+        #: A sub-game policy's autopilot, which plays the decisions it was not trained on.
+        self.autopilot: Any = None
+        if self.kinds != frozenset(DECISION_KINDS):
+            self.autopilot = autopilot_agent(str(self.config.get("autopilot")), seed)
 
     def reset(self) -> None:
-        """Stateless between games."""
+        """Stateless between games (its autopilot is reset)."""
+        if self.autopilot is not None:
+            self.autopilot.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        if self.autopilot is not None and decision_of(observation, info) not in self.kinds:
+            return self.autopilot.act(observation, action_mask, info)
         logits = self.logits(observation, action_mask)
         if self.deterministic:
             return int(np.argmax(logits))

@@ -16,6 +16,8 @@ import torch
 from agents.files import check_torch_archive
 from agents.policy.nets import ARCHITECTURES, PolicyNet
 from agents.torch_threads import library_default
+from farlight_env.env.autopilot import parse_decisions
+from farlight_env.game.config import ConfigError
 
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1
@@ -28,6 +30,8 @@ ACTOR_PREFIXES = (
     "action_net.",
 )
 SHIPPED_POLICY = Path(__file__).parent.parent / "data" / "ppo.pt"
+#: The shipped bidding-only policy (agents.make("bidder")): bids only, the heuristic for the rest.
+BIDDER_POLICY = Path(__file__).parent.parent / "data" / "bidder.pt"
 #: Bounds on what a policy file may ask for: the shipped policy has 0.5 M parameters in a
 #: 2 MB file; a file asking for more than MAX_PARAMETERS is refused before anything is built.
 MAX_POLICY_BYTES = 256 << 20
@@ -36,6 +40,8 @@ MAX_WIDTH = 4096
 MAX_OBSERVATION = 1_000_000
 MAX_ACTIONS = 100_000
 Width = Annotated[int, msgspec.Meta(ge=1, le=MAX_WIDTH)]
+#: What a policy file may name as its autopilot: a registered agent name, never a file.
+AUTOPILOT_NAME = "^[a-z]+(@[0-9]{1,6})?$"
 Index = Annotated[int, msgspec.Meta(ge=0, le=MAX_OBSERVATION)]
 
 
@@ -73,6 +79,10 @@ class PolicyConfig(msgspec.Struct):
     vf: Width = 128
     pi: Annotated[list[Width], msgspec.Meta(max_length=8)] = msgspec.field(default_factory=list)
     name: Annotated[str, msgspec.Meta(max_length=200)] = "policy"
+    #: A sub-game policy (trained with --learner-decisions) plays only these decision kinds;
+    #: `autopilot`, an agent name (never a path), plays the others (agents/subgame.py).
+    learner_decisions: Annotated[str, msgspec.Meta(max_length=200)] = "all"
+    autopilot: Annotated[str, msgspec.Meta(max_length=40, pattern=AUTOPILOT_NAME)] = "heuristic"
 
 
 def _check_layout(config: PolicyConfig) -> None:
@@ -105,6 +115,10 @@ def validated_config(raw: Any) -> dict[str, Any]:
     except msgspec.ValidationError as exc:
         raise ValueError(f"bad policy config: {exc}") from exc
     _check_layout(config)
+    try:
+        parse_decisions(config.learner_decisions)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from exc
     return msgspec.to_builtins(config)
 
 
