@@ -1,0 +1,178 @@
+"""Training on a sub-game (docs/subgames.md): `--learner-decisions bidding --autopilot
+heuristic` for `farlight train ppo`, `self-play` and `rllib`; the exported policy names its
+sub-game and plays it; every mistake on the new options is one line and status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
+pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
+
+import env_states  # noqa: E402
+
+from agents import make  # noqa: E402
+from agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
+from agents.subgame import decision_of  # noqa: E402
+from training import self_play, train_ppo  # noqa: E402
+from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = dict(n_steps=64, batch_size=32, n_epochs=1, n_envs=1, vec_env="dummy", torch_threads=1)
+TINY |= dict(embed=8, ship_features=4, hidden=16, vf=[8])
+SUBGAME = dict(learner_decisions=["bidding"], autopilot="heuristic")
+
+
+def cli(*argv: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def bidding_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("bid") / "run"
+    config = PPOConfig(
+        run_dir=str(run),
+        total_steps=192,
+        checkpoint_every=64,
+        eval_every=64,
+        eval_games=2,
+        eval_opponents=["heuristic"],
+        **TINY,
+        **SUBGAME,
+    )
+    train_ppo.train(config, progress=False)
+    return run
+
+
+def test_ppo_on_the_bidding_subgame_trains_and_says_so(bidding_run: Path) -> None:
+    stored = json.loads((bidding_run / "run_config.json").read_text())
+    assert stored["learner_decisions"] == ["bidding"] and stored["autopilot"] == "heuristic"
+    _net, config = load_policy(bidding_run / "policy.pt")
+    assert config["learner_decisions"] == "bidding" and config["autopilot"] == "heuristic"
+    rows = (bidding_run / "logs" / "progress.csv").read_text()
+    assert "eval/win_rate_vs_heuristic" in rows
+
+
+def test_a_bidding_policy_bids_itself_and_lets_the_heuristic_do_the_rest(bidding_run: Path) -> None:
+    agent = PolicyAgent(bidding_run / "policy.pt", seed=0)
+    heuristic = make("heuristic", seed=0)
+    plain = PolicyAgent(bidding_run / "policy.pt", seed=0)
+    plain.autopilot = None  # the bare network, for comparison
+    kinds = set()
+    for obs, mask, info in env_states.random_states(2, seed=3, every=3):
+        kind = decision_of(obs, info)
+        kinds.add(kind)
+        expected = plain if kind == "bidding" else heuristic
+        assert agent.act(obs, mask, info) == expected.act(obs, mask, info), kind
+    assert {"bidding", "install"} <= kinds
+
+
+def test_a_policy_file_naming_a_bad_subgame_is_refused(bidding_run: Path, tmp_path: Path) -> None:
+    payload = torch.load(bidding_run / "policy.pt", weights_only=True)
+    for field, value, message in [
+        ("learner_decisions", "bids", "unknown decision kind 'bids'"),
+        ("autopilot", "../other.pt", "autopilot"),
+        ("autopilot", "bidder", "plain agent name"),
+    ]:
+        path = tmp_path / f"{field}.pt"
+        save_policy(payload["state_dict"], {**payload["config"], field: value}, path)
+        with pytest.raises(ValueError, match=message):
+            PolicyAgent(path)
+
+
+def test_self_play_on_the_bidding_subgame(tmp_path: Path) -> None:
+    config = SelfPlayConfig(
+        run_dir=str(tmp_path / "league"),
+        total_steps=128,
+        snapshot_every=64,
+        checkpoint_every=128,
+        eval_games=1,
+        rating_games=1,
+        baselines=["heuristic"],
+        **TINY,
+        **SUBGAME,
+    )
+    self_play.train(config, progress=False)
+    snapshots = sorted((tmp_path / "league" / "pool").glob("*.pt"))
+    assert snapshots
+    assert PolicyAgent(snapshots[0]).autopilot is not None  # snapshots play as the learner
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "fragment"),
+    [
+        ("ppo", ["--learner-decisions", "bid"], "--learner-decisions: unknown decision kind 'bid'"),
+        ("ppo", ["--autopilot", "nobody"], "--autopilot: unknown agent 'nobody'"),
+        ("self-play", ["--learner-decisions", "all,mission"], "'all' cannot be combined"),
+        ("self-play", ["--autopilot", "x.pt"], "--autopilot: unknown agent 'x.pt'"),
+        ("rllib", ["--learner-decisions", "bidding,flying"], "unknown decision kind 'flying'"),
+        ("rllib", ["--autopilot", "bidder"], "--autopilot: unknown agent 'bidder'"),
+    ],
+)
+def test_mistakes_on_the_subgame_options_are_one_line_and_status_2(
+    tmp_path: Path, command: str, argv: list[str], fragment: str
+) -> None:
+    run = tmp_path / "run"
+    done = cli("train", command, "--run-dir", str(run), *argv, cwd=tmp_path, timeout=120)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2, done
+    assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in done.stderr, lines
+    assert not run.exists()
+
+
+def test_the_rllib_league_env_asks_learner_seats_only_for_bids() -> None:
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    from training.rllib_env import LeagueEnv
+
+    env = LeagueEnv(
+        {
+            "num_players": 2,
+            "baselines": ["heuristic"],
+            "self_play_fraction": 0.5,
+            "seed": 2,
+            "subgame": {"learner_decisions": {"bidding"}, "autopilot": "heuristic"},
+        }
+    )
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        while True:
+            ((agent, o),) = obs.items()
+            assert env.aec.game.phase.value == "bidding" and agent in env.learners
+            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            obs, _r, terminated, truncated, _ = env.step({agent: action})
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+        assert env.aec.game.is_over
+
+
+@pytest.mark.slow
+def test_rllib_trains_on_the_bidding_subgame(tmp_path: Path) -> None:
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    run = tmp_path / "run"
+    done = cli(
+        "train", "rllib", "--run-dir", str(run), "--iterations", "1",
+        "--learner-decisions", "bidding", "--autopilot", "heuristic",
+        "--num-env-runners", "0", "--num-cpus", "1", "--train-batch-size", "128",
+        "--minibatch-size", "64", "--num-epochs", "1", "--embed", "8", "--ship-features", "4",
+        "--hidden", "16", "--vf", "8", "--eval-every", "1", "--eval-games", "2",
+        "--no-progress", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    _net, config = load_policy(run / "policy.pt")
+    assert config["learner_decisions"] == "bidding" and config["autopilot"] == "heuristic"
