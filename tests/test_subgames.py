@@ -260,3 +260,22 @@ def test_subgame_agent_routes_by_decision_kind() -> None:
     assert recorder.kinds and set(recorder.kinds) == {"bidding"}
     assert agent.subgame == {"learner_decisions": "bidding", "autopilot": "heuristic"}
     assert env.unwrapped.game.phase is Phase.OVER
+
+
+# ---------------------------------------------------------------------------- the docs page
+def test_the_subgames_page_code_runs() -> None:
+    """docs/subgames.md's Python blocks run as written (and print what the page says)."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "subgames.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "docs/subgames.md", "exec"), {})
+        for comment in re.findall(r"# (\[.*)$", block, re.M):
+            assert comment.strip() == out.getvalue().strip()
