@@ -38,6 +38,7 @@ def plain_forward(net: StructuredNet, obs: torch.Tensor) -> tuple[torch.Tensor, 
     cells = net.cell(torch.cat([own_map, net._field(obs, "ships")[:, 0]], dim=1))
     cond = net.cell_context(torch.cat([context, selected], dim=1))[:, :, None, None]
     install = net.cell_out(torch.relu(cells + cond)).reshape(batch, -1)
+    install = install * obs[:, net.install_flag][:, None]  # 0 outside install decisions
     logits = torch.cat(
         [
             net._bid_logits(obs, context),

@@ -20,6 +20,8 @@ from agents.policy.cache import (
     pool_maps,
 )
 from agents.torch_threads import library_default
+from farlight_env.encode.layout import DECISIONS
+from farlight_env.game.config import Phase
 
 ARCHITECTURES = ("flat", "structured")
 
@@ -150,6 +152,20 @@ class StructuredNet(nn.Module):
         self.rest = nn.Linear(hidden, rest_size)
         self.value = nn.Sequential(nn.Linear(self.observation.out_dim, vf), nn.ReLU())
         self.observation.map_cache.watched = (self.cell,)
+        #: Column of the observation's one-hot `decision` field that marks an install decision.
+        #: (None: a layout without the field, whose batches always run the head.)
+        decision = lay.get("decision")
+        self.install_flag = (
+            None if decision is None else decision[0] + DECISIONS.index(Phase.INSTALL)
+        )
+
+    def _installing(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """Which rows are install decisions, the only kind whose legal actions include the
+        install head's cells (their logits are 0 in other rows, whose masks exclude them, so a
+        batch without one skips the head); None for a layout without the `decision` field."""
+        if self.install_flag is None:
+            return None
+        return obs[:, self.install_flag]
 
     def _field(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         a, b, shape = self.observation.layout[name]
@@ -205,11 +221,18 @@ class StructuredNet(nn.Module):
         the install logits."""
         context = self.trunk(features)
         rest = self.rest(context)
+        installing = self._installing(obs)
+        if installing is None:
+            cells = install(obs, context, *args)
+        elif bool(installing.any()):  # rows of other decisions: 0, as when the head is skipped
+            cells = install(obs, context, *args) * installing[:, None]
+        else:  # a batch of bids (the bidding sub-game's): the head's cells are masked everywhere
+            cells = obs.new_zeros(obs.shape[0], self.observation.grid**2)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
                 rest[:, : self.num_parts],
-                install(obs, context, *args),
+                cells,
                 rest[:, self.num_parts :],
             ],
             dim=1,

@@ -1,0 +1,95 @@
+"""Training throughput of the bidding sub-game against the full game, side by side.
+
+    nice -n 10 python scripts/subgame_speed.py --rounds 3
+
+Runs the same short MaskablePPO run twice per turn in child processes of this checkout, once
+on the full game and once with `--learner-decisions bidding --autopilot heuristic` (the
+README's stage-2 settings: structured network warm-started from the shipped policy, against
+the heuristic, 2 SubprocVecEnv workers, seed 1; no evaluations or checkpoints), taking turns so
+load from other jobs falls on both alike. Figures are per CPU-second of the whole process tree
+(the learner and its env workers) over `model.learn` only: learner steps, and games (learner
+steps divided by the mean learner steps per game of the run's episodes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
+
+from train_speed_vs import MEASURE  # noqa: E402  (this folder is sys.path[0])
+
+#: The measured run, with the learner's decision kinds as a fourth argument.
+SUBGAME_MEASURE = (
+    MEASURE.replace(
+        "steps, vec_env, init_from = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
+        "steps, vec_env, init_from, kinds = int(sys.argv[1]), sys.argv[2], sys.argv[3], "
+        "sys.argv[4]",
+    )
+    .replace(
+        "checkpoint_every=0, seed=1,",
+        "checkpoint_every=0, seed=1, learner_decisions=kinds.split(','), autopilot='heuristic',",
+    )
+    .replace("    train(config, progress=False)\n", "    model = train(config, progress=False)\n")
+    .replace(
+        'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"]}))',
+        "import numpy as np\n"
+        'per_game = float(np.mean([e["l"] for e in model.ep_info_buffer]))\n'
+        'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"], '
+        '"per_game": per_game}))',
+    )
+)
+
+
+def measure(steps: int, kinds: str) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", SUBGAME_MEASURE, str(steps), "subproc", str(INIT_FROM), kinds],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="turns per variant (median kept)")
+    parser.add_argument("--steps", type=int, default=8192, help="learner steps per run")
+    args = parser.parse_args()
+    results: dict[str, list[dict[str, float]]] = {"all": [], "bidding": []}
+    for turn in range(args.rounds):
+        for kinds in results:
+            result = measure(args.steps, kinds)
+            results[kinds].append(result)
+            games = result["rate"] / result["per_game"]
+            print(
+                f"turn {turn + 1} {kinds:<8} {result['rate']:7.1f} learner steps/CPU-s "
+                f"{games:6.2f} games/CPU-s ({result['per_game']:.1f} learner steps per game)",
+                flush=True,
+            )
+
+    def median(kinds: str, key) -> float:
+        values = sorted(key(r) for r in results[kinds])
+        return values[len(values) // 2]
+
+    print(f"median of {args.rounds} turns, {args.steps} learner steps, process-tree CPU time")
+    print(f"{'figure':<26}{'full game':>10}{'bidding':>10}{'ratio':>8}")
+    for label, key in (
+        ("learner steps/CPU-s", lambda r: r["rate"]),
+        ("games/CPU-s", lambda r: r["rate"] / r["per_game"]),
+    ):
+        full, bids = median("all", key), median("bidding", key)
+        print(f"{label:<26}{full:>10,.2f}{bids:>10,.2f}{bids / full:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
