@@ -132,9 +132,9 @@ def diagnostics_line(block: Mapping[str, Any]) -> str:
     r = block["rates"]
     won = ", ".join(f"{k} {_pct(r[f'{k}.win_rate'])}" for k in KINDS)
     return (
-        f"auction: won {won}; overbid {_pct(r['overbid_rate'])}; lone-0 tickets "
-        f"{_pct(r['ticket_share'])}, bluffs {_pct(r['bluff_share'])} of tiles; wins its top "
-        f"bid {_pct(r['top_win_rate'])} of rounds (docs/auction_diagnostics.md)"
+        f"auction: won {won}; overbid {_pct(r['overbid_rate'])}; tiles: lone-0 tickets "
+        f"{_pct(r['ticket_share'])}, bluffs {_pct(r['bluff_share'])}; top bid won "
+        f"{_pct(r['top_win_rate'])}"
     )
 
 
