@@ -276,7 +276,7 @@ def _scorecard(
     finished: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
-    from agents.tournament import play_games, rate
+    from agents.tournament import agent_diagnostics, play_games, rate
     from farlight_env import __version__
     from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
     from farlight_env.game.rules_options import RuleOptions
@@ -335,6 +335,7 @@ def _scorecard(
         "reference_ratings": {
             name: {"mu": ratings[name].mu, "sigma": ratings[name].sigma} for name in OPPONENTS
         },
+        "diagnostics": agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL],
         "games": len(records),
         "decisions": decisions,
         "seconds_per_decision": cpu / decisions if decisions else 0.0,
@@ -371,6 +372,10 @@ def format_scorecard(card: dict[str, Any]) -> str:
         f"mu {r['mu']:.2f} sigma {r['sigma']:.2f}; CPU s/decision "
         f"{card['seconds_per_decision']:.4f}; {card['games']} games in {card['wall_seconds']:.0f} s"
     )
+    if "diagnostics" in card:  # scorecards written before the diagnostics have none
+        from agents.tournament import diagnostics_line
+
+        lines.append(diagnostics_line(card["diagnostics"]))
     return "\n".join(lines)
 
 
@@ -423,9 +428,23 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
 
 
 def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:
-    """scorecard.png then scorecard.json, each written whole (temp file + rename)."""
+    """scorecard.png, auction_diagnostics.png (a scorecard with diagnostics), then
+    scorecard.json, each written whole (temp file + rename)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "scorecard.json", "plot": out_dir / "scorecard.png"}
     plot_scorecard(card, paths["plot"])
+    if "diagnostics" in card:
+        from agents.tournament import plot_diagnostics, short_labels
+
+        paths["diagnostics_plot"] = out_dir / "auction_diagnostics.png"
+        name = short_labels([card["agent"]])[card["agent"]]
+        kind = "quick subset" if card["quick"] else "full protocol"
+        plot_diagnostics(
+            {card["agent"]: card["diagnostics"]},
+            paths["diagnostics_plot"],
+            title=f"auction diagnostics of {name}: {card['protocol']}, {kind}, "
+            f"{card['games']} games",
+            labels=[name],
+        )
     atomic_write(paths["json"], json.dumps(card, indent=1, sort_keys=True) + "\n")
     return paths

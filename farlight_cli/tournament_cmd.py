@@ -19,7 +19,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         description="Seat-rotated games between agents (blocks of rotations share a deal). "
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
-        "with farlight replay), games.csv, summary.csv and a plot. Agents: random, heuristic, "
+        "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
+        "plots. Agents: random, heuristic, "
         "ismcts, ppo, rollout, or the path of a saved policy (*.pt); ppo, rollout and saved "
         "policies need the train extra (torch).",
     )
@@ -97,6 +98,13 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="finish a stopped tournament saved with --out DIR, with its stored options "
         "(default: start a new one)",
+    )
+    p.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="also print the auction diagnostics per agent: targets won per kind, overbids, "
+        "prices against what the wins brought, lone-0 tickets and bluffs "
+        "(docs/auction_diagnostics.md; results.json always holds them)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
@@ -194,6 +202,9 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is None:
         print(f"game: {game_flags.describe_game_config(args)}")
     print(result.table())
+    if args.diagnostics:
+        print()
+        print(result.diagnostics_table())
     if out is not None:
         paths = write_results(result, out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))

@@ -193,6 +193,7 @@ def test_quick_ppo_scorecard_from_the_cli(quick_cli) -> None:
     with Image.open(out / "scorecard.png") as image:
         assert image.format == "PNG" and image.size[0] > 400
     assert sorted(p.name for p in out.iterdir()) == [
+        "auction_diagnostics.png",
         "evaluation.json",  # the journal that --resume reads
         "evaluation_games.jsonl",
         "scorecard.json",

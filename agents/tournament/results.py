@@ -1,5 +1,5 @@
 """A tournament's result and its files: results.json (reproducible), games.csv, summary.csv,
-timing.json and the ratings plot."""
+timing.json, the ratings plot and the auction diagnostics' plot."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import io
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.files import atomic_write
+from agents.tournament.diagnostics import agent_diagnostics, format_diagnostics, plot_diagnostics
 from agents.tournament.ratings import AgentSummary, format_table, short_labels
 
 
@@ -25,13 +26,26 @@ class TournamentResult:
     seed: int
     records: list[dict[str, Any]]
     summary: list[AgentSummary]
+    _diagnostics: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
 
     def table(self) -> str:
         return format_table(self.summary)
 
+    def diagnostics(self) -> dict[str, dict[str, Any]]:
+        """Auction diagnostics per agent (agents.tournament.diagnostics), from the records;
+        computed once (it replays every game)."""
+        if self._diagnostics is None:
+            names = list(dict.fromkeys(self.agents))
+            self._diagnostics = agent_diagnostics(self.records, names)
+        return self._diagnostics
+
+    def diagnostics_table(self) -> str:
+        return format_diagnostics(self.diagnostics())
+
 
 def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
-    """results.json (reproducible: no timings), games.csv, summary.csv, timing.json, ratings.png."""
+    """results.json (reproducible: no timings; "diagnostics" holds the auction diagnostics per
+    agent), games.csv, summary.csv, timing.json, ratings.png, auction_diagnostics.png."""
     out_dir.mkdir(parents=True, exist_ok=True)
     records = [{k: v for k, v in r.items() if k != "timing"} for r in result.records]
     summary = [
@@ -46,6 +60,7 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
         "num_players": result.num_players,
         "seed": result.seed,
         "summary": summary,
+        "diagnostics": result.diagnostics(),
         "games": records,
     }
     paths = {
@@ -54,6 +69,7 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
         "summary": out_dir / "summary.csv",
         "timing": out_dir / "timing.json",
         "plot": out_dir / "ratings.png",
+        "diagnostics_plot": out_dir / "auction_diagnostics.png",
     }
     atomic_write(paths["results"], json.dumps(payload, indent=1, sort_keys=True))
     with io.StringIO(newline="") as fh:
@@ -87,6 +103,14 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
     timing = {row.agent: row.seconds_per_decision for row in result.summary}
     atomic_write(paths["timing"], json.dumps(timing, indent=1, sort_keys=True))
     plot_summary(result.summary, paths["plot"], title=_title(result))
+    diagnostics = result.diagnostics()
+    labels = short_labels(list(diagnostics))
+    plot_diagnostics(
+        diagnostics,
+        paths["diagnostics_plot"],
+        title=f"auction diagnostics: {_title(result)}",
+        labels=[labels[name] for name in diagnostics],
+    )
     return paths
 
 

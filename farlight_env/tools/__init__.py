@@ -1,2 +1,3 @@
 """Logic behind the command line's reports: `bench` (speed benchmarks), `stats` (random-play
-statistics) and `rules_page` (the rules page's recorded decisions)."""
+statistics), `rules_page` (the rules page's recorded decisions) and `auction` (a game record's
+auction diagnostics per seat)."""
