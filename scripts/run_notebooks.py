@@ -5,8 +5,8 @@
 
 Each notebook runs top to bottom in a fresh python3 kernel from the repository root, with the
 budgets of its parameter cell, and is written back (atomically) with its outputs. A failing
-cell stops the run with its error and leaves that notebook file untouched. Notebook 02 needs
-the `train` extra. tests/test_notebooks.py checks that the stored outputs are complete and
+cell stops the run with its error and leaves that notebook file untouched. Notebooks 02 and 04
+need the `train` extra. tests/test_notebooks.py checks that the stored outputs are complete and
 re-executes every notebook.
 """
 

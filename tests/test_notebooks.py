@@ -21,10 +21,10 @@ pytest.importorskip("ipykernel", reason="notebook tests need ipykernel (dev extr
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ("01_quickstart", "02_train_and_evaluate", "03_your_own_agent")
+NAMES = ("01_quickstart", "02_train_and_evaluate", "03_your_own_agent", "04_bidding_agents")
 #: Seconds any one cell may take on a loaded CI machine (each whole notebook takes ~10 s).
 CELL_TIMEOUT = 180
-NEEDS_TORCH = {"02_train_and_evaluate"}
+NEEDS_TORCH = {"02_train_and_evaluate", "04_bidding_agents"}
 #: Largest notebook file, outputs included (pictures are base64 PNG).
 MAX_NOTEBOOK_BYTES = 400_000
 
