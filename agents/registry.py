@@ -125,7 +125,7 @@ def agent_names_help() -> str:
     return (
         ", ".join(FACTORIES)
         + f", ismcts@N (N iterations, 1..{MAX_BUDGET}) or a saved policy path (*.pt); "
-        "ppo, rollout and *.pt need the train extra (torch)"
+        f"{', '.join(sorted(NEEDS_TORCH))} and *.pt need the train extra (torch)"
     )
 
 

@@ -21,8 +21,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
         "plots. Agents: random, heuristic, "
-        "ismcts, ppo, rollout, or the path of a saved policy (*.pt); ppo, rollout and saved "
-        "policies need the train extra (torch).",
+        "ismcts, ppo, rollout, bidder, or the path of a saved policy (*.pt); ppo, rollout, "
+        "bidder and saved policies need the train extra (torch).",
     )
     p.add_argument(
         "--agents",

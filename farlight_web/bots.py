@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from farlight_env.env.autopilot import reseed  # noqa: F401 - sessions reseed bots with it
 from farlight_env.records.record import RecordError
 from farlight_web.library import inside, walk
 from farlight_web.seats import HUMAN
@@ -60,21 +61,6 @@ def agent_source(name: str, policies: Path) -> str:
 def opponent_seed(seed: int, seat: int) -> int:
     """Each bot's seed, derived from the game seed and its seat (as `farlight play` does)."""
     return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
-
-
-def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
-    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
-    policy), a fresh one drawn from (seed, seat, decision number): a bot's decision is then a
-    function of the position and those three numbers, so a game rebuilt from its record needs
-    no bot to think again (caches kept by agents change no decision)."""
-    count = 0
-    for name, value in list(vars(agent).items()):
-        if isinstance(value, np.random.Generator):
-            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
-            count += 1
-        elif depth > 0 and callable(getattr(value, "act", None)) and hasattr(value, "__dict__"):
-            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
-            count += 1
 
 
 def unfit(bot: Any, observation_size: int, actions: int) -> str | None:

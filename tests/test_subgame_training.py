@@ -176,3 +176,39 @@ def test_rllib_trains_on_the_bidding_subgame(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     _net, config = load_policy(run / "policy.pt")
     assert config["learner_decisions"] == "bidding" and config["autopilot"] == "heuristic"
+
+
+# --------------------------------------------------------------------- the shipped bidder
+def test_the_shipped_bidder_bids_with_its_network_and_plays_the_rest_as_the_heuristic() -> None:
+    bidder = make("bidder", seed=0)
+    assert bidder.name == "bidder" and bidder.config["learner_decisions"] == "bidding"
+    heuristic = make("heuristic", seed=0)
+    kinds = set()
+    for obs, mask, info in env_states.random_states(3, seed=5, every=2):
+        kind = decision_of(obs, info)
+        kinds.add(kind)
+        if kind != "bidding":
+            assert bidder.act(obs, mask, info) == heuristic.act(obs, mask, info), kind
+        else:
+            assert bidder.act(obs, mask, info) == int(np.argmax(bidder.logits(obs, mask)))
+    assert {"bidding", "install", "mission"} <= kinds
+
+
+def test_the_shipped_bidder_beats_the_heuristic(tmp_path: Path) -> None:
+    """A small seat-rotated match (the README has the 400-game figure)."""
+    from agents.tournament import run_tournament
+
+    result = run_tournament(["bidder", "heuristic"], num_players=2, games=40, seed=61)
+    row = next(r for r in result.summary if r.agent == "bidder")
+    assert row.win_rate > 0.7, row
+
+
+def test_every_command_that_takes_agents_takes_bidder(tmp_path: Path) -> None:
+    done = cli(
+        "tournament", "--agents", "bidder,random", "--players", "2", "--games", "2",
+        "--workers", "1", "--diagnostics", "--out", str(tmp_path / "t"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert "bidder" in done.stdout and "auction diagnostics" in done.stdout
+    results = json.loads((tmp_path / "t" / "results.json").read_text())
+    assert "bidder" in results["diagnostics"]

@@ -12,7 +12,12 @@ import gymnasium as gym
 import numpy as np
 
 from farlight_env.env.aec import raw_env
-from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
+from farlight_env.env.autopilot import (
+    DEFAULT_AUTOPILOT,
+    Autopilot,
+    decisions_label,
+    parse_decisions,
+)
 from farlight_env.game.config import ConfigError
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
@@ -97,6 +102,15 @@ class FarlightSingleAgentEnv(gym.Env):
             if not callable(policy) and not hasattr(policy, "act"):
                 raise ConfigError(f"opponents[{i}] is neither callable nor an Agent: {policy!r}")
         return opponents
+
+    @property
+    def subgame(self) -> dict[str, str]:
+        """The learner's sub-game as plain data (the inner AEC env plays the full game for the
+        opponents: this env hands the learner's other decisions to its autopilot)."""
+        return {
+            "learner_decisions": decisions_label(self.learner_decisions),
+            "autopilot": self.autopilot.label,
+        }
 
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next decision on (e.g. league training)."""
