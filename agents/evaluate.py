@@ -37,7 +37,7 @@ FULL_GAMES: dict[str, int] = {"random": 40, "heuristic": 60, "ismcts": 20}
 #: --quick: one duplicate block (N games) per cell, at these player counts only.
 QUICK_PLAYER_COUNTS: tuple[int, ...] = (2, 3)
 #: Registered agents that play a saved policy file (`path=`, by default the shipped one).
-POLICY_AGENTS: tuple[str, ...] = ("ppo", "rollout")
+POLICY_AGENTS: tuple[str, ...] = ("ppo", "rollout", "bidder")
 #: The label of the evaluated policy's seat in game records and ratings.
 POLICY_LABEL = "policy"
 
@@ -142,13 +142,14 @@ def card_set_hash(card_file: Path | None) -> str:
 
 
 def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | None:
-    """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo` and
-    `rollout` the one its `path` keyword names, by default the shipped one (it changes between
-    releases while the name stays)."""
+    """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo`, `rollout`
+    and `bidder` the one its `path` keyword names, by default the shipped one (it changes
+    between releases while the name stays)."""
     if name in POLICY_AGENTS:
-        from agents.policy import SHIPPED_POLICY
+        from agents.policy import BIDDER_POLICY, SHIPPED_POLICY
 
-        name = str((policy_kwargs or {}).get("path", SHIPPED_POLICY))
+        shipped = BIDDER_POLICY if name == "bidder" else SHIPPED_POLICY
+        name = str((policy_kwargs or {}).get("path", shipped))
     if name.endswith(".pt") and Path(name).is_file():
         return "sha256:" + hashlib.sha256(Path(name).read_bytes()).hexdigest()
     return None

@@ -7,8 +7,10 @@ on the full game and once with `--learner-decisions bidding --autopilot heuristi
 README's stage-2 settings: structured network warm-started from the shipped policy, against
 the heuristic, 2 SubprocVecEnv workers, seed 1; no evaluations or checkpoints), taking turns so
 load from other jobs falls on both alike. Figures are per CPU-second of the whole process tree
-(the learner and its env workers) over `model.learn` only: learner steps, and games (learner
-steps divided by the mean learner steps per game of the run's episodes).
+(the learner and its env workers) over `model.learn` only: learner steps, the same per
+CPU-second of the learner's own process (network and updates; the env workers, which play the
+opponents and the autopilot, left out), and games (learner steps divided by the mean learner
+steps per game of the run's episodes).
 """
 
 from __future__ import annotations
@@ -38,11 +40,21 @@ SUBGAME_MEASURE = (
     )
     .replace("    train(config, progress=False)\n", "    model = train(config, progress=False)\n")
     .replace(
+        "    start, steps = tree_cpu(self), self.num_timesteps\n",
+        "    start, steps = tree_cpu(self), self.num_timesteps\n"
+        "    own = cpu_seconds(os.getpid())\n",
+    )
+    .replace(
+        '    spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps\n',
+        '    spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps\n'
+        '    spent["learner"] = cpu_seconds(os.getpid()) - own\n',
+    )
+    .replace(
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"]}))',
         "import numpy as np\n"
         'per_game = float(np.mean([e["l"] for e in model.ep_info_buffer]))\n'
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"], '
-        '"per_game": per_game}))',
+        '"per_game": per_game, "learner": spent["steps"] / spent["learner"]}))',
     )
 )
 
@@ -85,6 +97,7 @@ def main() -> None:
     print(f"{'figure':<26}{'full game':>10}{'bidding':>10}{'ratio':>8}")
     for label, key in (
         ("learner steps/CPU-s", lambda r: r["rate"]),
+        ("  learner process alone", lambda r: r["learner"]),
         ("games/CPU-s", lambda r: r["rate"] / r["per_game"]),
     ):
         full, bids = median("all", key), median("bidding", key)
