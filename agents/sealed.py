@@ -37,8 +37,9 @@ MAX_REPLY_BYTES = 64 << 10
 
 # --------------------------------------------------------------------------- the protocol
 class Make(msgspec.Struct, tag="make"):
-    """Build the agent for a new game (name or *.pt path, seed, keyword arguments) and use
-    `card_set` (a card file's data) for every view until the next Make."""
+    """Build the agent for a new game (an `agents.make` name or *.pt path, or
+    "package.module:factory" for an agent that is not registered; seed; keyword arguments)
+    and use `card_set` (a card file's data) for every view until the next Make."""
 
     agent: str
     seed: int
@@ -146,7 +147,7 @@ def child_main(parent_pid: int) -> None:
                 cards = known_cards.get(key)
                 if cards is None:
                     cards = known_cards[key] = card_set_from_dict(request.card_set, source="parent")
-                agent = make(request.agent, seed=request.seed, **request.kwargs)
+                agent = _build(make, request)
                 agent.reset()
                 name = str(getattr(agent, "name", type(agent).__name__))
                 reply: Reply = Ready(name, bool(getattr(agent, "needs_observation", True)))
@@ -154,9 +155,11 @@ def child_main(parent_pid: int) -> None:
                 if agent is None:
                     raise RuntimeError("asked to act before any agent was made")
                 cpu = time.process_time()
-                observation = np.frombuffer(request.observation, request.observation_dtype)
+                observation = np.frombuffer(
+                    bytearray(request.observation), request.observation_dtype
+                )
                 observation = observation.reshape(request.observation_shape)
-                mask = np.frombuffer(request.mask, np.int8)
+                mask = np.frombuffer(bytearray(request.mask), np.int8)  # writable, as the env's
                 view = SealedView.from_json(request.game, request.seat, cards)
                 info = {**request.info, "seat": request.seat, "view": view}
                 action = agent.act(observation, mask, info)
@@ -164,6 +167,17 @@ def child_main(parent_pid: int) -> None:
         except Exception as exc:  # noqa: BLE001 - any agent error goes back by name
             reply = Failed(_one_line(exc))
         _write_frame(out, encode(reply))
+
+
+def _build(make: Any, request: Make) -> Any:
+    """The agent a Make names: registered or saved (agents.make), or module:factory."""
+    module, colon, attr = request.agent.partition(":")
+    if colon and not request.agent.endswith(".pt"):
+        import importlib
+
+        factory = getattr(importlib.import_module(module), attr)
+        return factory(seed=request.seed, **request.kwargs)
+    return make(request.agent, seed=request.seed, **request.kwargs)
 
 
 # --------------------------------------------------------------------------- the parent
@@ -195,7 +209,10 @@ class _Child:
             self.close()
             raise SealedAgentError(f"no answer within {seconds:g} s") from None
         except (EOFError, BrokenPipeError):
-            code = self.process.poll()
+            try:
+                code = self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
             self.close()
             raise SealedAgentError(f"the sealed agent's process ended (exit code {code})") from None
         except (ValueError, msgspec.DecodeError) as exc:
