@@ -8,6 +8,7 @@ every game it finds. It writes what it found to `log` (one JSON line per decisio
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -48,10 +49,8 @@ def games_reachable(root: Any, limit: int = 200_000) -> list[FarlightGame]:
         if isinstance(obj, FarlightGame):
             found.append(obj)
         todo.extend(gc.get_referents(obj))
-        try:
+        with contextlib.suppress(TypeError):  # no __dict__
             todo.extend(vars(obj).values())
-        except TypeError:
-            pass
     return found
 
 
