@@ -70,15 +70,21 @@ def cell_specs(
     config: dict[str, Any],
     policy_kwargs: dict[str, Any],
     opponent_kwargs: dict[str, dict[str, Any]],
+    sealed: bool = False,
 ) -> list[GameSpec]:
     """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
-    block of N rotations the policy sits once in every seat and every game shares the deal."""
+    block of N rotations the policy sits once in every seat and every game shares the deal.
+    With `sealed`, the policy plays sealed (agents.sealed); the shipped opponents do not."""
     from agents.tournament import schedule
 
     lineup = [POLICY_LABEL] + [cell.opponent] * (cell.players - 1)
     kwargs = {POLICY_LABEL: policy_kwargs, **opponent_kwargs}
     specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs)
-    return [replace(s, index=first_index + s.index, aliases={POLICY_LABEL: policy}) for s in specs]
+    seal = (POLICY_LABEL,) if sealed else ()
+    return [
+        replace(s, index=first_index + s.index, aliases={POLICY_LABEL: policy}, sealed=seal)
+        for s in specs
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +186,15 @@ def evaluate(
     config: dict[str, Any] | None = None,
     card_file: Path | None = None,
     out_dir: Path | None = None,
+    sealed: bool = False,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
     scorecard (a JSON-able dict; see docs/evaluation.md for every field).
+
+    With `sealed` (an agent by name or path only) the policy plays from its own process and
+    sees only its observation, mask and a view of its seat's redacted game (agents.sealed);
+    the scorecard says `"sealed": true`.
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
     card file for the hash): the scorecard records it and is then marked non-standard. With
@@ -195,6 +206,8 @@ def evaluate(
 
     if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
+    if sealed and not isinstance(agent, str):
+        raise ValueError("a sealed evaluation needs the agent by name or path")
     config = dict(config or {})
     policy_kwargs = dict(policy_kwargs or {})
     if agent == "ismcts":
@@ -214,10 +227,11 @@ def evaluate(
             card_hash,
             policy_kwargs,
             stored_config(config),
+            sealed,
         )
         journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
     return _scorecard(
-        agent, quick, workers, progress, policy_kwargs, config, card_hash, journal, []
+        agent, quick, workers, progress, policy_kwargs, config, card_hash, journal, [], sealed
     )
 
 
@@ -239,7 +253,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
     if _file_hash(spec.agent, dict(spec.policy_kwargs)) != spec.agent_file_hash:
         raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
     config = game_options(spec)
-    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs))
+    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs), spec.sealed)
     expected = {s.index: (s.seed, s.lineup) for s in plan}
     finished = read_games(out_dir, expected, EVAL_GAMES)
     return _scorecard(
@@ -252,16 +266,21 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         spec.card_set_hash,
         Journal(out_dir, EVAL_GAMES),
         finished,
+        spec.sealed,
     )
 
 
 def _specs(
-    agent: str | Agent, quick: bool, config: dict[str, Any], policy_kwargs: dict[str, Any]
+    agent: str | Agent,
+    quick: bool,
+    config: dict[str, Any],
+    policy_kwargs: dict[str, Any],
+    sealed: bool = False,
 ) -> list[GameSpec]:
     opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
     specs: list[GameSpec] = []
     for cell in cells(quick):
-        specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs)
+        specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs, sealed)
     return specs
 
 
@@ -275,6 +294,7 @@ def _scorecard(
     card_hash: str,
     journal: Any,
     finished: list[dict[str, Any]],
+    sealed: bool = False,
 ) -> dict[str, Any]:
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
     from agents.tournament import agent_diagnostics, play_games, rate
@@ -283,7 +303,7 @@ def _scorecard(
     from farlight_env.game.rules_options import RuleOptions
 
     plan = cells(quick)
-    specs = _specs(agent, quick, config, policy_kwargs)
+    specs = _specs(agent, quick, config, policy_kwargs, sealed)
     started = time.perf_counter()
     records = play_games(specs, workers, progress, journal, finished)
     wall = time.perf_counter() - started
@@ -314,6 +334,7 @@ def _scorecard(
         "protocol": PROTOCOL,
         "quick": quick,
         "standard_game": standard,
+        "sealed": sealed,
         "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
         "agent_file_hash": _file_hash(agent, policy_kwargs) if isinstance(agent, str) else None,
         "package_version": __version__,
@@ -355,6 +376,8 @@ def format_scorecard(card: dict[str, Any]) -> str:
     lines = [f"{card['protocol']} scorecard of {card['agent']}: {kind}"]
     if not card["standard_game"]:
         lines.append("NON-STANDARD game options: not comparable with standard scorecards")
+    if card.get("sealed"):  # absent from scorecards written before sealed play existed
+        lines.append("sealed: the policy played from its own process, on redacted views only")
     header = (
         f"{'players':>7} {'opponent':<10} {'games':>5} {'wins':>6} {'win rate':>8} "
         f"{'95% CI':>15} {'fair':>5} {'margin':>7}"

@@ -44,6 +44,8 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     seed: Annotated[int, msgspec.Meta(ge=0)]
     config: dict[str, Scalar | dict[str, Any]] = {}
     agent_kwargs: dict[str, dict[str, Scalar]] = {}
+    #: Every agent plays sealed (agents.sealed); absent from specs written before it existed.
+    sealed: bool = False
 
 
 EVAL_SPEC = "evaluation.json"
@@ -62,6 +64,8 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     card_set_hash: Annotated[str, msgspec.Meta(max_length=100)]
     policy_kwargs: dict[str, Scalar] = {}
     config: dict[str, Scalar | dict[str, Any]] = {}
+    #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
+    sealed: bool = False
 
 
 def read_eval_spec(out_dir: Path) -> EvaluationSpec:
@@ -118,6 +122,7 @@ def new_spec(
     seed: int,
     config: dict[str, Any],
     agent_kwargs: dict[str, dict[str, Any]],
+    sealed: bool = False,
 ) -> TournamentSpec:
     return TournamentSpec(
         SPEC_FORMAT,
@@ -128,6 +133,7 @@ def new_spec(
         seed,
         stored_config(config),
         dict(agent_kwargs),
+        sealed,
     )
 
 

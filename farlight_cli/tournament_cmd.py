@@ -106,6 +106,13 @@ def add(sub: argparse._SubParsersAction) -> None:
         "prices against what the wins brought, lone-0 tickets and bluffs "
         "(docs/auction_diagnostics.md; results.json always holds them)",
     )
+    p.add_argument(
+        "--sealed",
+        action="store_true",
+        help="run every agent in its own process, handed only its observation, mask and a view "
+        "built from its seat's redacted game (no way to read or change hidden state); records "
+        "and results.json say sealed: true (default: agents share the game's process)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
 
@@ -113,7 +120,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 #: Options --resume takes from the stored tournament (giving them too is refused).
 STORED_OPTIONS = ("agents", "players", "games", "seed", "out")
 STORED_OPTIONS += game_flags.GAME_ARGUMENTS
-STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds")
+STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds", "sealed")
 
 
 def _check_backend(args: argparse.Namespace) -> None:
@@ -177,6 +184,7 @@ def _play(args: argparse.Namespace):
         agent_kwargs={"ismcts": ismcts} if ismcts else None,
         progress=not args.no_progress,
         out_dir=args.out,
+        sealed=args.sealed,
     )
 
 
@@ -196,8 +204,10 @@ def run(args: argparse.Namespace) -> int:
     except (JournalError, ValueError) as exc:
         print(f"farlight tournament: error: {exc}", file=sys.stderr)
         return 2
+    sealed = all(record.get("sealed", False) for record in result.records)
     print(
         f"{result.num_players}-player tournament, {len(result.records)} games, seed {result.seed}"
+        + (", sealed (each agent in its own process, redacted views only)" if sealed else "")
     )
     if args.resume is None:
         print(f"game: {game_flags.describe_game_config(args)}")

@@ -7,7 +7,9 @@ from typing import Any
 
 from agents.arena import play_episode
 from agents.registry import make
+from agents.sealed import SealedAgent
 from agents.tournament.scheduling import GameSpec, agent_seed
+from farlight_env.cards.io import card_set_to_dict
 from farlight_env.env.aec import raw_env
 from farlight_env.records.record import build_record
 
@@ -24,36 +26,39 @@ def _failure(spec: GameSpec, seat: int | None, exc: BaseException) -> GameFailur
 
 def play_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game through the AEC env; returns its record (JSON-able). An agent
-    that raises (or plays an illegal move) ends the game with a GameFailure naming it."""
+    that raises (or plays an illegal move) ends the game with a GameFailure naming it. The
+    labels in `spec.sealed` play from their own processes (agents.sealed); the record then
+    says `"sealed": true` and which seats were."""
     building: int | None = None  # the seat whose agent is being made, if any
     env = raw_env(**spec.config)
     env.reset(seed=spec.seed)
     think = [0.0] * len(spec.lineup)
     cpu = [0.0] * len(spec.lineup)
     decisions = [0] * len(spec.lineup)
+    seats: list[Any] = []
 
     def count(seat: int, _action: int, seconds: float, cpu_seconds: float) -> None:
         think[seat] += seconds
-        cpu[seat] += cpu_seconds
+        # a sealed agent thinks in its child: the parent's clock sees only the messages
+        cpu[seat] += cpu_seconds + getattr(seats[seat], "last_cpu_seconds", 0.0)
         decisions[seat] += 1
 
     try:
-        seats = []
         for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
-            target = spec.aliases.get(name, name)
-            if isinstance(target, str):
-                kwargs = spec.agent_kwargs.get(name, {})
-                seats.append(make(target, seed=agent_seed(spec, building), **kwargs))
-            else:
-                seats.append(copy.deepcopy(target))
+            seats.append(_make_seat(spec, building, name, env))
             seats[-1].reset()
         building = None
         play_episode(env, seats, count)
     except Exception as exc:  # noqa: BLE001 - any agent error ends the tournament by name
         seat = building if building is not None else env.agent_name_mapping.get(env.agent_selection)
         raise _failure(spec, seat, exc) from exc
+    finally:
+        for agent in seats:
+            if isinstance(agent, SealedAgent):
+                agent.close()
     game = env.game
     assert game is not None and game.is_over
+    sealed = [s for s, name in enumerate(spec.lineup) if name in spec.sealed]
     # the one record format (record.py), card set included when it is not the standard one
     return build_record(
         game,
@@ -62,4 +67,19 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         spec.config,
         index=spec.index,
         timing={"seconds": think, "cpu_seconds": cpu, "decisions": decisions},
+        **({"sealed": True, "sealed_seats": sealed} if sealed else {}),
     )
+
+
+def _make_seat(spec: GameSpec, seat: int, name: str, env: raw_env) -> Any:
+    """The agent for `seat` under lineup label `name`: made, copied, or sealed."""
+    target = spec.aliases.get(name, name)
+    kwargs = spec.agent_kwargs.get(name, {})
+    if name in spec.sealed:
+        if not isinstance(target, str):
+            raise ValueError("a sealed agent must be given by name or saved-policy path")
+        cards = card_set_to_dict(env.game.cards)
+        return SealedAgent(target, agent_seed(spec, seat), cards, **kwargs)
+    if isinstance(target, str):
+        return make(target, seed=agent_seed(spec, seat), **kwargs)
+    return copy.deepcopy(target)

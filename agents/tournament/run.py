@@ -34,11 +34,15 @@ def run_tournament(
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     progress: bool = True,
     out_dir: Path | None = None,
+    sealed: bool = False,
 ) -> TournamentResult:
     """Schedule, play (locally or on Ray) and summarise a tournament. `games` is rounded up to
     whole duplicate blocks of len(agents) games (3 games with 2 agents play 4). With
-    `out_dir`, each game's record is appended to its journal as it ends."""
-    spec = new_spec(list(agents), num_players, games, seed, config or {}, agent_kwargs or {})
+    `out_dir`, each game's record is appended to its journal as it ends. With `sealed`, every
+    agent plays from its own process and sees only its seat's redacted game (agents.sealed)."""
+    spec = new_spec(
+        list(agents), num_players, games, seed, config or {}, agent_kwargs or {}, sealed
+    )
     return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=False)
 
 
@@ -73,7 +77,13 @@ def _play_spec(
             f"expected one of {agent_names_help()}"
         )
     specs = schedule(
-        spec.agents, spec.num_players, spec.games, spec.seed, game_options(spec), spec.agent_kwargs
+        spec.agents,
+        spec.num_players,
+        spec.games,
+        spec.seed,
+        game_options(spec),
+        spec.agent_kwargs,
+        spec.sealed,
     )
     records: list[Record] = []
     journal = None

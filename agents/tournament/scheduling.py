@@ -24,6 +24,9 @@ class GameSpec:
     #: so one agent can sit under two labels (an evaluated ismcts and its ismcts opponents at
     #: another budget); labels key agent_kwargs.
     aliases: dict[str, Any] = field(default_factory=dict)
+    #: Lineup labels whose agents play sealed: each from its own process, seeing only its
+    #: seat's redacted game (agents.sealed); such an agent must be given by name or path.
+    sealed: tuple[str, ...] = ()
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
@@ -38,11 +41,13 @@ def schedule(
     seed: int,
     config: dict[str, Any] | None = None,
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
+    sealed: bool = False,
 ) -> list[GameSpec]:
     """Games in blocks of len(agents) rotations sharing one seed (duplicate format).
 
     In block b, game r seats agents[(seat + r) % A]; over a block every agent sits in every
     seat equally often and meets the same deal. `games` is rounded up to whole blocks.
+    With `sealed`, every agent plays sealed (GameSpec.sealed).
     """
     if not agents:
         raise ValueError("a tournament needs at least one agent")
@@ -62,6 +67,7 @@ def schedule(
                     lineup=lineup,
                     config=dict(config or {}, num_players=num_players),
                     agent_kwargs=dict(agent_kwargs or {}),
+                    sealed=tuple(dict.fromkeys(agents)) if sealed else (),
                 )
             )
     return specs

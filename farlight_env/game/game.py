@@ -400,9 +400,10 @@ class FarlightGame:
         return serialize.game_to_json(self)
 
     @classmethod
-    def from_json(cls, text: str) -> FarlightGame:
-        """Rebuild a game saved by `to_json`; a corrupt or foreign text raises ValueError."""
-        return serialize.game_from_json(cls, text)
+    def from_json(cls, text: str, cards: CardSet | None = None) -> FarlightGame:
+        """Rebuild a game saved by `to_json`; a corrupt or foreign text raises ValueError.
+        `cards` (a CardSet) replaces the saved card set, which is then not read."""
+        return serialize.game_from_json(cls, text, cards)
 
     def to_state(self) -> GameState:
         """A copy of this game's state as a `GameState` (plain values, nothing shared)."""

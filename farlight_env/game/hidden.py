@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from farlight_env.cards.model import CardSet
+from farlight_env.game import serialize
 from farlight_env.game.game import TILES, FarlightGame, Phase
 
 
@@ -108,3 +110,39 @@ class PlayerView:
     def determinizer(self) -> Determinizer:
         """Draws `determinize(rng)` copies of the game as it is now, redacted only once."""
         return Determinizer(self._game, self.seat)
+
+
+class SealedView(PlayerView):
+    """A seat's window that holds no live game: only the seat's redacted copy (`redact`).
+
+    The same API as `PlayerView`, and the same answers: `redact` of a redacted copy is that
+    copy, so `redacted()`, `determinize(rng)` and `determinizer()` give exactly what they give
+    on the live game (tested). What a sealed agent finds in it, `_game` included, is what
+    redaction shows. It crosses a process boundary as plain data: `to_json()` and
+    `from_json(text, seat)`.
+    """
+
+    def __init__(self, redacted: FarlightGame, seat: int) -> None:
+        if not 0 <= seat < redacted.num_players:
+            raise ValueError(f"seat must be in 0..{redacted.num_players - 1}, got {seat}")
+        self._game = redacted
+        self.seat = seat
+
+    @classmethod
+    def of(cls, game: FarlightGame, seat: int) -> SealedView:
+        """The sealed view of `seat` at `game` as it is now (a redacted copy; no reference)."""
+        return cls(redact(game, seat), seat)
+
+    def to_json(self, with_cards: bool = True) -> str:
+        """The redacted copy as a saved game; without the card set if `with_cards` is False."""
+        return serialize.game_to_json(self._game, with_cards)
+
+    @classmethod
+    def from_json(cls, text: str, seat: int, cards: CardSet | None = None) -> SealedView:
+        """The view `to_json` saved, checked as any saved game is (ValueError if not one), and
+        redacted again for `seat`, so a text that held more than the seat may know shows no
+        more; `cards` replaces the card set the text leaves out."""
+        game = FarlightGame.from_json(text, cards)
+        if not isinstance(seat, int) or not 0 <= seat < game.num_players:
+            raise ValueError(f"seat must be in 0..{game.num_players - 1}, got {seat!r}")
+        return cls(redact(game, seat), seat)

@@ -28,25 +28,30 @@ SAVE_FORMAT = "farlight-game"
 SAVE_VERSION = 1
 
 
-def game_to_json(game: FarlightGame) -> str:
-    """The full state, config, card set and RNG; `game_from_json` restores it exactly."""
+def game_to_json(game: FarlightGame, with_cards: bool = True) -> str:
+    """The full state, config, card set and RNG; `game_from_json` restores it exactly.
+    `with_cards=False` leaves the card set out (empty), for a reader that holds it already."""
     data = {
         "format": SAVE_FORMAT,
         "version": SAVE_VERSION,
         "seed": game.seed,
         "config": game.config.as_dict(),
-        "card_set": card_set_to_dict(game.cards),
+        "card_set": card_set_to_dict(game.cards) if with_cards else {},
         "rng": game.rng.bit_generator.state,
         "state": dump_state(game),
     }
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
-def game_from_json(cls: type[FarlightGame], text: str) -> FarlightGame:
+def game_from_json(
+    cls: type[FarlightGame], text: str, cards: CardSet | None = None
+) -> FarlightGame:
     """Rebuild a game saved by `game_to_json`; a corrupt or foreign text raises ValueError
     naming the field, and a state no legal play could produce is refused (game/validate.py).
-    The message is one line of bounded length, whatever the text holds."""
-    return _bounded(_game_from_json, cls, text)
+    The message is one line of bounded length, whatever the text holds. `cards`, if given,
+    is the card set to play with (checked against the state as a saved one is); the text's
+    own card set is then not read (it may be empty)."""
+    return _bounded(_game_from_json, cls, text, cards)
 
 
 def game_from_state(
@@ -80,7 +85,9 @@ def _bounded(build: Any, *args: Any) -> FarlightGame:
         raise ValueError(clip_message(message)) from None
 
 
-def _game_from_json(cls: type[FarlightGame], text: str) -> FarlightGame:
+def _game_from_json(
+    cls: type[FarlightGame], text: str, cards: CardSet | None = None
+) -> FarlightGame:
     if not isinstance(text, (str, bytes, bytearray)):
         raise ValueError(f"saved game is not valid JSON: expected text, got {type(text).__name__}")
     try:
@@ -95,7 +102,9 @@ def _game_from_json(cls: type[FarlightGame], text: str) -> FarlightGame:
         )
     if data.get("version") != SAVE_VERSION:
         raise ValueError(f"saved game: unsupported version {data.get('version')!r}; expected 1")
-    return _build(cls, data)
+    if cards is not None:
+        data["card_set"] = {}  # not read: `cards` is used
+    return _build(cls, data, cards)
 
 
 def _game_from_state(
