@@ -22,11 +22,19 @@ from training.game_options import GAME_FLAGS
 __all__ = ["add_config_arguments", "config_from_args", "given_options"]
 
 
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type = PPOConfig) -> None:
-    """One --flag per dataclass field of `cls`, typed and documented from it."""
+def add_config_arguments(
+    parser: argparse.ArgumentParser, cls: type = PPOConfig, skip: tuple[str, ...] = ()
+) -> None:
+    """One --flag per dataclass field of `cls` (but those in `skip`, which the command declares
+    itself, e.g. as a positional argument), typed and documented from it."""
     hints = typing.get_type_hints(cls)
-    game = parser.add_argument_group("game", "which game the run plays (stored in run_config.json)")
-    for f in dataclasses.fields(cls):
+    fields = [f for f in dataclasses.fields(cls) if f.name not in skip]
+    game = parser
+    if any(f.name in GAME_FLAGS for f in fields):
+        game = parser.add_argument_group(
+            "game", "which game the run plays (stored in run_config.json)"
+        )
+    for f in fields:
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         flag = GAME_FLAGS.get(f.name) or "--" + _flag(f.name)
         text = f"{f.metadata.get('help', '')} (default: {_show(default)})".replace("%", "%%")

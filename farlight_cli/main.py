@@ -16,6 +16,7 @@ from agents import torch_threads
 from farlight_cli import (
     bench_cmd,
     evaluate_cmd,
+    exploit_cmd,
     play_cmd,
     random_cmd,
     replay_cmd,
@@ -32,7 +33,7 @@ from farlight_env.untrusted.messages import clip_message
 #: serve, policies in a one-worker tournament or evaluation): torch's default of one math thread
 #: per core makes each call several times slower as soon as another process is busy (5x for
 #: `rollout` beside one busy process), so they run with one, unless OMP_NUM_THREADS is set.
-GAME_LOOP_COMMANDS = frozenset({"tournament", "evaluate", "play", "serve"})
+GAME_LOOP_COMMANDS = frozenset({"tournament", "evaluate", "exploit", "play", "serve"})
 
 COMMANDS = (
     random_cmd.add,
@@ -43,6 +44,7 @@ COMMANDS = (
     replay_cmd.add,
     train_cmd.add,
     evaluate_cmd.add,
+    exploit_cmd.add,
     serve_cmd.add,
 )
 

@@ -56,6 +56,7 @@ def test_the_blocker_hides_torch(no_torch, tmp_path) -> None:
         (("train", "ppo", "--run-dir", "r", "--total-steps", "64"), "", "needs the train extra"),
         (("train", "self-play", "--run-dir", "r2"), "", "needs the train extra"),
         (("evaluate", "ppo", "--quick"), "", "agent ppo needs the train extra"),
+        (("exploit", "heuristic", "--quick", "--run-dir", "r"), "", "needs the train extra"),
         (("play", "--opponents", "ppo", "--seed", "1"), "q\ny\n", "agent ppo needs the train"),
         (("tournament", "--agents", "ppo,random", "--games", "2"), "", "agent ppo needs the"),
         (
@@ -64,7 +65,15 @@ def test_the_blocker_hides_torch(no_torch, tmp_path) -> None:
             "agent rollout needs the train extra",
         ),
     ],
-    ids=["train-ppo", "train-self-play", "evaluate-ppo", "play-vs-ppo", "tournament", "rollout"],
+    ids=[
+        "train-ppo",
+        "train-self-play",
+        "evaluate-ppo",
+        "exploit",
+        "play-vs-ppo",
+        "tournament",
+        "rollout",
+    ],
 )
 def test_commands_that_need_torch_name_the_train_extra_in_one_line(
     no_torch, tmp_path, args, stdin, said
