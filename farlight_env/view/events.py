@@ -57,8 +57,9 @@ class SeatBid(msgspec.Struct, frozen=True):
 
 
 class BidResult(msgspec.Struct, frozen=True, tag="bid_result"):
-    """One target's bids after they flip (R-RES-2). Part spaces and facilities have a winner
-    who pays `price` (its whole bid) or none; a mission is not won: `order` is the order in
+    """One target's bids after they flip (R-RES-2). Part spaces and facilities have a winner,
+    whose winning bid totals `price` (tiles plus crew; the tiles come back, only the crew on
+    them goes to the supply, R-RES-3), or none; a mission is not won: `order` is the order in
     which its bidders complete or pass (R-MIS-2)."""
 
     slot: int
