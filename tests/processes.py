@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
+
+
+def terminal_sigint() -> None:
+    """`preexec_fn` for the Ctrl-C tests: SIGINT as a terminal's foreground job has it. A test
+    run started in the background (`cmd &` in a script) passes SIGINT on ignored, and a Python
+    started so never raises KeyboardInterrupt, which is the POSIX convention it follows."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def alive(pid: int) -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import terminal_sigint
 
 from farlight_env.game import FarlightGame
 from farlight_env.records.record import build_record, save_record
@@ -226,6 +227,7 @@ def test_ctrl_c_is_one_line_and_status_130():
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=terminal_sigint,
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("machine:")

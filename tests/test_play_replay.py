@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from processes import terminal_sigint
 from test_engine_saved_state import BAD_VALUES, _leaves
 
 from agents import registry
@@ -535,6 +536,7 @@ def test_play_ctrl_c_saves_and_prints_one_line(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=terminal_sigint,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("a0\n")

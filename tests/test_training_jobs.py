@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive
+from processes import alive, terminal_sigint
 
 pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
@@ -484,6 +484,7 @@ def test_ctrl_c_with_subprocess_envs_is_one_line(tmp_path: Path, kind: str) -> N
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=terminal_sigint,
     )
     deadline = time.monotonic() + 240
     while not (run / CHECKPOINT).exists() and proc.poll() is None:
