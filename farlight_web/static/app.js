@@ -386,7 +386,7 @@ async function choose(index) {
 }
 
 // ------------------------------------------------------------------------------ replay
-const replay = { id: null, info: null, step: 0, viewer: null };
+const replay = { id: null, info: null, step: 0, viewer: null, asked: 0 };
 
 async function loadRecords() {
   const sel = $("#record-file");
@@ -441,8 +441,10 @@ async function showStep(step) {
   if (!replay.id) return;
   replay.step = Math.max(0, Math.min(replay.info.steps, step));
   const viewer = replay.viewer === null ? "" : `&viewer=${replay.viewer}`;
+  const asked = ++replay.asked; // answers may come back out of order: only the last one shows
   try {
     const data = await api("GET", `/api/replays/${replay.id}?step=${replay.step}${viewer}`);
+    if (asked !== replay.asked) return;
     $("#step").value = String(data.step);
     $("#step-label").textContent = `${data.step}/${replay.info.steps}` + (data.move ? ` · ${data.move}` : " · start");
     $("#step-events").replaceChildren(...eventList(data.events || [], "").children);
@@ -451,7 +453,7 @@ async function showStep(step) {
     if (round) $("#round").value = String(round.step);
     const svg = drawBoard($("#replay-board"), data.view, { narrow: narrow(), names: replay.info.players });
     svg.dataset.step = String(data.step);
-  } catch (err) { status("#replay-status", err.message, true); }
+  } catch (err) { if (asked === replay.asked) status("#replay-status", err.message, true); }
 }
 $("#first").addEventListener("click", () => showStep(0));
 $("#prev").addEventListener("click", () => showStep(replay.step - 1));
