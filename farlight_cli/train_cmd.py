@@ -56,7 +56,23 @@ def _add_run_flags(
 ) -> None:
     parser.add_argument("--resume", action="store_true", help=resume)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=runner)
+    parser.set_defaults(func=_refusing_a_file_as_run_dir(runner))
+
+
+def _refusing_a_file_as_run_dir(
+    runner: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """A --run-dir that is a file is named in one line before anything starts (it used to end
+    the run with "[Errno 17] File exists")."""
+
+    def run(args: argparse.Namespace) -> int:
+        run_dir = Path(args.run_dir)
+        if run_dir.exists() and not run_dir.is_dir():
+            problem = ValueError(f"--run-dir {run_dir}: exists and is not a directory")
+            return report(f"farlight train {args.kind}", problem)
+        return runner(args)
+
+    return run
 
 
 def report(command: str, exc: Exception) -> int:

@@ -274,3 +274,21 @@ def test_a_run_config_with_thousands_of_unknown_fields_is_one_short_line(tmp_pat
     proc = farlight("train", "ppo", "--resume", "--run-dir", str(run))
     assert_one_clear_error(proc, "do not belong to a PPOConfig run", "more)")
     assert len(proc.stderr) < 600
+
+
+@pytest.mark.parametrize("kind", ["ppo", "self-play", "rllib"])
+def test_a_file_given_as_run_dir_is_one_line_and_status_2(tmp_path: Path, kind: str) -> None:
+    """It used to end the run with '[Errno 17] File exists'; the file stays as it was."""
+    path = tmp_path / "notes.txt"
+    path.write_text("mine")
+    proc = subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "train", kind, "--run-dir", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr
+    expected = f"farlight train {kind}: error: --run-dir {path}: exists and is not a directory"
+    assert lines == [expected]
+    assert path.read_text() == "mine"
