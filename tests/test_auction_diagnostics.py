@@ -52,7 +52,7 @@ def nonzero(counters: dict) -> dict:
     return {k: v for k, v in counters.items() if v}
 
 
-def test_scripted_round_exact_counters() -> None:
+def test_r_res_2_r_res_3_r_mis_2_scripted_round_exact_counters() -> None:
     """R-RES-2: P0's 4 against 1 wins space 0, where a bid of 1 (P0 is first in turn order,
     ties go to it) would also have won: an overbid of 3. Space 1's lone 0 wins nothing (a
     bluff). On space 2 P0's 1+crew ties P1's 2 and wins on turn order at the lowest winning
@@ -100,7 +100,7 @@ def test_scripted_round_exact_counters() -> None:
     assert set(p0) == set(COUNTERS)
 
 
-def test_lone_zero_without_a_chance_is_a_bluff() -> None:
+def test_r_mis_2_lone_zero_without_a_chance_is_a_bluff() -> None:
     """R-MIS-2 [option] lone_zero_mission_chance=False: a lone 0 is never asked, so it is no
     ticket."""
     _, p1 = seat_auctions(scripted_round(lone_zero_mission_chance=False))
@@ -112,7 +112,7 @@ def target(kind, totals, order=(), first=0, seats=3):
     return SimpleNamespace(kind=kind, totals=totals, order=list(order), order_key=key)
 
 
-def test_lowest_winning_bid_follows_the_tie_rules() -> None:
+def test_r_res_2_lowest_winning_bid_follows_the_tie_rules() -> None:
     """R-RES-2: at least 1; equal to a later seat's bid, one more than an earlier seat's."""
     assert lowest_winning_bid(target("part", {0: 4}), 0, True) == 1
     assert lowest_winning_bid(target("part", {0: 4, 1: 0}), 0, True) == 1
@@ -121,7 +121,7 @@ def test_lowest_winning_bid_follows_the_tie_rules() -> None:
     assert lowest_winning_bid(target("facility", {2: 5, 0: 2, 1: 3}, first=2), 2, True) == 3
 
 
-def test_lowest_winning_bid_on_a_mission_keeps_the_order() -> None:
+def test_r_mis_2_lowest_winning_bid_on_a_mission_keeps_the_order() -> None:
     """R-MIS-2: the seats asked after the first completer stay after it; with nobody after it
     a lone 0 would have been asked too (1 without lone-0 chances)."""
     alone = target("mission", {1: 3}, order=[1])
