@@ -110,6 +110,14 @@ def budget_spec(name: str) -> tuple[str, int] | None:
     return (base, iterations) if 1 <= iterations <= MAX_BUDGET else None
 
 
+def is_plain_agent(name: object) -> bool:
+    """A registered name or `ismcts@N`, but no sub-game agent and no file: what may play as an
+    autopilot in a training run or a policy file."""
+    if not isinstance(name, str):
+        return False
+    return (name in FACTORIES and name not in SUBGAME_AGENTS) or budget_spec(name) is not None
+
+
 def unknown_agents(names: list[str]) -> list[str]:
     """The names that are neither registered nor an existing saved policy (*.pt) file."""
     return [

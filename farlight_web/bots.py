@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from farlight_env.env.autopilot import reseed  # noqa: F401 - sessions reseed bots with it
 from farlight_env.records.record import RecordError
 from farlight_web.library import inside, walk
 from farlight_web.seats import HUMAN

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from agents.registry import FACTORIES, SUBGAME_AGENTS, budget_spec, make
+from agents.registry import FACTORIES, SUBGAME_AGENTS, is_plain_agent, make
 from agents.subgame import SubgameAgent
 from farlight_env.env.autopilot import DECISION_KINDS, decisions_label, parse_decisions
 from farlight_env.game.config import ConfigError
@@ -54,8 +54,7 @@ def subgame_problems(config: Any) -> list[str]:
     except ConfigError as exc:
         return [f"--{str(exc).replace('_', '-')}"]
     name = config.autopilot
-    plain = isinstance(name, str) and name in FACTORIES and name not in SUBGAME_AGENTS
-    if not plain and not (isinstance(name, str) and budget_spec(name) is not None):
+    if not is_plain_agent(name):
         return [
             f"--autopilot: unknown agent {name!r}: a training run's autopilot is an agent name "
             f"({', '.join(n for n in FACTORIES if n not in SUBGAME_AGENTS)}) or ismcts@N"

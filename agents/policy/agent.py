@@ -17,9 +17,9 @@ from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
 def autopilot_agent(name: str, seed: int | None) -> Any:
     """The registered agent a sub-game policy file names as its autopilot (ValueError for a
     name that is not one, or one that is itself a sub-game policy)."""
-    from agents.registry import FACTORIES, SUBGAME_AGENTS, budget_spec, make
+    from agents.registry import is_plain_agent, make
 
-    if name in SUBGAME_AGENTS or (name not in FACTORIES and budget_spec(name) is None):
+    if not is_plain_agent(name):
         raise ValueError(f"a policy's autopilot must be a plain agent name, got {name!r}")
     return make(name, seed=seed)
 

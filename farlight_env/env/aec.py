@@ -18,7 +18,6 @@ from farlight_env.env.autopilot import (
     DEFAULT_AUTOPILOT,
     KIND_BLOCKS,
     Autopilot,
-    decisions_label,
     parse_decisions,
 )
 from farlight_env.env.order import FastOrderWrapper
@@ -325,12 +324,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     @property
     def subgame(self) -> dict[str, Any]:
-        """The sub-game as plain data: {"learner_decisions": "all" or "bidding,...",
-        "autopilot": its name} (records and run files store it)."""
-        return {
-            "learner_decisions": decisions_label(self.learner_decisions),
-            "autopilot": self.autopilot.label,
-        }
+        """The sub-game as plain data (`Autopilot.describe`)."""
+        return self.autopilot.describe()
 
     def describe_action(self, index: int) -> str:
         """What action index `index` means in the current decision, for people."""

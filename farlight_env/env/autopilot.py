@@ -156,6 +156,11 @@ class Autopilot:
                 self._prepare(agent, seat)
         return agent
 
+    def describe(self) -> dict[str, str]:
+        """The sub-game as plain data: {"learner_decisions": "all" or "bidding,...",
+        "autopilot": its name} (records and run files store it)."""
+        return {"learner_decisions": decisions_label(self.kinds), "autopilot": self.label}
+
     def drives(self, phase: Phase) -> bool:
         """Whether a decision of this kind is the autopilot's (never once the game is over)."""
         return self.active and phase not in self.phases

@@ -15,7 +15,6 @@ from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import (
     DEFAULT_AUTOPILOT,
     Autopilot,
-    decisions_label,
     parse_decisions,
 )
 from farlight_env.game.config import ConfigError
@@ -107,10 +106,7 @@ class FarlightSingleAgentEnv(gym.Env):
     def subgame(self) -> dict[str, str]:
         """The learner's sub-game as plain data (the inner AEC env plays the full game for the
         opponents: this env hands the learner's other decisions to its autopilot)."""
-        return {
-            "learner_decisions": decisions_label(self.learner_decisions),
-            "autopilot": self.autopilot.label,
-        }
+        return self.autopilot.describe()
 
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next decision on (e.g. league training)."""
