@@ -27,36 +27,50 @@ INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
 
 from train_speed_vs import MEASURE  # noqa: E402  (this folder is sys.path[0])
 
-#: The measured run, with the learner's decision kinds as a fourth argument.
-SUBGAME_MEASURE = (
-    MEASURE.replace(
+#: What the measured run changes in train_speed_vs's: the learner's decision kinds as a fourth
+#: argument, and the learner process's own CPU time and the steps per game printed too.
+EDITS = (
+    (
         "steps, vec_env, init_from = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
         "steps, vec_env, init_from, kinds = int(sys.argv[1]), sys.argv[2], sys.argv[3], "
         "sys.argv[4]",
-    )
-    .replace(
+    ),
+    (
         "checkpoint_every=0, seed=1,",
         "checkpoint_every=0, seed=1, learner_decisions=kinds.split(','), autopilot='heuristic',",
-    )
-    .replace("    train(config, progress=False)\n", "    model = train(config, progress=False)\n")
-    .replace(
+    ),
+    ("    train(config, progress=False)\n", "    model = train(config, progress=False)\n"),
+    (
         "    start, steps = tree_cpu(self), self.num_timesteps\n",
         "    start, steps = tree_cpu(self), self.num_timesteps\n"
         "    own = cpu_seconds(os.getpid())\n",
-    )
-    .replace(
+    ),
+    (
         '    spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps\n',
         '    spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps\n'
         '    spent["learner"] = cpu_seconds(os.getpid()) - own\n',
-    )
-    .replace(
+    ),
+    (
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"]}))',
         "import numpy as np\n"
         'per_game = float(np.mean([e["l"] for e in model.ep_info_buffer]))\n'
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"], '
         '"per_game": per_game, "learner": spent["steps"] / spent["learner"]}))',
-    )
+    ),
 )
+
+
+def edited(text: str) -> str:
+    """`text` with every edit applied; a line train_speed_vs no longer has stops the script
+    (a silently skipped edit would measure something else)."""
+    for old, replacement in EDITS:
+        if old not in text:
+            sys.exit(f"subgame_speed: train_speed_vs.MEASURE no longer has {old.strip()!r}")
+        text = text.replace(old, replacement)
+    return text
+
+
+SUBGAME_MEASURE = edited(MEASURE)
 
 
 def measure(steps: int, kinds: str) -> dict[str, float]:
