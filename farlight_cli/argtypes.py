@@ -176,13 +176,20 @@ def _probe(folder: Path) -> None:
     os.unlink(name)
 
 
+def refuse_a_file(flag: str, out: Path) -> None:
+    """InputError when the folder a flag names is an existing file."""
+    from farlight_cli.errors import InputError
+
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{flag} {out}: exists and is not a directory")
+
+
 def check_out_dir(flag: str, out: Path) -> None:
     """Refuse, before any game is played, an output folder that cannot be written: a file, a
     folder without write access, or a path where no folder can be made. Leaves nothing behind."""
     from farlight_cli.errors import InputError
 
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{flag} {out}: exists and is not a directory")
+    refuse_a_file(flag, out)
     missing = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from farlight_cli import argtypes
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
+from farlight_cli.errors import InputError
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
@@ -66,10 +68,10 @@ def _refusing_a_file_as_run_dir(
     the run with "[Errno 17] File exists")."""
 
     def run(args: argparse.Namespace) -> int:
-        run_dir = Path(args.run_dir)
-        if run_dir.exists() and not run_dir.is_dir():
-            problem = ValueError(f"--run-dir {run_dir}: exists and is not a directory")
-            return report(f"farlight train {args.kind}", problem)
+        try:
+            argtypes.refuse_a_file("--run-dir", Path(args.run_dir))
+        except InputError as exc:
+            return report(f"farlight train {args.kind}", exc)
         return runner(args)
 
     return run
