@@ -192,7 +192,7 @@ def test_ci_runs_the_readmes_test_command_and_the_readme_says_what_else() -> Non
     the README, and the README names what CI checks besides it."""
     readme = (DOCS.parent / "README.md").read_text()
     ci = (DOCS.parent / ".ci" / "run").read_text()
-    command = 'pip install torch==2.13.0 && pip install -e ".[dev,train,ray,rllib,web]"'
+    command = 'pip install torch==2.13.0 && pip install -e ".[dev,train,ray,rllib,web,interop]"'
     lines = [line for line in readme.splitlines() if line.startswith(command)]
     assert lines == [f"{command} && python -m pytest -q -n 2"]
     assert f"grep -m1 -F '{command}' README.md" in ci
