@@ -1,0 +1,261 @@
+"""Farlight as an OpenSpiel game: `import farlight_env.openspiel` registers "python_farlight".
+
+A Python game (OpenSpiel's `pyspiel.Game`) around the rules engine, so OpenSpiel's algorithms,
+bots and `evaluate_bots` play it (docs/interop/openspiel.md). Actions are the env's codec
+indices, tensors the env's observation encoder, returns `final_rewards`.
+
+Chance is sampled: one chance node deals the game (the engine seeded from the game's own
+generator), and the engine's generator, part of the state, rolls every later die. Explicit
+outcomes are not offered: one deal alone has 57! part-deck orders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as exc:  # pragma: no cover - CI installs the interop extra
+    raise ImportError(
+        "farlight_env.openspiel needs OpenSpiel (pyspiel): pip install -e .[interop]"
+    ) from exc
+
+from farlight_env.encode.codec import ActionCodec
+from farlight_env.encode.observation import ObservationEncoder
+from farlight_env.env.render_text import render_ansi
+from farlight_env.game.config import OPTION_DEFAULTS, ConfigError, GameConfig
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS, TILES
+from farlight_env.game.game import FarlightGame, resolve_card_set
+from farlight_env.game.hidden import determinize, redact
+from farlight_env.game.rules_options import RuleOptionError, parse_rule_assignment
+from farlight_env.game.scoring import final_rewards
+from farlight_env.game.serialize import game_to_json
+
+GAME_NAME = "python_farlight"
+#: Reward modes with the [-1, 1] bounds OpenSpiel needs ("margin" has none, so is not offered).
+REWARD_MODES = ("win", "rank")
+#: The game's parameters and defaults ("players" is OpenSpiel's name for num_players;
+#: seed -1 draws the deals from fresh entropy; rules: "name=value,name=value").
+PARAMETERS: dict[str, Any] = {
+    "players": 2,
+    "seed": -1,
+    "grid_size": OPTION_DEFAULTS["grid_size"],
+    "max_rounds": OPTION_DEFAULTS["max_rounds"],
+    "random_first_player": OPTION_DEFAULTS["random_first_player"],
+    "rules": "",
+    "reward_mode": "win",
+    "card_set": "",
+}
+DEAL = 0  # the chance node's single (sampled) outcome
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Farlight",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=PARAMETERS,
+)
+
+
+def game_config(params: dict[str, Any]) -> GameConfig:
+    """The engine's GameConfig for OpenSpiel parameters; ConfigError names a bad one."""
+    rules = {}
+    for text in filter(None, (part.strip() for part in params["rules"].split(","))):
+        try:
+            name, value = parse_rule_assignment(text)
+        except RuleOptionError as exc:
+            raise ConfigError(str(exc)) from exc
+        rules[name] = value
+    return GameConfig.from_options(
+        num_players=params["players"],
+        grid_size=params["grid_size"],
+        max_rounds=params["max_rounds"],
+        random_first_player=params["random_first_player"],
+        rule_options=rules,
+    )
+
+
+class FarlightOpenSpielGame(pyspiel.Game):
+    """The game: its config, codec and encoder, and the generator the deals are seeded from."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**PARAMETERS, **(params or {})}
+        config = game_config(params)
+        if params["reward_mode"] not in REWARD_MODES:
+            raise ConfigError(
+                f"reward_mode must be one of {REWARD_MODES}, got {params['reward_mode']!r}"
+            )
+        cards = resolve_card_set(params["card_set"] or None)
+        codec = ActionCodec(cards, config.grid_size)
+        n = config.num_players
+        info = pyspiel.GameInfo(
+            num_distinct_actions=codec.size,
+            max_chance_outcomes=1,
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            # generous: random games of the standard set stay under 50 decisions a round
+            max_game_length=config.max_rounds * (2 * len(TILES) * n + 8 * len(cards.parts)),
+        )
+        super().__init__(GAME_TYPE, info, params)
+        self.config, self.cards, self.codec = config, cards, codec
+        self.encoder = ObservationEncoder(cards, config.grid_size)
+        self.reward_mode = params["reward_mode"]
+        seed = params["seed"]
+        # the n-th deal is the env's n-th reset after reset(seed=seed)
+        self._deals = np.random.default_rng(None if seed < 0 else seed)
+
+    def new_initial_state(self) -> FarlightState:
+        """The chance node before the deal (cheap: OpenSpiel makes one for every clone)."""
+        return FarlightState(self)
+
+    def deal(self) -> FarlightGame:
+        """A new engine game seeded from the game's generator (the chance node's outcome)."""
+        seed = int(self._deals.integers(2**63 - 1))
+        return FarlightGame(seed=seed, card_set=self.cards, config=self.config)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> FarlightObserver:
+        """The seat's own view; perfect recall asks for the exact (redacted-game) string."""
+        if params:
+            raise ValueError(f"observer parameters are not supported, got {params!r}")
+        if iig_obs_type is None:
+            return FarlightObserver(self, exact=False)
+        if (
+            not iig_obs_type.public_info
+            or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            raise ValueError("Farlight offers only a seat's own view (public + its private info)")
+        return FarlightObserver(self, exact=iig_obs_type.perfect_recall)
+
+
+class Engine:
+    """Holds a state's engine game: OpenSpiel deep-copies (clone) and pickles (serialize) a
+    Python state's attributes, and the engine's clone and JSON do both exactly and fast."""
+
+    __slots__ = ("game",)
+
+    def __init__(self, game: FarlightGame) -> None:
+        self.game = game
+
+    def __deepcopy__(self, memo: dict) -> Engine:
+        return Engine(self.game.clone())  # the generator too: copies stay deterministic
+
+    def __reduce__(self) -> tuple:
+        return (engine_from_json, (self.game.to_json(),))
+
+
+def engine_from_json(text: str) -> Engine:
+    """Unpickle an `Engine` (a saved game, card set included)."""
+    return Engine(FarlightGame.from_json(text))
+
+
+class FarlightState(pyspiel.State):
+    """A position: the deal's chance node, then the engine game (`engine.game`)."""
+
+    def __init__(self, game: FarlightOpenSpielGame) -> None:
+        super().__init__(game)
+        self.engine: Engine | None = None
+
+    @property
+    def farlight(self) -> FarlightGame:
+        """The engine game (after the deal); read it, never write it."""
+        if self.engine is None:
+            raise ValueError("the game is not dealt yet: apply the chance outcome first")
+        return self.engine.game
+
+    def current_player(self) -> int:
+        if self.engine is None:
+            return pyspiel.PlayerId.CHANCE
+        game = self.engine.game
+        return pyspiel.PlayerId.TERMINAL if game.is_over else game.current_player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        game = self.farlight
+        return np.flatnonzero(self.get_game().codec.mask(game)).tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(DEAL, 1.0)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.engine is None:
+            self.engine = Engine(self.get_game().deal())
+            return
+        game = self.engine.game
+        game.apply(self.get_game().codec.decode(int(action), game))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE or self.engine is None:
+            return "deal" if action == DEAL else f"action {action}"
+        try:
+            return self.get_game().codec.describe(int(action), self.engine.game)
+        except ValueError:
+            return f"action {action}"
+
+    def is_terminal(self) -> bool:
+        return self.engine is not None and self.engine.game.is_over
+
+    def returns(self) -> list[float]:
+        game = self.engine.game if self.engine is not None else None
+        if game is None or not game.is_over:
+            return [0.0] * self.get_game().num_players()
+        return final_rewards(game, self.get_game().reward_mode)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> FarlightState:
+        """A state `player_id` cannot tell from this one: hidden facts redrawn (`determinize`),
+        seeded by the sampler's uniform draw. Its history() stays this state's (see docs)."""
+        state = self.clone()
+        if self.engine is not None:
+            rng = np.random.default_rng(int(probability_sampler() * 2**53))
+            state.engine = Engine(determinize(self.engine.game, player_id, rng))
+        return state
+
+    def __str__(self) -> str:
+        """The whole state as the engine saves it (card set left out), hidden facts included."""
+        if self.engine is None:
+            return "chance: the deal"
+        return game_to_json(self.engine.game, with_cards=False)
+
+
+class FarlightObserver:
+    """A seat's view: the env's observation vector (named fields in `dict`) and a string,
+    the seat's redacted game as JSON when `exact`, else the text board (render_ansi)."""
+
+    def __init__(self, game: FarlightOpenSpielGame, exact: bool) -> None:
+        self._game = game
+        self._exact = exact
+        self.tensor = np.zeros(game.encoder.size, np.float32)
+        self.dict = {
+            name: self.tensor[where].reshape(shape)
+            for name, (where, shape) in game.encoder.layout().items()
+        }
+
+    def set_from(self, state: FarlightState, player: int) -> None:
+        if state.engine is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self._game.encoder.encode(state.engine.game, player)
+
+    def string_from(self, state: FarlightState, player: int) -> str:
+        if state.engine is None:
+            return "chance: the deal"
+        game = state.engine.game
+        if self._exact:
+            return game_to_json(redact(game, player), with_cards=False)
+        return render_ansi(game, player)
+
+
+pyspiel.register_game(GAME_TYPE, FarlightOpenSpielGame)
