@@ -37,7 +37,8 @@ GAME_NAME = "python_farlight"
 #: Reward modes with the [-1, 1] bounds OpenSpiel needs ("margin" has none, so is not offered).
 REWARD_MODES = ("win", "rank")
 #: The game's parameters and defaults ("players" is OpenSpiel's name for num_players;
-#: seed -1 draws the deals from fresh entropy; rules: "name=value,name=value").
+#: seed -1 draws the deals from fresh entropy; rules: "name:value;name:value", since "=" and
+#: "," would break OpenSpiel's game strings).
 PARAMETERS: dict[str, Any] = {
     "players": 2,
     "seed": -1,
@@ -71,9 +72,11 @@ GAME_TYPE = pyspiel.GameType(
 def game_config(params: dict[str, Any]) -> GameConfig:
     """The engine's GameConfig for OpenSpiel parameters; ConfigError names a bad one."""
     rules = {}
-    for text in filter(None, (part.strip() for part in params["rules"].split(","))):
+    for text in filter(None, (part.strip() for part in params["rules"].split(";"))):
+        if ":" not in text:
+            raise ConfigError(f"rules takes name:value pairs separated by ';', got {text!r}")
         try:
-            name, value = parse_rule_assignment(text)
+            name, value = parse_rule_assignment(text.replace(":", "=", 1))
         except RuleOptionError as exc:
             raise ConfigError(str(exc)) from exc
         rules[name] = value

@@ -1,0 +1,237 @@
+"""Farlight as an OpenSpiel game (issue #30; docs/interop/openspiel.md): `python_farlight` loads
+with its parameters, passes OpenSpiel's own state checks, is deterministic given its seed,
+shows each seat only what it may know, plays whole games with OpenSpiel's bots, and pays what
+the PettingZoo env pays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+
+from farlight_env import farlight_v0  # noqa: E402
+from farlight_env.encode import ObservationEncoder  # noqa: E402
+from farlight_env.encode.codec import ActionCodec  # noqa: E402
+from farlight_env.game import Phase  # noqa: E402
+from farlight_env.openspiel import GAME_NAME, FarlightState  # noqa: E402
+from tests.doc_snippets import run_page  # noqa: E402
+
+GameType = pyspiel.GameType
+
+
+def load(**params: object) -> pyspiel.Game:
+    return pyspiel.load_game(GAME_NAME, params)
+
+
+def dealt(game: pyspiel.Game) -> FarlightState:
+    """A new state past the deal's chance node."""
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.chance_outcomes() == [(0, 1.0)]
+    state.apply_action(0)
+    return state
+
+
+def random_states(game: pyspiel.Game, seed: int, every: int = 1):
+    """Every `every`-th decision state of one random game (the live state: copy to keep)."""
+    state, rng, step = dealt(game), np.random.default_rng(seed), 0
+    while not state.is_terminal():
+        if step % every == 0:
+            yield state
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        step += 1
+    yield state
+
+
+def views(state: FarlightState, player: int) -> tuple:
+    """Everything the OpenSpiel API shows `player` of a state."""
+    return (
+        state.information_state_string(player),
+        state.observation_string(player),
+        np.asarray(state.information_state_tensor(player)).tobytes(),
+        np.asarray(state.observation_tensor(player)).tobytes(),
+    )
+
+
+# ------------------------------------------------------------------ the game and its type
+def test_game_type_and_parameters() -> None:
+    rules = "token_rounding:down;lone_zero_mission_chance:false"
+    game = load(players=3, seed=5, grid_size=9, max_rounds=7, rules=rules)
+    kind = game.get_type()
+    assert kind.short_name == GAME_NAME
+    assert kind.dynamics == GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert kind.information == GameType.Information.IMPERFECT_INFORMATION
+    assert kind.utility == GameType.Utility.GENERAL_SUM
+    assert kind.reward_model == GameType.RewardModel.TERMINAL
+    assert (kind.min_num_players, kind.max_num_players) == (2, 5)
+    assert kind.provides_information_state_tensor and kind.provides_observation_tensor
+    assert kind.provides_information_state_string and kind.provides_observation_string
+    assert game.num_players() == 3 and game.max_chance_outcomes() == 1
+    assert game.utility_sum() is None and (game.min_utility(), game.max_utility()) == (-1, 1)
+    state = dealt(game)
+    engine = state.farlight
+    assert engine.config.grid_size == 9 and engine.config.max_rounds == 7
+    assert engine.config.rule_options.token_rounding == "down"
+    assert engine.config.rule_options.lone_zero_mission_chance is False
+    assert game.num_distinct_actions() == ActionCodec(engine.cards, 9).size
+    size = ObservationEncoder(engine.cards, 9).size
+    assert game.observation_tensor_shape() == game.information_state_tensor_shape() == [size]
+    assert pyspiel.load_game(str(game)).get_parameters() == game.get_parameters()
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"players": 6}, "num_players must be 2..5"),
+        ({"grid_size": 8}, "grid_size must be odd"),
+        ({"reward_mode": "margin"}, "reward_mode must be one of"),
+        ({"rules": "token_rounding:sideways"}, "token_rounding"),
+    ],
+)
+def test_bad_parameters_are_refused_with_the_engine_message(params: dict, message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        load(**params)
+
+
+# ------------------------------------------------------------------ OpenSpiel's own checks
+@pytest.mark.parametrize(
+    "params", [{"players": 2, "seed": 1}, {"players": 3, "grid_size": 9}, {"players": 5}]
+)
+def test_openspiel_random_sim_test(params: dict) -> None:
+    """OpenSpiel's C++ state checks (clone, legal-action masks and order, unique action strings,
+    observables for every seat, returns within bounds) on whole random games."""
+    pyspiel.random_sim_test(load(**params), num_sims=2, serialize=False, verbose=False)
+
+
+def test_serialize_true_needs_what_python_games_cannot_give() -> None:
+    """OpenSpiel 2.0.2 serialises a sampled-stochastic game with Game::GetRNGState, which a
+    Python game cannot override: if this ever passes, turn serialize=True on above."""
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState unimplemented"):
+        pyspiel.random_sim_test(load(max_rounds=1), num_sims=1, serialize=True, verbose=False)
+
+
+def test_states_serialize_and_deserialize_exactly() -> None:
+    """What random_sim_test's serialize=True checks, by the state's own serialize()."""
+    game = load(players=3, seed=2, max_rounds=3)
+    for state in random_states(game, seed=2, every=3):
+        again = pyspiel.load_game(str(game)).deserialize_state(state.serialize())
+        assert str(again) == str(state) and again.history() == state.history()
+        assert again.legal_actions() == state.legal_actions()
+        assert again.returns() == state.returns()
+
+
+# ------------------------------------------------------------------ determinism
+def test_same_seed_and_actions_give_the_same_game() -> None:
+    games = [load(players=4, seed=11, max_rounds=4) for _ in range(2)]
+    runs = [[(str(s), s.returns()) for s in random_states(g, seed=3)] for g in games]
+    assert runs[0] == runs[1]
+    other = dealt(load(players=4, seed=12))
+    assert str(other) != runs[0][0][0]
+
+
+def test_clones_continue_identically() -> None:
+    """A clone carries the engine's generator: the same actions give the same future dice."""
+    state = dealt(load(seed=4, max_rounds=3))
+    twin = state.clone()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        twin.apply_action(action)
+        assert str(state) == str(twin)
+    assert state.returns() == twin.returns()
+
+
+# ------------------------------------------------------------------ hidden information
+def test_hidden_facts_do_not_change_what_a_seat_is_shown() -> None:
+    """Redrawing every fact hidden from p (opponents' face-down tiles, the deck's and the
+    face-down awards' order, the future dice) leaves p's strings and tensors identical; the
+    opponent whose tiles were redrawn is shown the change (the comparison can fail)."""
+    game = load(players=3, seed=6, max_rounds=3)
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    checked = changed = 0
+    for state in random_states(game, seed=6, every=4):
+        for p in range(3):
+            other = state.resample_from_infostate(p, sampler)
+            assert str(other) != str(state) or state.is_terminal()
+            assert views(other, p) == views(state, p)
+            checked += 1
+            if state.farlight.phase is Phase.BIDDING:
+                q = (p + 1) % 3
+                changed += views(other, q)[0] != views(state, q)[0]
+    assert checked > 30 and changed > 0
+
+
+def test_the_deck_order_alone_is_invisible() -> None:
+    state = dealt(load(seed=8))
+    other = state.clone()
+    other.farlight.deck.reverse()
+    other.farlight.invalidate_cache()
+    assert str(other) != str(state)
+    assert views(other, 0) == views(state, 0) and views(other, 1) == views(state, 1)
+
+
+# ------------------------------------------------------------------ bots
+def test_random_bots_play_whole_games_through_evaluate_bots() -> None:
+    for players in (2, 5):
+        game = load(players=players, seed=players)
+        bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)]
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
+        assert len(returns) == players and set(returns) <= {-1.0, 0.0, 1.0}
+
+
+def ismcts_bot(game: pyspiel.Game, seed: int, simulations: int) -> ismcts.ISMCTSBot:
+    """OpenSpiel's Python ISMCTS with random rollouts; its worlds are drawn reproducibly."""
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+    bot = ismcts.ISMCTSBot(
+        game, evaluator, 2.0, simulations, random_state=np.random.RandomState(seed)
+    )
+    sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
+
+
+def test_ismcts_bot_plays_whole_games_through_evaluate_bots() -> None:
+    game = load(players=3, seed=9, max_rounds=2)
+    bots = [ismcts_bot(game, 0, 8), pyspiel.make_uniform_random_bot(1, 1), ismcts_bot(game, 2, 8)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
+    assert len(returns) == 3 and set(returns) <= {-1.0, 0.0, 1.0}
+
+
+# ------------------------------------------------------------------ the env pays the same
+@pytest.mark.parametrize("reward_mode", ["win", "rank"])
+def test_returns_and_tensors_equal_the_envs_for_the_same_seed_and_actions(
+    reward_mode: str,
+) -> None:
+    """The first deal of seed s is env.reset(seed=s)'s game: the same action indices give the
+    same observations, masks and final rewards."""
+    env = farlight_v0.env(num_players=3, reward_mode=reward_mode)
+    env.reset(seed=21)
+    state = dealt(load(players=3, seed=21, reward_mode=reward_mode))
+    rng = np.random.default_rng(21)
+    rewards: dict[str, float] = {}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            rewards[agent] = reward
+            env.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        assert state.current_player() == seat
+        assert np.flatnonzero(obs["action_mask"]).tolist() == state.legal_actions()
+        assert np.array_equal(obs["observation"], state.observation_tensor(seat))
+        action = int(rng.choice(state.legal_actions()))
+        env.step(action)
+        state.apply_action(action)
+    assert state.is_terminal()
+    assert state.returns() == [rewards[f"player_{p}"] for p in range(3)]
+
+
+# ------------------------------------------------------------------ the docs page
+def test_docs_page_runs() -> None:
+    out = run_page("docs/interop/openspiel.md", expected_blocks=3).splitlines()
+    assert out[0].startswith("returns [") and out[1] == "16306 (5, 17, 13, 13)"
+    assert "round 1 · bidding · to act: P0" in out[2] and out[3].startswith("ISMCTS returns [")
