@@ -158,6 +158,8 @@ def test_hidden_facts_do_not_change_what_a_seat_is_shown() -> None:
             other = state.resample_from_infostate(p, sampler)
             assert str(other) != str(state) or state.is_terminal()
             assert views(other, p) == views(state, p)
+            fresh = ObservationEncoder(state.farlight.cards, 13).encode(other.farlight, p)
+            assert np.array_equal(fresh, other.observation_tensor(p))  # no stale cache
             checked += 1
             if state.farlight.phase is Phase.BIDDING:
                 q = (p + 1) % 3
@@ -199,6 +201,21 @@ def test_ismcts_bot_plays_whole_games_through_evaluate_bots() -> None:
     bots = [ismcts_bot(game, 0, 8), pyspiel.make_uniform_random_bot(1, 1), ismcts_bot(game, 2, 8)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
     assert len(returns) == 3 and set(returns) <= {-1.0, 0.0, 1.0}
+
+
+def test_what_the_docs_say_does_not_work_still_fails_cleanly() -> None:
+    """The C++ ISMCTS cannot resample a Python state; the Python ISMCTS has no restart_at for
+    the Python evaluate_bots (docs/interop/openspiel.md). If one starts working, say so there."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    game = load(seed=1, max_rounds=1)
+    native = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 4)
+    random_bot = pyspiel.make_uniform_random_bot(1, 1)
+    with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
+        pyspiel.evaluate_bots(game.new_initial_state(), [native, random_bot], 0)
+    with pytest.raises(pyspiel.SpielError, match=r"RestartAt\(state\) not implemented"):
+        bots = [ismcts_bot(game, 0, 4), random_bot]
+        evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
 
 
 # ------------------------------------------------------------------ the env pays the same
