@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: 
     from agents.tournament import GameSpec  # stays light
 
 PROTOCOL = "farlight-eval-v1"
+#: v1's cells with the policy sealed, plus an exploitability cell (training/eval_v2.py, which
+#: needs the train extra); its cells are played here.
+PROTOCOL_V2 = "farlight-eval-v2"
+PROTOCOLS = (PROTOCOL, PROTOCOL_V2)
 #: Cell seeds are BASE_SEED + 10 * players + the opponent's position in OPPONENTS.
 BASE_SEED = 13_000
 OPPONENTS: tuple[str, ...] = ("random", "heuristic", "ismcts")
@@ -187,6 +191,7 @@ def evaluate(
     card_file: Path | None = None,
     out_dir: Path | None = None,
     sealed: bool = False,
+    protocol: str = PROTOCOL,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
@@ -194,7 +199,8 @@ def evaluate(
 
     With `sealed` (an agent by name or path only) the policy plays from its own process and
     sees only its observation, mask and a view of its seat's redacted game (agents.sealed);
-    the scorecard says `"sealed": true`.
+    the scorecard says `"sealed": true`. `protocol` farlight-eval-v2 plays v1's cells
+    sealed (its exploitability cell is added by training.eval_v2).
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
     card file for the hash): the scorecard records it and is then marked non-standard. With
@@ -206,6 +212,9 @@ def evaluate(
 
     if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: expected one of {PROTOCOLS}")
+    sealed = sealed or protocol == PROTOCOL_V2
     if sealed and not isinstance(agent, str):
         raise ValueError("a sealed evaluation needs the agent by name or path")
     config = dict(config or {})
@@ -220,7 +229,7 @@ def evaluate(
         spec = EvaluationSpec(
             "farlight-eval-spec",
             1,
-            PROTOCOL,
+            protocol,
             agent,
             _file_hash(agent, policy_kwargs),
             quick,
@@ -231,7 +240,17 @@ def evaluate(
         )
         journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
     return _scorecard(
-        agent, quick, workers, progress, policy_kwargs, config, card_hash, journal, [], sealed
+        agent,
+        quick,
+        workers,
+        progress,
+        policy_kwargs,
+        config,
+        card_hash,
+        journal,
+        [],
+        sealed,
+        protocol,
     )
 
 
@@ -248,8 +267,8 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
     )
 
     spec = read_eval_spec(out_dir)
-    if spec.protocol != PROTOCOL:
-        raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {PROTOCOL}")
+    if spec.protocol not in PROTOCOLS:
+        raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {PROTOCOLS}")
     if _file_hash(spec.agent, dict(spec.policy_kwargs)) != spec.agent_file_hash:
         raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
     config = game_options(spec)
@@ -267,6 +286,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         Journal(out_dir, EVAL_GAMES),
         finished,
         spec.sealed,
+        spec.protocol,
     )
 
 
@@ -295,6 +315,7 @@ def _scorecard(
     journal: Any,
     finished: list[dict[str, Any]],
     sealed: bool = False,
+    protocol: str = PROTOCOL,
 ) -> dict[str, Any]:
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
     from agents.tournament import agent_diagnostics, play_games, rate
@@ -331,7 +352,7 @@ def _scorecard(
         and game == defaults
     )
     return {
-        "protocol": PROTOCOL,
+        "protocol": protocol,
         "quick": quick,
         "standard_game": standard,
         "sealed": sealed,
@@ -400,7 +421,20 @@ def format_scorecard(card: dict[str, Any]) -> str:
         from agents.tournament import diagnostics_line
 
         lines.append(diagnostics_line(card["diagnostics"]))
+    if "exploitability" in card:  # farlight-eval-v2
+        lines.append(exploitability_line(card["exploitability"]))
     return "\n".join(lines)
+
+
+def exploitability_line(cell: dict[str, Any]) -> str:
+    """farlight-eval-v2's exploitability cell in one line."""
+    return (
+        f"exploitability ({cell['players']} players, best response trained "
+        f"{cell['budget']:,} steps from {cell['init_from']}): wins {cell['win_rate']:.1%} "
+        f"[{cell['ci_low']:.1%}, {cell['ci_high']:.1%}] of {cell['games']} games; "
+        f"exploitation gap {cell['gap']:+.1%} [{cell['gap_ci_low']:+.1%}, "
+        f"{cell['gap_ci_high']:+.1%}], margin {cell['mean_margin']:+.2f} (a lower bound)"
+    )
 
 
 def plot_scorecard(card: dict[str, Any], path: Path) -> None:
@@ -414,7 +448,14 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     counts = sorted({c["players"] for c in card["cells"]})
     colours = {"random": "#8C8C8C", "heuristic": "#4C72B0", "ismcts": "#C44E52"}
     width = 0.8 / len(OPPONENTS)
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    cell = card.get("exploitability")
+    if cell is None:
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+    else:
+        fig, (ax, side) = plt.subplots(
+            1, 2, figsize=(9.5, 4.2), gridspec_kw={"width_ratios": [len(counts), 1]}
+        )
+        _plot_exploitability(side, cell)
     for k, opponent in enumerate(OPPONENTS):
         row = [c for c in card["cells"] if c["opponent"] == opponent]
         x = np.array([counts.index(c["players"]) for c in row]) + (k - 1) * width
@@ -431,7 +472,10 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     ax.set_xticks(range(len(counts)), [f"{n} players" for n in counts])
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("policy win rate (95% Wilson CI)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    if cell is None:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    else:  # the exploitability panel sits where the legend would
+        ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
     from agents.tournament import short_labels
 
     name = short_labels([card["agent"]])[card["agent"]]  # a policy path: its file name
@@ -449,6 +493,19 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     fig.savefig(tmp, dpi=100)
     plt.close(fig)
     tmp.replace(path)
+
+
+def _plot_exploitability(ax: Any, cell: dict[str, Any]) -> None:
+    """The best response's win rate with its interval against the fair share: the gap."""
+    rate = cell["win_rate"]
+    err = [[rate - cell["ci_low"]], [cell["ci_high"] - rate]]
+    ax.bar([0], [rate], 0.6, yerr=err, capsize=4, color="#DD8452")
+    ax.hlines(cell["fair_share"], -0.45, 0.45, colors="black", linestyles="--", linewidth=1.2)
+    ax.text(0, cell["ci_high"] + 0.015, f"gap {cell['gap']:+.0%}", ha="center", fontsize=8)
+    ax.set_xticks([0], [f"best response\n{cell['budget'] // 1000}k steps"])
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("best response win rate (95% Wilson CI)")
+    ax.set_title(f"exploitability, {cell['players']} players", fontsize=9)
 
 
 def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:

@@ -1,4 +1,4 @@
-"""`farlight evaluate POLICY`: the farlight-eval-v1 benchmark, printed and saved as a scorecard."""
+"""`farlight evaluate POLICY`: the farlight-eval-v1/v2 benchmark, printed and saved."""
 
 from __future__ import annotations
 
@@ -24,13 +24,19 @@ three reference agents, rated over all the games, and CPU seconds per policy dec
 --out DIR it writes DIR/scorecard.json and DIR/scorecard.png, and journals every game there
 as it ends: --resume DIR finishes a killed run with the same scorecard. Game options (--rule,
 --card-set, ...) are allowed and recorded, but such a scorecard is marked non-standard.
+--protocol v2 (farlight-eval-v2, needs the train extra) plays the same cells with the policy
+sealed (from its own process, seeing only its seat's observation, mask and redacted game) and
+adds an exploitability cell: a best response warm-started from the shipped network, trained
+against the policy at 2 players for 50,000 learner steps (farlight exploit, seed 0), then
+evaluated on 200 seat-rotated games (seed 29002); its win rate minus 1/2 is the exploitation
+gap, a lower bound on the policy's exploitability. v2 is defined on the standard game only.
 """
 
 
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="benchmark a policy with the fixed protocol farlight-eval-v1 (scorecard)",
+        help="benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)",
         description=DESCRIPTION,
     )
     p.add_argument(
@@ -47,6 +53,13 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="finish the evaluation started with --out DIR (after a kill): only its missing "
         "games are played, with its stored options (default: start a new one)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=("v1", "v2"),
+        default="v1",
+        help="v1: the cells; v2: the cells played sealed plus the exploitability cell (trains "
+        "a 50,000-step best response; needs the train extra) (default: v1)",
     )
     p.add_argument(
         "--quick",
@@ -82,15 +95,15 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
-STORED_OPTIONS = ("quick", "ismcts_iterations", *game_flags.GAME_ARGUMENTS, "out")
+STORED_OPTIONS = ("quick", "protocol", "ismcts_iterations", *game_flags.GAME_ARGUMENTS, "out")
 
 
 def resume(args: argparse.Namespace) -> int:
     """`--resume DIR`: the stored evaluation, finished, printed and written to DIR."""
     import sys
 
-    from agents.evaluate import format_scorecard, resume_evaluation, write_scorecard
-    from agents.journal import JournalError
+    from agents.evaluate import PROTOCOL_V2, format_scorecard, resume_evaluation, write_scorecard
+    from agents.journal import JournalError, read_eval_spec
 
     if args.policy is not None:
         raise InputError("--resume DIR evaluates the policy stored there; drop POLICY")
@@ -103,8 +116,13 @@ def resume(args: argparse.Namespace) -> int:
     from agents.tournament import GameFailure
 
     try:
-        card = resume_evaluation(args.resume, args.workers, progress=not args.no_progress)
-    except JournalError as exc:
+        if read_eval_spec(args.resume).protocol == PROTOCOL_V2:
+            from training.eval_v2 import resume_v2  # the train extra
+
+            card = resume_v2(args.resume, args.workers, progress=not args.no_progress)
+        else:
+            card = resume_evaluation(args.resume, args.workers, progress=not args.no_progress)
+    except (JournalError, ValueError) as exc:
         raise InputError(str(exc)) from None
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
@@ -131,6 +149,16 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"unknown policy {policy!r}: expected {agent_names_help()}")
     if args.ismcts_iterations is not None and policy != "ismcts":
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
+    if args.protocol == "v2":
+        changed = [
+            n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
+        ]
+        if changed:
+            flags = ", ".join(map(game_flags.game_flag, changed))
+            raise InputError(
+                f"farlight-eval-v2 is defined on the standard game; drop {flags} or give "
+                "--protocol v1"
+            )
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
         from agents.journal import EVAL_GAMES, EVAL_SPEC
@@ -150,16 +178,19 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None:
         policy_kwargs["iterations"] = args.ismcts_iterations
     try:
-        card = evaluate(
-            policy,
-            quick=args.quick,
-            workers=args.workers,
-            progress=not args.no_progress,
-            policy_kwargs=policy_kwargs,
-            config=game_flags.game_config(args),
-            card_file=None if args.card_set is None else args.card_set.path,
-            out_dir=args.out,
-        )
+        if args.protocol == "v2":
+            card = _evaluate_v2(args, policy, policy_kwargs)
+        else:
+            card = evaluate(
+                policy,
+                quick=args.quick,
+                workers=args.workers,
+                progress=not args.no_progress,
+                policy_kwargs=policy_kwargs,
+                config=game_flags.game_config(args),
+                card_file=None if args.card_set is None else args.card_set.path,
+                out_dir=args.out,
+            )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
         return 1
@@ -169,3 +200,17 @@ def run(args: argparse.Namespace) -> int:
         paths = write_scorecard(card, args.out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))
     return 0
+
+
+def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> dict:
+    """farlight-eval-v2: the sealed cells, then the exploitability cell (the train extra)."""
+    from training.eval_v2 import evaluate_v2
+
+    return evaluate_v2(
+        policy,
+        quick=args.quick,
+        workers=args.workers,
+        progress=not args.no_progress,
+        policy_kwargs=policy_kwargs,
+        out_dir=args.out,
+    )

@@ -273,6 +273,20 @@ class ScoreCell(msgspec.Struct):
     mean_margin: float
 
 
+class ExploitCell(msgspec.Struct):
+    """farlight-eval-v2's exploitability cell: a best response's win rate against the agent."""
+
+    players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+    budget: Annotated[int, msgspec.Meta(ge=0)]
+    init_from: Annotated[str, msgspec.Meta(max_length=500)]
+    games: Annotated[int, msgspec.Meta(ge=0)]
+    win_rate: Annotated[float, msgspec.Meta(ge=0, le=1)]
+    ci_low: Annotated[float, msgspec.Meta(ge=0, le=1)]
+    ci_high: Annotated[float, msgspec.Meta(ge=0, le=1)]
+    gap: Annotated[float, msgspec.Meta(ge=-1, le=1)]
+    mean_margin: float
+
+
 class Scorecard(msgspec.Struct):
     """`farlight evaluate`'s scorecard.json: the fields shown here (others are ignored)."""
 
@@ -281,6 +295,8 @@ class Scorecard(msgspec.Struct):
     cells: list[ScoreCell]
     rating: Rating
     quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
+    sealed: bool = False  # the agent played from its own process, on redacted views only
+    exploitability: ExploitCell | None = None  # farlight-eval-v2
 
 
 def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:

@@ -57,6 +57,11 @@ class PPOConfig(SubGameOptions, GameOptions):
         ["heuristic"],
         "opponent agents: one for every seat, or one per other seat (names or *.pt paths)",
     )
+    sealed_opponents: bool = opt(
+        False,
+        "the opponents play sealed: each from its own process, seeing only its seat's "
+        "observation, mask and redacted game (agents.sealed; farlight-eval-v2's best response)",
+    )
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments

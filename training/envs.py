@@ -35,8 +35,17 @@ def is_policy_path(name: str) -> bool:
     return name.endswith(".pt") or os.sep in name
 
 
-def opponent_policies(names: Sequence[str], seed: int) -> list[Any]:
-    """Agents for the opponent seats, from names or saved policy paths."""
+def opponent_policies(
+    names: Sequence[str], seed: int, sealed_cards: CardSet | None = None
+) -> list[Any]:
+    """Agents for the opponent seats, from names or saved policy paths; with `sealed_cards`
+    (the game's card set) each plays sealed, from its own process (agents.sealed)."""
+    if sealed_cards is not None:
+        from agents.sealed import SealedAgent
+        from farlight_env.cards.io import card_set_to_dict
+
+        cards = card_set_to_dict(sealed_cards)
+        return [SealedAgent(name, seed + i, cards) for i, name in enumerate(names)]
     out = []
     for i, name in enumerate(names):
         if is_policy_path(name):
@@ -78,7 +87,9 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
         env = FarlightSingleAgentEnv(
             num_players=seats,
             opponents=opponent_policies(
-                seat_opponents(config, seats), config.seed * 1000 + rank * 10
+                seat_opponents(config, seats),
+                config.seed * 1000 + rank * 10,
+                card_set_of(config) if config.sealed_opponents else None,
             ),
             reward_mode=config.reward_mode,
             **env_options(config),

@@ -536,6 +536,17 @@ async function loadLeaderboard() {
     table(box, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
       s.cells.map((c) => [c.players, c.opponent, c.games, num(c.wins, 1), pct(c.win_rate),
         `${pct(c.ci_low)} – ${pct(c.ci_high)}`, pct(c.fair_share), num(c.mean_margin, 1)]));
+    const e = s.exploitability;
+    if (e) {
+      const line = document.createElement("p");
+      line.className = "exploitability";
+      line.textContent = `exploitability (${e.players} players): a best response trained ` +
+        `${e.budget.toLocaleString("en")} steps from ${e.init_from} wins ${pct(e.win_rate)} ` +
+        `(${pct(e.ci_low)} – ${pct(e.ci_high)}) of ${e.games} games: gap ` +
+        `${e.gap >= 0 ? "+" : ""}${pct(e.gap)}, margin ${num(e.mean_margin, 1)}` +
+        `${s.sealed ? " · sealed" : ""}`;
+      box.appendChild(line);
+    }
   }
 }
 

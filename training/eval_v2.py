@@ -1,0 +1,153 @@
+"""`farlight-eval-v2`: farlight-eval-v1's cells with the policy sealed, plus an exploitability cell.
+
+The cells are v1's, unchanged (same seeds, games and counting, so v1 numbers stay comparable),
+but the policy plays every game sealed: from its own process, seeing only its seat's
+observation, mask and redacted game (agents.sealed). The exploitability cell is
+`farlight exploit` at fixed settings (EXPLOIT_CELL): a best response warm-started from the
+shipped network, trained against the policy (sealed too) at 2 players for 50,000 learner
+steps, then evaluated on 200 seat-rotated games of the fixed evaluation set. Its win rate
+minus 1/2 is the exploitation gap: a lower bound on the policy's exploitability at that budget.
+See docs/evaluation.md and docs/exploitability.md.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agents.evaluate import PROTOCOL_V2, evaluate, resume_evaluation
+from training.exploit import exploit
+
+#: The exploitability cell's fixed settings (ExploitConfig fields). --quick uses
+#: ExploitConfig's quick settings instead (a smoke check, never the protocol).
+EXPLOIT_CELL: dict[str, Any] = {
+    "players": 2,
+    "budget": 50_000,
+    "budgets": [0],
+    "eval_games": 200,
+    "seed": 0,
+    "init_from": "ppo",
+}
+#: Where the cell's best-response run lives inside an evaluation's --out folder.
+EXPLOIT_DIR = "exploit"
+
+
+def exploit_options(quick: bool) -> dict[str, Any]:
+    """The cell's ExploitConfig fields; the policy always plays sealed."""
+    settings = {"players": 2, "quick": True} if quick else dict(EXPLOIT_CELL)
+    return settings | {"sealed": True, "init_from": "ppo", "seed": 0}
+
+
+def exploit_cell(
+    agent: str, quick: bool, workers: int, progress: bool, run_dir: Path
+) -> dict[str, Any]:
+    """Train (or finish training) the cell's best response in `run_dir`, evaluate it, and
+    sum it up for the scorecard: the row at the cell's budget, and the warm start's."""
+    resume = (run_dir / "run_config.json").is_file()
+    if resume:
+        result = exploit(
+            agent,
+            run_dir=str(run_dir),
+            workers=workers,
+            resume=True,
+            progress=progress,
+            given=("run_dir", "workers"),
+        )
+    else:
+        result = exploit(
+            agent,
+            run_dir=str(run_dir),
+            workers=workers,
+            progress=progress,
+            **exploit_options(quick),
+        )
+    rows = {row["budget"]: row for row in result["budgets"]}
+    final, start = rows[result["budget"]], rows[min(rows)]
+    keep = (
+        "games",
+        "wins",
+        "win_rate",
+        "ci_low",
+        "ci_high",
+        "fair_share",
+        "gap",
+        "gap_ci_low",
+        "gap_ci_high",
+        "mean_margin",
+        "learner_steps",
+    )
+    return {
+        "players": result["players"],
+        "budget": result["budget"],
+        "init_from": result["init_from"],
+        "seed": result["seed"],
+        "eval_seed": result["eval_seed"],
+        "sealed": result.get("sealed", False),
+        **{name: final[name] for name in keep},
+        "best_response_hash": final["best_response_hash"],
+        "warm_start": {
+            "budget": start["budget"],
+            "win_rate": start["win_rate"],
+            "gap": start["gap"],
+        },
+        "run": EXPLOIT_DIR,
+    }
+
+
+def with_exploitability(card: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
+    """The v2 scorecard: the cells' card, the exploitability cell, its budgets recorded."""
+    budgets = dict(
+        card["budgets"], exploit_steps=cell["budget"], exploit_init_from=cell["init_from"]
+    )
+    return card | {"protocol": PROTOCOL_V2, "exploitability": cell, "budgets": budgets}
+
+
+def evaluate_v2(
+    agent: str,
+    quick: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    policy_kwargs: dict[str, Any] | None = None,
+    out_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Run farlight-eval-v2 for `agent` (a name or a saved policy path; the standard game)
+    and return its scorecard. With `out_dir`, games and the best-response run are kept there,
+    so `resume_v2(out_dir)` finishes a killed run."""
+    if policy_kwargs and agent != "ismcts":
+        raise ValueError("farlight-eval-v2 takes policy options for ismcts only")
+    card = evaluate(
+        agent,
+        quick=quick,
+        workers=workers,
+        progress=progress,
+        policy_kwargs=policy_kwargs,
+        out_dir=out_dir,
+        protocol=PROTOCOL_V2,
+    )
+    exploited = _exploited(agent, card)
+    if out_dir is not None:
+        cell = exploit_cell(exploited, quick, workers, progress, out_dir / EXPLOIT_DIR)
+    else:
+        with tempfile.TemporaryDirectory(prefix="farlight-eval-v2-") as tmp:
+            cell = exploit_cell(exploited, quick, workers, progress, Path(tmp) / EXPLOIT_DIR)
+    return with_exploitability(card, cell)
+
+
+def resume_v2(out_dir: Path, workers: int = 1, progress: bool = False) -> dict[str, Any]:
+    """Finish the evaluation journalled in `out_dir` (v1 or v2): its missing games, then, for
+    v2, the best-response run from its last checkpoint."""
+    card = resume_evaluation(out_dir, workers, progress)
+    if card["protocol"] != PROTOCOL_V2:
+        return card
+    cell = exploit_cell(
+        _exploited(card["agent"], card), card["quick"], workers, progress, out_dir / EXPLOIT_DIR
+    )
+    return with_exploitability(card, cell)
+
+
+def _exploited(agent: str, card: dict[str, Any]) -> str:
+    """The policy the best response faces: ismcts at the evaluated budget (`ismcts@N`)."""
+    if agent == "ismcts":
+        return f"ismcts@{card['budgets']['policy'].get('iterations', 20)}"
+    return agent
