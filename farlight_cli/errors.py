@@ -21,6 +21,7 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     CardFileError,
     RecordError,
     FileNotFoundError,
+    FileExistsError,
     IsADirectoryError,
     NotADirectoryError,
     PermissionError,
