@@ -55,3 +55,10 @@ def test_the_torchrl_page_runs() -> None:
     out = run_page("docs/interop/torchrl.md", expected_blocks=3)
     assert "{'agents': ['player_0', 'player_1', 'player_2']}" in out
     assert "SeatView 0" in out
+
+
+def test_the_default_full_infos_are_what_torchrl_refuses() -> None:
+    """Why the option exists (the page says so): TorchRL makes a tensor of every info, and the
+    default infos carry each seat's view object."""
+    with pytest.raises(RuntimeError, match="Could not infer dtype of SeatView"):
+        PettingZooWrapper(env=farlight_v0.env(num_players=3), use_mask=True)
