@@ -20,6 +20,12 @@ from farlight_env.env.autopilot import (
     Autopilot,
     parse_decisions,
 )
+from farlight_env.env.infos import (
+    check_info_mode,
+    end_facts,
+    numeric_info,
+    phase_index,
+)
 from farlight_env.env.order import FastOrderWrapper
 from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.game import FarlightGame, resolve_card_set
@@ -76,6 +82,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         illegal_reward: float = -1.0,
         learner_decisions: str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
+        infos: str = "full",
         **game_options: Any,
     ) -> None:
         """Args:
@@ -90,6 +97,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             decision is played inside the env by `autopilot` (docs/subgames.md).
         autopilot: who plays the other decisions: an agent name ("heuristic", "ismcts@N",
             ...), a saved policy path or an Agent object; it sees only its seat's view.
+        infos: "full": each agent's info holds its `SeatView` ("view", what planning agents
+            read), "phase"/"decision" and "round", and at the end "scores", "winners" and
+            "end_reason" (strings and lists). "numeric": numbers only, with the same keys,
+            shapes and dtypes from reset on (`farlight_env.env.infos`), for libraries that
+            make tensors of infos (TorchRL); the view is `env.unwrapped.player_view(agent)`.
         **game_options: the other `GameConfig` fields (grid_size, max_rounds,
             random_first_player, rule_options: a mapping of rule options, see docs/rules.md).
         """
@@ -103,6 +115,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             illegal_reward=illegal_reward,
             learner_decisions=learner_decisions,
             autopilot=autopilot,
+            infos=infos,
             **game_options,
         )
         super().__init__()
@@ -119,6 +132,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {render_mode!r}"
             )
+        #: "full" or "numeric" (see `farlight_env.env.infos`).
+        self.info_mode = check_info_mode(infos)
         card_set = resolve_card_set(card_set)
         grid_size = self.game_config.grid_size
         self.cards = card_set
@@ -174,8 +189,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        # each agent's info carries its own window on the game, as planning agents need it
-        self.infos = {a: {"view": SeatView(self.game, i)} for i, a in enumerate(self.agents)}
+        #: Each seat's window on this game, built once; full infos carry it as info["view"].
+        self._views = [SeatView(self.game, i) for i in range(len(self.possible_agents))]
+        self.infos = {a: self._blank_info(i) for i, a in enumerate(self.agents)}
         self._info_key: tuple | None = None
         if self.autopilot.active:
             self.autopilot.start(game_seed)
@@ -257,9 +273,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         autopilot = self.autopilot
         while autopilot.drives(game.phase):
             seat = game.current_player
-            agent = self.possible_agents[seat]
-            vector, mask = self.observe_for(agent, autopilot.agent(seat))
-            info = {"seat": seat, "view": self.infos[agent]["view"], "decision": game.phase.value}
+            vector, mask = self.observe_for(self.possible_agents[seat], autopilot.agent(seat))
+            info = {"seat": seat, "view": self._views[seat], "decision": game.phase.value}
             index = autopilot.act(seat, vector, mask, info)
             game.apply(self.codec.decode(index, game))
 
@@ -275,8 +290,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
         self.terminations = dict.fromkeys(self.agents, True)
+        offender = agent if self.info_mode == "full" else self.agent_name_mapping[agent]
         for a in self.agents:
-            self.infos[a]["illegal_action"] = agent
+            self.infos[a]["illegal_action"] = offender
         self._accumulate_rewards()
 
     def _finish(self) -> None:
@@ -295,22 +311,38 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if key == self._info_key and not game.is_over:
             return  # phase and round already written
         self._info_key = key
+        numeric = self.info_mode == "numeric"
+        phase = phase_index(game.phase) if numeric else game.phase.value
         for a in self.possible_agents:
             info = self.infos[a]
-            info["phase"] = info["decision"] = game.phase.value
+            info["phase"] = info["decision"] = phase
             info["round"] = game.round
-            if game.is_over:
+        if game.is_over:
+            self._write_end(game, numeric)
+
+    def _write_end(self, game: FarlightGame, numeric: bool) -> None:
+        """The end-of-game facts, once per game (fresh arrays for each agent)."""
+        for a in self.possible_agents:
+            if numeric:
+                self.infos[a].update(end_facts(game))
+            else:
+                info = self.infos[a]
                 info["scores"] = game.scores()
                 info["winners"] = game.winners()
                 info["end_reason"] = game.end_reason.value if game.end_reason else None
 
+    def _blank_info(self, seat: int) -> dict[str, Any]:
+        """A seat's info at reset: its view (full infos) or every numeric key (numeric)."""
+        if self.info_mode == "numeric":
+            return numeric_info(self._require_game())
+        return {"view": self._views[seat]}
+
     # ------------------------------------------------------------ misc
     def player_view(self, agent: str) -> PlayerView:
         """The agent's window on the game (public facts only), for agents that plan on states;
-        the same object as `infos[agent]["view"]`."""
-        game = self._require_game()
-        view = self.infos.get(agent, {}).get("view")
-        return view if view is not None else SeatView(game, self.agent_name_mapping[agent])
+        the same object as `infos[agent]["view"]` in full infos, built once per game."""
+        self._require_game()
+        return self._views[self.agent_name_mapping[agent]]
 
     def action_blocks(self) -> dict[str, list[tuple[int, int]]]:
         """Decision kind -> the [start, stop) index ranges its actions come from, for a learner

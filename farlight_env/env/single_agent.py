@@ -51,15 +51,19 @@ class FarlightSingleAgentEnv(gym.Env):
         illegal_action: str = "terminate",
         learner_decisions: str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
+        infos: str = "full",
         **env_config: Any,
     ) -> None:
         """`learner_decisions` and `autopilot` make a sub-game (docs/subgames.md): the learner
         is asked only for decisions of those kinds; `autopilot` plays its seat's others.
-        Opponents play all their own decisions. Other arguments: `raw_env`'s."""
+        Opponents play all their own decisions. `infos="numeric"`: the learner's info is
+        "learner_seat" and `raw_env`'s numeric info (fixed keys and shapes; "illegal_action"
+        is the offending seat or -1). Other arguments: `raw_env`'s."""
         self.aec = raw_env(
             num_players=num_players,
             render_mode=render_mode,
             illegal_action=illegal_action,
+            infos=infos,
             **env_config,
         )
         self.render_mode = render_mode
@@ -197,6 +201,9 @@ class FarlightSingleAgentEnv(gym.Env):
     def _info(self) -> dict:
         game = self.aec.game
         assert game is not None
+        if self.aec.info_mode == "numeric":
+            learner = self.aec.possible_agents[self.learner_seat]
+            return {"learner_seat": self.learner_seat, **self.aec.infos[learner]}
         phase = game.phase.value
         info: dict[str, Any] = {"learner_seat": self.learner_seat, "phase": phase}
         info["decision"] = phase
