@@ -14,17 +14,10 @@ from __future__ import annotations
 import argparse
 import statistics
 from dataclasses import replace
-from pathlib import Path
 
 from agents.sealed import close_children
 from agents.tournament import play_game, schedule
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+from farlight_env.tools.bench import cpu_model
 
 
 def seat_seconds_per_decision(record: dict, label: str) -> tuple[float, int]:
