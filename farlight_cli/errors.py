@@ -34,12 +34,15 @@ EXTRA_OF_MODULE = {
     "sb3_contrib": "train",
     "tensorboard": "train",
     "ray": "ray",
+    "minari": "interop",
+    "supersuit": "interop",
     "starlette": "web",
     "uvicorn": "web",
 }
 INSTALL_EXTRA = {
     "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
     "ray": "pip install -e '.[ray]'",
+    "interop": "pip install torch==2.13.0 && pip install -e '.[interop]'",
     "web": "pip install -e '.[web]'",
 }
 
