@@ -100,7 +100,9 @@ def _seat_agents(
     names: Sequence[str], seed_of_game: int, kwargs: dict[str, dict[str, Any]]
 ) -> list[Any]:
     """A fresh agent per seat, seeded from the game (so the game replays from its seed)."""
-    seats = [make(n, seed=agent_seed(seed_of_game, s), **kwargs.get(n, {})) for s, n in enumerate(names)]
+    seats = [
+        make(n, seed=agent_seed(seed_of_game, s), **kwargs.get(n, {})) for s, n in enumerate(names)
+    ]
     for agent in seats:
         agent.reset()
     return seats
@@ -167,9 +169,7 @@ def game_episodes(spec: DatasetSpec, game: int) -> list[Any]:
     """The recorded seats' episodes of game `game` (a seat that never decided has none)."""
     seed_of_game = game_seed(spec.seed, game)
     tracks, ends = play_game(spec.agents, seed_of_game, agent_kwargs=spec.agent_kwargs)
-    return [
-        _episode(tracks[s], ends[s], seed_of_game, s) for s in spec.seats if tracks[s].actions
-    ]
+    return [_episode(tracks[s], ends[s], seed_of_game, s) for s in spec.seats if tracks[s].actions]
 
 
 def replay_episode(agents: Sequence[str], seat: int, seed: int, actions: Sequence[int]) -> _Track:
@@ -291,9 +291,10 @@ def write_dataset(
     base.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".farlight-dataset-", dir=base))
     try:
-        with _minari_root(scratch), tqdm(
-            total=spec.games, desc="games", unit="game", disable=not progress
-        ) as bar:
+        with (
+            _minari_root(scratch),
+            tqdm(total=spec.games, desc="games", unit="game", disable=not progress) as bar,
+        ):
             dataset = None
             for game in range(spec.games):
                 episodes = game_episodes(spec, game)
