@@ -248,6 +248,13 @@ def read_description(dataset: Any) -> dict[str, Any]:
     return json.loads(dataset.storage.metadata["description"])
 
 
+def episode_seed(dataset: Any, episode_id: int) -> int:
+    """The seed of the game episode `episode_id` was recorded from (Minari keeps it in the
+    episode's metadata, not in its EpisodeData)."""
+    (metadata,) = dataset.storage.get_episode_metadata([episode_id])
+    return int(metadata["seed"])
+
+
 def _folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
