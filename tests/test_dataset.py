@@ -232,3 +232,11 @@ def test_behaviour_cloning_from_a_dataset_beats_the_masked_uniform_baseline(tmp_
     print(f"held-out accuracy {accuracy:.2f}, masked uniform {uniform:.2f}")
     assert accuracy > 2 * uniform  # measured: 0.41 against 0.18
     assert time.perf_counter() - start < 60
+
+
+def test_the_docs_page_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from doc_snippets import run_page
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    out = run_page("docs/interop/minari.md", expected_blocks=2)
+    assert "4 episodes" in out and "bytes a step" in out
