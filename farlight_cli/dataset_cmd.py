@@ -68,7 +68,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=dataset_id,
         required=True,
         metavar="ID",
-        help="Minari dataset id, (namespace/)name-vN, e.g. farlight/heuristic-v0",
+        help="Minari dataset id, (namespace/)name-vN, e.g. farlight/heuristic-v0 (required, no "
+        "default)",
     )
     p.add_argument(
         "--seed",
