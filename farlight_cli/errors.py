@@ -35,6 +35,8 @@ EXTRA_OF_MODULE = {
     "tensorboard": "train",
     "ray": "ray",
     "minari": "interop",
+    "pyarrow": "interop",  # minari[arrow]: the parquet and arrow formats
+    "h5py": "interop",  # minari[hdf5]
     "supersuit": "interop",
     "starlette": "web",
     "uvicorn": "web",
