@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         written = write_dataset(spec, args.root, force=args.force, progress=not args.no_progress)
-    except (FileExistsError, OSError) as exc:
+    except (FileExistsError, OSError, ValueError) as exc:  # a race, a full disk, a bad id
         raise InputError(str(exc)) from None
     from agents.dataset import datasets_root
 

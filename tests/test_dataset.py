@@ -173,6 +173,31 @@ def test_user_mistakes_are_one_or_two_lines(argv, fragments, tmp_path: Path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "text", ["a-v0", "farlight/a-v1", "x/y/z_1-v12", "a", "a-v", "/a-v0", "a b-v0", "farlight/a"]
+)
+def test_the_commands_id_check_agrees_with_minari(text: str):
+    import argparse
+
+    from minari.dataset.minari_dataset import parse_dataset_id
+
+    from agents.dataset import DATA_FORMATS
+    from farlight_cli import dataset_cmd
+
+    assert dataset_cmd.DATA_FORMATS == DATA_FORMATS
+    try:
+        parse_dataset_id(text)
+        minari_takes = True
+    except (ValueError, TypeError):
+        minari_takes = False
+    try:
+        dataset_cmd.dataset_id(text)
+        we_take = True
+    except argparse.ArgumentTypeError:
+        we_take = False
+    assert we_take == minari_takes
+
+
 def test_a_root_that_is_a_file_is_one_line(tmp_path: Path):
     afile = tmp_path / "afile"
     afile.write_text("x")
