@@ -37,7 +37,8 @@ DEFAULT_FORMAT = "parquet"
 MINARI_DEFAULT_ROOT = Path("~/.minari/datasets")
 ALGORITHM = "farlight-agents"
 AUTHOR = "Farlight-Env dataset writer"
-CODE_LINK = "https://github.com/farlight-env/farlight-env/blob/main/agents/dataset.py"
+#: The project names no public repository (pyproject.toml has no URL): the code, by path.
+CODE_LINK = f"agents/dataset.py of farlight-env {__version__}"
 
 
 @dataclass(frozen=True)
