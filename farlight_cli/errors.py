@@ -35,12 +35,17 @@ EXTRA_OF_MODULE = {
     "sb3_contrib": "train",
     "tensorboard": "train",
     "ray": "ray",
+    "minari": "interop",
+    "pyarrow": "interop",  # minari[arrow]: the parquet and arrow formats
+    "h5py": "interop",  # minari[hdf5]
+    "supersuit": "interop",
     "starlette": "web",
     "uvicorn": "web",
 }
 INSTALL_EXTRA = {
     "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
     "ray": "pip install -e '.[ray]'",
+    "interop": "pip install torch==2.13.0 && pip install -e '.[interop]'",
     "web": "pip install -e '.[web]'",
 }
 

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from agents import torch_threads
 from farlight_cli import (
     bench_cmd,
+    dataset_cmd,
     evaluate_cmd,
     exploit_cmd,
     play_cmd,
@@ -40,6 +41,7 @@ COMMANDS = (
     bench_cmd.add,
     rules_cmd.add,
     tournament_cmd.add,
+    dataset_cmd.add,
     play_cmd.add,
     replay_cmd.add,
     train_cmd.add,

@@ -250,7 +250,17 @@ def test_bench_search_and_training_figures(monkeypatch):
     )
 
 
-NON_TRAINING = ("random", "bench", "rules", "tournament", "play", "replay", "evaluate", "serve")
+NON_TRAINING = (
+    "random",
+    "bench",
+    "rules",
+    "tournament",
+    "dataset",
+    "play",
+    "replay",
+    "evaluate",
+    "serve",
+)
 TRAINING = ("train ppo", "train self-play", "train rllib")
 #: Commands that train but are not `farlight train KIND` (a best response: issue #29).
 OTHER_TRAINING = ("exploit",)

@@ -170,3 +170,26 @@ class SharedMemoryVecEnv(SubprocVecEnv):
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         self._masks_fresh = False
         super().set_attr(attr_name, value, indices)
+
+
+def make_sb3_vec_env(
+    num_envs: int, *, workers: bool = False, seed: int | None = None, **env_kwargs: Any
+) -> VecEnv:
+    """`num_envs` FarlightSingleAgentEnv(**env_kwargs) as an SB3 VecEnv for MaskablePPO: in
+    this process (DummyVecEnv), or one worker each over shared memory (SharedMemoryVecEnv);
+    env i is seeded with seed + i at its first reset (SB3's convention)."""
+    from functools import partial
+
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from farlight_env.env.single_agent import FarlightSingleAgentEnv
+
+    fns = [partial(FarlightSingleAgentEnv, **env_kwargs)] * num_envs
+    if workers:
+        probe = FarlightSingleAgentEnv(**env_kwargs)
+        env: VecEnv = SharedMemoryVecEnv(fns, probe.observation_space, probe.action_space)
+    else:
+        env = DummyVecEnv(fns)
+    if seed is not None:
+        env.seed(seed)
+    return env
