@@ -261,3 +261,9 @@ def test_on_a_gpu_the_learner_trains_there_and_its_files_load_on_the_cpu(tmp_pat
     assert {v.device.type for v in policy.values()} == {"cpu"}
     assert PolicyAgent(run_dir / "policy.pt").device == torch.device("cpu")
     train_ppo.train(tiny(run_dir, total_steps=128, device="cpu"), resume=True, progress=False)
+
+
+def test_the_device_page_runs() -> None:
+    from tests.doc_snippets import run_page
+
+    assert run_page("docs/device.md", 1).strip() == "cpu"
