@@ -29,11 +29,13 @@ RewardMode = Literal["win", "margin", "rank"]
 MAX_WIDTH = 4096
 
 
-def opt(default: Any, help: str) -> Any:
-    """A config field with its help text (lists get a fresh copy per instance)."""
+def opt(default: Any, help: str, metavar: str | None = None) -> Any:
+    """A config field with its help text (lists get a fresh copy per instance); `metavar`
+    names a text option's value in --help when it is no PATH."""
+    metadata = {"help": help, **({"metavar": metavar} if metavar else {})}
     if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: d.copy(), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+        return field(default_factory=lambda d=default: d.copy(), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -107,6 +109,7 @@ class PPOConfig(SubGameOptions, GameOptions):
         "auto",
         "where the learner's network runs: auto (a GPU when torch sees one), cpu, cuda or "
         "cuda:N; games and opponents stay on the CPU (docs/device.md)",
+        metavar="DEVICE",
     )
 
     def __post_init__(self) -> None:

@@ -85,6 +85,7 @@ class RLlibConfig(SubGameOptions, GameOptions):
         "where the learners train: auto (a GPU when the driver's torch sees one), cpu, cuda "
         "(one GPU per learner) or cuda:N (that GPU, learning in the driver or one learner); "
         "env runners stay on the CPU (docs/device.md)",
+        metavar="DEVICE",
     )
 
     def __post_init__(self) -> None:
