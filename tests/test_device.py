@@ -267,3 +267,17 @@ def test_the_device_page_runs() -> None:
     from tests.doc_snippets import run_page
 
     assert run_page("docs/device.md", 1).strip() == "cpu"
+
+
+@no_gpu
+def test_exploit_with_cuda_here_is_one_line_status_2_and_writes_nothing(tmp_path, capsys) -> None:
+    from farlight_cli.main import main
+
+    run_dir = tmp_path / "run"
+    status = main(
+        ["exploit", "heuristic", "--quick", "--device", "cuda", "--run-dir", str(run_dir)]
+    )
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("farlight exploit: error: device cuda: torch sees no GPU here")
+    assert not run_dir.exists()
