@@ -11,7 +11,8 @@ heuristic instead, the opponent model of ismcts's play-outs. The move with the m
 worlds is played (score margin breaks ties, then the policy's own order); elsewhere the
 policy's favourite. Nothing hidden is read: worlds come from
 the seat's `PlayerView.determinizer`. The play-outs of one decision run in lockstep, so the
-network evaluates one batch per step instead of one position at a time.
+network evaluates one batch per step instead of one position at a time. `device="cuda"` runs
+those batches on a GPU (default: the CPU; agents/torch_device.py).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class RolloutAgent:
         worlds: int = 4,
         confidence: float = 0.9,
         opponents: str = "self",
+        device: str = "cpu",
     ) -> None:
         _check_int("candidates", candidates, 2, MAX_CANDIDATES)
         _check_int("worlds", worlds, 1, MAX_WORLDS)
@@ -63,7 +65,7 @@ class RolloutAgent:
             raise ValueError(
                 f"rollout opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}"
             )
-        self.policy = PolicyAgent(path)
+        self.policy = PolicyAgent(path, device=device)  # its play-outs' batches run there too
         self.candidates, self.worlds, self.confidence = candidates, worlds, float(confidence)
         self.opponents = opponents
         self.seed = seed

@@ -206,6 +206,7 @@ def train_figure(args: argparse.Namespace) -> str:
         n_steps=TRAIN_STEPS,
         batch_size=min(256, TRAIN_STEPS),
         seed=args.seed,
+        device="cpu",  # the figure is of this machine's CPU, GPU or not
     )
     env = build_env(config)
     model = build_model(config, env)

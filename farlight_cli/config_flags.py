@@ -58,7 +58,9 @@ def add_config_arguments(
                 **common,
             )
         else:
-            metavar = "PATH" if hint is str else hint.__name__.upper()
+            metavar = f.metadata.get("metavar") or (
+                "PATH" if hint is str else hint.__name__.upper()
+            )
             where.add_argument(flag, type=hint, metavar=metavar, **common)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.game import ConfigError
@@ -17,6 +18,7 @@ class InputError(Exception):
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     InputError,
     ThreadSettingError,
+    DeviceError,
     ConfigError,
     CardFileError,
     RecordError,

@@ -89,11 +89,14 @@ def test_distinct_rows_groups_equal_rows_exactly() -> None:
     assert len(first) == len(np.unique(rows.numpy(), axis=0))
 
 
+def colliding_weights(width: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A row projection that maps every row to one key."""
+    return torch.zeros(width, dtype=dtype, device=device)
+
+
 def test_distinct_rows_stays_exact_when_every_hash_collides(monkeypatch) -> None:
     """With a projection that maps every row to one key, rows are never wrongly merged."""
-    monkeypatch.setattr(
-        policy_module, "_row_hash_weights", lambda width, dtype: torch.zeros(width, dtype=dtype)
-    )
+    monkeypatch.setattr(policy_module, "_row_hash_weights", colliding_weights)
     rows = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
     first, inverse = distinct_rows(rows)
     assert torch.equal(rows[first][inverse], rows)
@@ -112,9 +115,7 @@ def test_distinct_rows_of_a_strided_seat_view_match_the_copied_rows(monkeypatch)
     for fast, plain in zip(distinct_rows(view), distinct_rows(copied), strict=True):
         assert torch.equal(fast, plain)
     monkeypatch.setattr(policy_module, "CHECK_BYTES", 1)  # one observation per comparison
-    monkeypatch.setattr(
-        policy_module, "_row_hash_weights", lambda width, dtype: torch.zeros(width, dtype=dtype)
-    )
+    monkeypatch.setattr(policy_module, "_row_hash_weights", colliding_weights)
     rows = torch.zeros(4, 2, 3)
     rows[3, 1, 2] = 1.0  # the only row unlike the others, in the last chunk
     first, inverse = distinct_rows(rows)

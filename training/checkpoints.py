@@ -4,8 +4,9 @@ A checkpoint is a zip of two members, written to a temp name and renamed:
 
 - `checkpoint.json`: format tag, version and the counters a resumed run continues from (step
   count, updates, schedule progress, recent episode statistics), validated field by field;
-- `weights.pt`: `{"policy": state dict, "optimizer": state dict}` of tensors and numbers, read
-  with `torch.load(..., weights_only=True)`.
+- `weights.pt`: `{"policy": state dict, "optimizer": state dict}` of tensors and numbers, saved
+  on the CPU and read with `torch.load(..., map_location="cpu", weights_only=True)`: checked
+  there, then `load_state_dict` copies them to the device the model was built on (--device).
 
 The model itself is rebuilt from the run's own configuration (run_config.json), so nothing in
 the file chooses a class or a function. Stable-Baselines3's own zips (`model.save`) pickle
@@ -97,6 +98,18 @@ def _check_meta(meta: CheckpointMeta, path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- writing
+def on_cpu(value: Any) -> Any:
+    """`value` with every tensor in its dicts, lists and tuples on the CPU, so a checkpoint of a
+    GPU run resumes anywhere (a CPU tensor is kept as it is, not copied)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
 def save_checkpoint(model: Any, run_dir: Path) -> Path:
     """Write `model`'s weights, optimiser state and counters atomically; returns the path."""
     meta = CheckpointMeta(
@@ -113,10 +126,12 @@ def save_checkpoint(model: Any, run_dir: Path) -> Path:
     )
     weights = io.BytesIO()
     torch.save(
-        {
-            "policy": model.policy.state_dict(),
-            "optimizer": model.policy.optimizer.state_dict(),
-        },
+        on_cpu(
+            {
+                "policy": model.policy.state_dict(),
+                "optimizer": model.policy.optimizer.state_dict(),
+            }
+        ),
         weights,
     )
     path = Path(run_dir) / CHECKPOINT

@@ -17,6 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, subgame_problems
@@ -28,11 +29,13 @@ RewardMode = Literal["win", "margin", "rank"]
 MAX_WIDTH = 4096
 
 
-def opt(default: Any, help: str) -> Any:
-    """A config field with its help text (lists get a fresh copy per instance)."""
+def opt(default: Any, help: str, metavar: str | None = None) -> Any:
+    """A config field with its help text (lists get a fresh copy per instance); `metavar`
+    names a text option's value in --help when it is no PATH."""
+    metadata = {"help": help, **({"metavar": metavar} if metavar else {})}
     if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: d.copy(), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+        return field(default_factory=lambda d=default: d.copy(), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -102,6 +105,12 @@ class PPOConfig(SubGameOptions, GameOptions):
         "policy warm-started with a fresh value head is not updated from a random critic",
     )
     torch_threads: int = opt(1, "torch threads of the learner")
+    device: str = opt(
+        "auto",
+        "where the learner's network runs: auto (a GPU when torch sees one), cpu, cuda or "
+        "cuda:N; games and opponents stay on the CPU (docs/device.md)",
+        metavar="DEVICE",
+    )
 
     def __post_init__(self) -> None:
         problems = config_problems(self)
@@ -121,6 +130,7 @@ RESUMABLE_OVERRIDES = (
     "eval_opponents",
     "vec_env",
     "torch_threads",
+    "device",
 )
 
 
@@ -240,6 +250,9 @@ def _choice_problems(config: PPOConfig) -> list[str]:
         value = getattr(config, f.name)
         if choices and value not in choices:
             problems.append(f"--{_flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
+    problem = device_problem(config.device, "--device")
+    if problem:
+        problems.append(problem)
     if not isinstance(config.card_set, str) or not isinstance(config.init_from, str):
         problems.append("--card-set and --init-from must be paths (or empty)")
     return problems

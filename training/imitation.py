@@ -84,9 +84,9 @@ def behaviour_clone(
             order = rng.permutation(len(actions))
             for start in range(0, len(order), batch):
                 idx = order[start : start + batch]
-                o = torch.as_tensor(obs[idx])
-                m = torch.as_tensor(masks[idx])
-                a = torch.as_tensor(actions[idx])
+                o = torch.as_tensor(obs[idx], device=policy.device)
+                m = torch.as_tensor(masks[idx], device=policy.device)
+                a = torch.as_tensor(actions[idx], device=policy.device)
                 logits = actor_logits(policy, o).masked_fill(~m, -1e9)
                 loss = F.cross_entropy(logits, a)
                 optimizer.zero_grad()

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from agents.policy import save_policy
+from agents.torch_device import resolve_device
 from farlight_env.encode.observation import ObservationEncoder
 from training.checkpoints import restore_checkpoint
 from training.config import PPOConfig
@@ -70,6 +71,7 @@ def policy_config(
 
 
 def export_policy(model: Any, path: Path, config: dict[str, Any]) -> None:
+    """The actor as a policy file; save_policy moves its tensors to the CPU."""
     save_policy(model.policy.state_dict(), config, path)
 
 
@@ -91,7 +93,7 @@ def build_model(config: PPOConfig, env: Any) -> Any:
         policy_kwargs=policy_kwargs(config),
         rollout_buffer_class=EnvMajorRolloutBuffer,
         seed=config.seed,
-        device="cpu",
+        device=resolve_device(config.device),
         verbose=0,
     )
 

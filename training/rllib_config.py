@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.config import MAX_WIDTH, RewardMode, _bad_int, _flag, opt
 from training.game_options import GameOptions, game_problems
@@ -27,6 +28,7 @@ RLLIB_RESUMABLE = (
     "eval_games",
     "eval_opponents",
     "torch_threads",
+    "device",
 )
 
 
@@ -78,6 +80,13 @@ class RLlibConfig(SubGameOptions, GameOptions):
     eval_games: int = opt(20, "games per evaluation opponent")
     eval_opponents: list[str] = opt(["heuristic"], "agents evaluated against (tournament code)")
     torch_threads: int = opt(1, "torch threads of the driver")
+    device: str = opt(
+        "auto",
+        "where the learners train: auto (a GPU when the driver's torch sees one), cpu, cuda "
+        "(one GPU per learner) or cuda:N (that GPU, learning in the driver or one learner); "
+        "env runners stay on the CPU (docs/device.md)",
+        metavar="DEVICE",
+    )
 
     def __post_init__(self) -> None:
         problems = rllib_config_problems(self)
@@ -151,6 +160,14 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
         value = getattr(config, name)
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
+    problem = device_problem(config.device, "--device")
+    if problem:
+        problems.append(problem)
+    elif config.device.startswith("cuda:") and config.num_learners > 1:
+        problems.append(
+            f"--device {config.device}: Ray picks each of the {config.num_learners} learners' "
+            "GPU; use --device cuda"
+        )
     if not isinstance(config.address, str) or not isinstance(config.card_set, str):
         problems.append("--address and --card-set must be strings (or empty)")
     return problems + game_problems(config) + subgame_problems(config)

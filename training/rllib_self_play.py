@@ -28,6 +28,7 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.registry import make
+from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads
 from agents.workers import check_ray_address
 from farlight_env.cards.io import load_card_set
@@ -164,6 +165,10 @@ def prepare(
         raise RunError(str(exc)) from None
     check_agents(config.baselines, "--baselines")
     check_agents(config.eval_opponents, "--eval-opponents")
+    try:
+        learner_gpus(config)  # a GPU torch does not see is refused before Ray starts
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     check_address(config.address)
     if not config.address:
         cpus = config.num_cpus or os.cpu_count() or 1
@@ -240,6 +245,18 @@ def module_spec(config: RLlibConfig) -> Any:
     )
 
 
+def learner_gpus(config: RLlibConfig) -> dict[str, int]:
+    """RLlib's GPU settings for --device: one GPU per learner (the driver's when it learns
+    itself) on cuda, none on cpu; `auto` and the check are the driver's torch's (a cluster
+    whose remote learners have GPUs the driver lacks needs --device cuda)."""
+    if config.address and config.num_learners > 0 and config.device == "cuda":
+        return {"num_gpus_per_learner": 1}  # the cluster's GPUs, not the driver's
+    device = resolve_device(config.device)
+    if device.type != "cuda":
+        return {"num_gpus_per_learner": 0}
+    return {"num_gpus_per_learner": 1, "local_gpu_idx": device.index or 0}
+
+
 def build_algorithm(config: RLlibConfig) -> Any:
     """The PPO algorithm of the run (a new one; a resume restores its state afterwards)."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -267,7 +284,7 @@ def build_algorithm(config: RLlibConfig) -> Any:
             num_envs_per_env_runner=config.num_envs_per_env_runner,
             episodes_to_numpy=False,
         )
-        .learners(num_learners=config.num_learners)
+        .learners(num_learners=config.num_learners, **learner_gpus(config))
         .multi_agent(policies={MODULE}, policy_mapping_fn=to_shared, policies_to_train=[MODULE])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE: module_spec(config)}))
         .training(

@@ -111,8 +111,8 @@ class StructuredPolicy(MaskableActorCriticPolicy):
         if action_masks is None:
             return super().forward(obs, deterministic)
         logits, latent_vf = self.mlp_extractor(self.extract_features(obs))
-        masks = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
-        log_probs = masked_log_probs(logits, masks)
+        masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device)
+        log_probs = masked_log_probs(logits, masks.reshape(logits.shape))
         probs = torch.softmax(log_probs, dim=-1)
         if deterministic:
             actions = probs.argmax(dim=-1)
@@ -132,11 +132,12 @@ class StructuredPolicy(MaskableActorCriticPolicy):
         if action_masks is None:
             return super().evaluate_actions(obs, actions)
         logits, latent_vf = self.mlp_extractor(self.extract_features(obs))
-        masks = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
+        masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device)
+        masks = masks.reshape(logits.shape)
         log_probs = masked_log_probs(logits, masks)
         log_prob = log_probs.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
         p_log_p = log_probs * torch.softmax(log_probs, dim=-1)
-        p_log_p = torch.where(masks, p_log_p, torch.tensor(0.0, dtype=p_log_p.dtype))
+        p_log_p = torch.where(masks, p_log_p, p_log_p.new_tensor(0.0))
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
 
 
@@ -148,7 +149,7 @@ def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     """Normalised log-probabilities of masked logits, as MaskableCategorical computes them
     (normalise, mask, normalise again), so sampling from them draws the same actions."""
     logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-    logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
+    logits = torch.where(masks, logits, logits.new_tensor(MASKED_LOGIT))
     return logits - logits.logsumexp(dim=-1, keepdim=True)
 
 
@@ -177,6 +178,7 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
             self.action_masks[batch_inds].reshape(-1, self.mask_dims),
         )
         observations = torch.from_numpy(self.observations[batch_inds])  # a fresh copy already
+        observations = observations.to(self.device)  # the same tensor on the CPU
         return MaskableRolloutBufferSamples(observations, *map(self.to_torch, data))
 
 

@@ -22,6 +22,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.policy import load_policy
+from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads
 from training.callbacks import VALUE_PREFIXES, ProgressCallback, ValueWarmup
 from training.checkpoints import (
@@ -169,6 +170,7 @@ def prepare(
                 )
         if config.init_from:
             check_warm_start(Path(config.init_from))
+    resolve_device(config.device)  # a GPU torch does not see is refused before anything starts
     card_set_of(config)
     check_game_options(config)
     check_agents(config.opponents, "--opponents")

@@ -11,6 +11,7 @@ import torch
 
 from agents.policy.file import SHIPPED_POLICY, load_policy
 from agents.subgame import decision_of
+from agents.torch_device import resolve_device
 from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
 
 
@@ -25,13 +26,22 @@ def autopilot_agent(name: str, seed: int | None) -> Any:
 
 
 class PolicyAgent:
-    """Plays a saved policy: the most probable legal action (or a sample, if stochastic)."""
+    """Plays a saved policy: the most probable legal action (or a sample, if stochastic).
+
+    `device` (agents/torch_device.py) is where the network runs: the CPU by default, since one
+    position at a time is faster there than a round trip to a GPU."""
 
     def __init__(
-        self, path: str | Path = SHIPPED_POLICY, seed: int | None = None, deterministic: bool = True
+        self,
+        path: str | Path = SHIPPED_POLICY,
+        seed: int | None = None,
+        deterministic: bool = True,
+        device: str = "cpu",
     ) -> None:
         self.path = Path(path)
+        self.device = resolve_device(device)
         self.net, self.config = load_policy(self.path)
+        self.net.to(self.device)
         self.name = str(self.config.get("name", self.path.stem))
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
@@ -60,8 +70,8 @@ class PolicyAgent:
         """The network's logits for one position, illegal actions at -inf (float64)."""
         self._check_shapes(len(observation), len(action_mask))
         with torch.no_grad():
-            logits = self.net(torch.as_tensor(observation, dtype=torch.float32)[None])[0]
-        logits = logits.numpy().astype(np.float64)
+            logits = self.net(self._tensor(observation)[None])[0]
+        logits = logits.cpu().numpy().astype(np.float64)
         logits[np.asarray(action_mask) == 0] = -np.inf
         return logits
 
@@ -69,8 +79,11 @@ class PolicyAgent:
         """The favourite legal action of each row, in one network call (search play-outs)."""
         self._check_shapes(observations.shape[1], action_masks.shape[1])
         with torch.no_grad():
-            logits = self.net(torch.as_tensor(observations, dtype=torch.float32)).numpy()
+            logits = self.net(self._tensor(observations)).cpu().numpy()
         return np.where(action_masks != 0, logits, -np.inf).argmax(axis=1)
+
+    def _tensor(self, observations: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(observations, dtype=torch.float32, device=self.device)
 
     def _check_shapes(self, observation_size: int, actions: int) -> None:
         size = self.config["action_size"]

@@ -14,9 +14,10 @@ ROW_HASH_SEED = 20_251_123
 
 
 @functools.cache
-def _row_hash_weights(width: int, dtype: torch.dtype) -> torch.Tensor:
+def _row_hash_weights(width: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     generator = torch.Generator().manual_seed(ROW_HASH_SEED)
-    return (torch.rand(width, generator=generator, dtype=torch.float64) + 0.5).to(dtype)
+    weights = torch.rand(width, generator=generator, dtype=torch.float64) + 0.5
+    return weights.to(device=device, dtype=dtype)
 
 
 #: Bytes of rows compared at a time when checking groups (temporaries stay in cache).
@@ -31,18 +32,19 @@ def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     ship planes is neither copied nor gathered whole."""
     table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
     count = table.shape[0] * table.shape[1]
+    device = table.device
     with torch.no_grad():
         for dtype in (torch.float32, torch.float64):
-            weights = _row_hash_weights(table.shape[2], dtype)
+            weights = _row_hash_weights(table.shape[2], dtype, table.device)
             keys = torch.stack(
                 [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
             ).flatten()
             unique, inverse = torch.unique(keys, return_inverse=True)
-            first = torch.full((int(unique.shape[0]),), count, dtype=torch.long)
-            first.scatter_reduce_(0, inverse, torch.arange(count), reduce="amin")
+            first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=device)
+            first.scatter_reduce_(0, inverse, torch.arange(count, device=device), reduce="amin")
             if _rows_equal(table, first[inverse]):
                 return first, inverse
-    every = torch.arange(count)
+    every = torch.arange(count, device=device)
     return every, every
 
 

@@ -90,7 +90,7 @@ class ObservationNet(nn.Module):
         grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
         first, inverse = distinct_rows(grids)
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
-        if torch.is_grad_enabled():
+        if torch.is_grad_enabled() or planes.device.type != "cpu":  # the cache keys CPU bytes
             maps = self.ship_cnn(planes)
         else:
             maps = self.map_cache.maps(self.ship_cnn, planes)
