@@ -3,8 +3,8 @@
 One shared network plays every seat of `farlight_v0.env(num_players=2)`: each seat's decisions
 are collected as its own trajectory, the reward (by default the final score margin, scaled)
 arrives when the game ends, illegal actions get a large negative logit, advantages come from
-GAE and the update is clipped PPO. Every `--eval-every` steps the greedy policy plays `--eval-games` games
-against `agents.make("random")`, changing seats each game, and prints its win rate with a 95%
+GAE and the update is clipped PPO. Every `--eval-every` steps the greedy policy plays `--eval-games`
+games against `agents.make("random")`, changing seats each game, and prints its win rate with a 95%
 Wilson interval. The final weights are saved with `torch.save(agent.state_dict(), path)`.
 
     python examples/ppo_selfplay.py --seed 1 --total-timesteps 150000
@@ -211,9 +211,8 @@ if __name__ == "__main__":
                     x = torch.from_numpy(obs["observation"]).unsqueeze(0)
                     mask = torch.from_numpy(obs["action_mask"]).bool().unsqueeze(0)
                     action, logprob, _, value = agent.get_action_and_value(x, mask)
-                seats[name].append(
-                    (obs["observation"], obs["action_mask"], int(action), float(logprob), float(value))
-                )
+                step = (obs["observation"], obs["action_mask"], int(action), float(logprob))
+                seats[name].append((*step, float(value)))
                 env.step(int(action))
         steps = len(obs_buf)
         global_step += steps
@@ -253,10 +252,10 @@ if __name__ == "__main__":
                 with torch.no_grad():
                     approx_kl = ((ratio - 1) - logratio).mean()
                     clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
-                mb_advantages = advantages[mb_inds]
-                mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
-                pg_loss1 = -mb_advantages * ratio
-                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+                mb_adv = advantages[mb_inds]
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss1 = -mb_adv * ratio
+                pg_loss2 = -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
                 pg_loss = torch.max(pg_loss1, pg_loss2).mean()
                 v_loss = 0.5 * ((newvalue - returns[mb_inds]) ** 2).mean()
                 entropy_loss = entropy.mean()
@@ -270,7 +269,7 @@ if __name__ == "__main__":
             f"step {global_step} games {len(game_rewards) // 2} "
             f"pg_loss {pg_loss.item():.3f} v_loss {v_loss.item():.3f} "
             f"entropy {entropy_loss.item():.3f} approx_kl {approx_kl.item():.4f} "
-            f"clipfrac {np.mean(clipfracs):.3f} sps {int(global_step / (time.time() - start_time))}",
+            f"clipfrac {np.mean(clipfracs):.3f} sps {global_step / (time.time() - start_time):.0f}",
             flush=True,
         )
 
