@@ -7,10 +7,14 @@ GAE and the update is clipped PPO. Every `--eval-every` steps the greedy policy 
 games against `agents.make("random")`, changing seats each game, and prints its win rate with a 95%
 Wilson interval. The final weights are saved with `torch.save(agent.state_dict(), path)`.
 
-    python examples/ppo_selfplay.py --seed 1 --total-timesteps 150000
+A step is one decision of either seat (a 2-player game is 150-250 of them). Measured
+(docs/interop/cleanrl.md has the details):
 
-A step is one decision of either seat (a 2-player game is about 250 decisions).
-Measured result: see docs/interop/cleanrl.md (command, seed, steps, win rate, wall time, CPU).
+    python examples/ppo_selfplay.py --seed 1 --total-timesteps 50000
+
+printed a win rate vs random of 68.5% [61.8%, 74.5%] at step 25,998 and 99.0% [96.4%, 99.7%]
+at step 51,496 (200 seat-rotated games each, 95% Wilson intervals); 4 min 42 s wall, 123 s CPU
+on one shared core of an AMD EPYC (family 25 model 17, 2.6 GHz), torch 2.13.0, one thread.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from farlight_env import farlight_v0
 class Args:
     seed: int = 1
     """seed of numpy, torch, python's random and the env"""
-    total_timesteps: int = 150_000
+    total_timesteps: int = 50_000
     """decisions to train on (both seats together)"""
     num_steps: int = 2048
     """decisions per rollout (whole games are played, so a rollout can run a game longer)"""
