@@ -99,6 +99,11 @@ def test_metadata() -> None:
     assert isinstance(env.unwrapped, raw_env)
 
 
+@pytest.mark.skipif(
+    not hasattr(pettingzoo, "make"),
+    reason=f"pettingzoo {pettingzoo.__version__} has no make(): its registry arrived in 1.27 "
+    "(farlight_env registers only where it exists; AgileRL's venv has 1.26, .ci/agilerl)",
+)
 def test_pettingzoo_make_builds_the_registered_env() -> None:
     env = pettingzoo.make("aec", farlight_env.PETTINGZOO_ID, num_players=3)
     assert farlight_env.PETTINGZOO_ID == "farlight_env/Farlight-v0"
