@@ -176,7 +176,9 @@ def policy_settings(agent: str | Agent, policy_kwargs: dict[str, Any]) -> dict[s
         from agents.rollout import RolloutAgent
 
         parameters = inspect.signature(RolloutAgent).parameters.values()
-        defaults = {p.name: p.default for p in parameters if p.name not in ("path", "seed")}
+        # where it runs (device) does not change what it plays: not a search setting
+        unplayed = ("path", "seed", "device")
+        defaults = {p.name: p.default for p in parameters if p.name not in unplayed}
         settings = {**defaults, **{k: v for k, v in policy_kwargs.items() if k in defaults}}
     return settings
 
