@@ -46,3 +46,16 @@ def test_rollout_scorecard_meets_the_benchmark_bars() -> None:
     for players, bar in HEURISTIC_BARS.items():
         assert rate(card, players, "heuristic") >= bar, players
     assert rate(card, 2, "ismcts") >= ISMCTS_BAR_2P
+
+
+def test_published_v2_scorecard_is_sealed_and_its_cells_are_v1s() -> None:
+    """farlight-eval-v2 of the shipped ppo: the same cells as its v1 scorecard (a greedy
+    network decides the same sealed), plus the exploitability cell at the protocol's budget."""
+    v2, v1 = scorecard("v2/ppo"), scorecard("ppo")
+    assert v2["protocol"] == "farlight-eval-v2" and v2["sealed"] is True
+    assert v2["quick"] is False and v2["standard_game"] is True
+    assert v2["agent_file_hash"] == v1["agent_file_hash"]
+    assert v2["cells"] == v1["cells"]
+    cell = v2["exploitability"]
+    assert (cell["players"], cell["budget"], cell["games"]) == (2, 50_000, 200)
+    assert cell["sealed"] is True and cell["init_from"] == "ppo"
