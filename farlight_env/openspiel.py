@@ -4,9 +4,10 @@ A Python game (OpenSpiel's `pyspiel.Game`) around the rules engine, so OpenSpiel
 bots and `evaluate_bots` play it (docs/interop/openspiel.md). Actions are the env's codec
 indices, tensors the env's observation encoder, returns `final_rewards`.
 
-Chance is sampled: one chance node deals the game (the engine seeded from the game's own
-generator), and the engine's generator, part of the state, rolls every later die. Explicit
-outcomes are not offered: one deal alone has 57! part-deck orders.
+Chance is explicit: one chance node at the start has `deals` equally likely outcomes, and
+outcome k deals the game `farlight_v0.env().reset(seed=k)` deals. The engine's generator,
+seeded by the deal and part of the state, rolls every later die, so the game is deterministic
+given the deal (which fixes the deck order, awards, missions and dice; no seat observes it).
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ from farlight_env.game.serialize import game_to_json
 GAME_NAME = "python_farlight"
 #: Reward modes with the [-1, 1] bounds OpenSpiel needs ("margin" has none, so is not offered).
 REWARD_MODES = ("win", "rank")
-#: The game's parameters and defaults ("players" is OpenSpiel's name for num_players;
-#: seed -1 draws the deals from fresh entropy; rules: "name:value;name:value", since "=" and
-#: "," would break OpenSpiel's game strings).
+#: The game's parameters and defaults ("players" is OpenSpiel's name for num_players; deals:
+#: the chance node's outcome count; rules: "name:value;name:value", since "=" and "," would
+#: break OpenSpiel's game strings).
 PARAMETERS: dict[str, Any] = {
     "players": 2,
-    "seed": -1,
+    "deals": 2**16,
     "grid_size": OPTION_DEFAULTS["grid_size"],
     "max_rounds": OPTION_DEFAULTS["max_rounds"],
     "random_first_player": OPTION_DEFAULTS["random_first_player"],
@@ -49,13 +50,14 @@ PARAMETERS: dict[str, Any] = {
     "reward_mode": "win",
     "card_set": "",
 }
-DEAL = 0  # the chance node's single (sampled) outcome
+#: The most deals a game may offer (the chance node's outcome list is built in full).
+MAX_DEALS = 2**20
 
 GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
     long_name="Farlight",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -89,8 +91,13 @@ def game_config(params: dict[str, Any]) -> GameConfig:
     )
 
 
+def deal_seed(deal: int) -> int:
+    """The engine seed of deal k: the one `farlight_v0.env().reset(seed=k)` draws (env/aec.py)."""
+    return int(np.random.default_rng(deal).integers(2**63 - 1))
+
+
 class FarlightOpenSpielGame(pyspiel.Game):
-    """The game: its config, codec and encoder, and the generator the deals are seeded from."""
+    """The game: its config, codec and encoder, and the deal chance node's outcomes."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**PARAMETERS, **(params or {})}
@@ -99,12 +106,15 @@ class FarlightOpenSpielGame(pyspiel.Game):
             raise ConfigError(
                 f"reward_mode must be one of {REWARD_MODES}, got {params['reward_mode']!r}"
             )
+        deals = params["deals"]
+        if not 1 <= deals <= MAX_DEALS:
+            raise ConfigError(f"deals must be 1..{MAX_DEALS}, got {deals}")
         cards = resolve_card_set(params["card_set"] or None)
         codec = ActionCodec(cards, config.grid_size)
         n = config.num_players
         info = pyspiel.GameInfo(
             num_distinct_actions=codec.size,
-            max_chance_outcomes=1,
+            max_chance_outcomes=deals,
             num_players=n,
             min_utility=-1.0,
             max_utility=1.0,
@@ -116,18 +126,26 @@ class FarlightOpenSpielGame(pyspiel.Game):
         self.config, self.cards, self.codec = config, cards, codec
         self.encoder = ObservationEncoder(cards, config.grid_size)
         self.reward_mode = params["reward_mode"]
-        seed = params["seed"]
-        # the n-th deal is the env's n-th reset after reset(seed=seed)
-        self._deals = np.random.default_rng(None if seed < 0 else seed)
+        self.deals = deals
+        self._deal_outcomes: tuple[tuple[int, float], ...] | None = None
 
     def new_initial_state(self) -> FarlightState:
         """The chance node before the deal (cheap: OpenSpiel makes one for every clone)."""
         return FarlightState(self)
 
-    def deal(self) -> FarlightGame:
-        """A new engine game seeded from the game's generator (the chance node's outcome)."""
-        seed = int(self._deals.integers(2**63 - 1))
-        return FarlightGame(seed=seed, card_set=self.cards, config=self.config)
+    @property
+    def deal_outcomes(self) -> tuple[tuple[int, float], ...]:
+        """The chance node's (deal, probability) pairs, built on first use and kept: OpenSpiel
+        asks for them at every visit of the chance node (and loads games often)."""
+        if self._deal_outcomes is None:
+            self._deal_outcomes = tuple((k, 1.0 / self.deals) for k in range(self.deals))
+        return self._deal_outcomes
+
+    def deal(self, deal: int) -> FarlightGame:
+        """Deal k's engine game: the game `farlight_v0.env().reset(seed=k)` deals."""
+        if not 0 <= deal < self.deals:
+            raise ValueError(f"deal must be 0..{self.deals - 1}, got {deal}")
+        return FarlightGame(seed=deal_seed(deal), card_set=self.cards, config=self.config)
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
@@ -191,18 +209,19 @@ class FarlightState(pyspiel.State):
         return np.flatnonzero(self.get_game().codec.mask(game)).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(DEAL, 1.0)]
+        """The deals, equally likely (a fresh list of the game's cached pairs)."""
+        return list(self.get_game().deal_outcomes)
 
     def _apply_action(self, action: int) -> None:
         if self.engine is None:
-            self.engine = Engine(self.get_game().deal())
+            self.engine = Engine(self.get_game().deal(int(action)))
             return
         game = self.engine.game
         game.apply(self.get_game().codec.decode(int(action), game))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE or self.engine is None:
-            return "deal" if action == DEAL else f"action {action}"
+            return f"deal {action}"
         try:
             return self.get_game().codec.describe(int(action), self.engine.game)
         except ValueError:

@@ -1,7 +1,7 @@
 """Farlight as an OpenSpiel game (issue #30; docs/interop/openspiel.md): `python_farlight` loads
-with its parameters, passes OpenSpiel's own state checks, is deterministic given its seed,
-shows each seat only what it may know, plays whole games with OpenSpiel's bots, and pays what
-the PettingZoo env pays."""
+with its parameters, passes OpenSpiel's own state checks (serialisation included), deals
+explicitly, is deterministic given its deal, shows each seat only what it may know, plays whole
+games with OpenSpiel's bots, and pays what the PettingZoo env pays."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from farlight_env import farlight_v0  # noqa: E402
 from farlight_env.encode import ObservationEncoder  # noqa: E402
 from farlight_env.encode.codec import ActionCodec  # noqa: E402
 from farlight_env.game import Phase  # noqa: E402
-from farlight_env.openspiel import GAME_NAME, FarlightState  # noqa: E402
+from farlight_env.openspiel import GAME_NAME, FarlightState, deal_seed  # noqa: E402
 from tests.doc_snippets import run_page  # noqa: E402
 
 GameType = pyspiel.GameType
@@ -26,17 +26,18 @@ def load(**params: object) -> pyspiel.Game:
     return pyspiel.load_game(GAME_NAME, params)
 
 
-def dealt(game: pyspiel.Game) -> FarlightState:
-    """A new state past the deal's chance node."""
+def dealt(game: pyspiel.Game, deal: int = 0) -> FarlightState:
+    """A new state past the chance node, dealt `deal`."""
     state = game.new_initial_state()
-    assert state.is_chance_node() and state.chance_outcomes() == [(0, 1.0)]
-    state.apply_action(0)
+    assert state.is_chance_node()
+    state.apply_action(deal)
     return state
 
 
 def random_states(game: pyspiel.Game, seed: int, every: int = 1):
-    """Every `every`-th decision state of one random game (the live state: copy to keep)."""
-    state, rng, step = dealt(game), np.random.default_rng(seed), 0
+    """Every `every`-th decision state of one random game, deal `seed` (the live state: copy
+    to keep)."""
+    state, rng, step = dealt(game, seed), np.random.default_rng(seed), 0
     while not state.is_terminal():
         if step % every == 0:
             yield state
@@ -58,18 +59,18 @@ def views(state: FarlightState, player: int) -> tuple:
 # ------------------------------------------------------------------ the game and its type
 def test_game_type_and_parameters() -> None:
     rules = "token_rounding:down;lone_zero_mission_chance:false"
-    game = load(players=3, seed=5, grid_size=9, max_rounds=7, rules=rules)
+    game = load(players=3, deals=1000, grid_size=9, max_rounds=7, rules=rules)
     kind = game.get_type()
     assert kind.short_name == GAME_NAME
     assert kind.dynamics == GameType.Dynamics.SEQUENTIAL
-    assert kind.chance_mode == GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert kind.chance_mode == GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert kind.information == GameType.Information.IMPERFECT_INFORMATION
     assert kind.utility == GameType.Utility.GENERAL_SUM
     assert kind.reward_model == GameType.RewardModel.TERMINAL
     assert (kind.min_num_players, kind.max_num_players) == (2, 5)
     assert kind.provides_information_state_tensor and kind.provides_observation_tensor
     assert kind.provides_information_state_string and kind.provides_observation_string
-    assert game.num_players() == 3 and game.max_chance_outcomes() == 1
+    assert game.num_players() == 3 and game.max_chance_outcomes() == 1000
     assert game.utility_sum() is None and (game.min_utility(), game.max_utility()) == (-1, 1)
     state = dealt(game)
     engine = state.farlight
@@ -80,6 +81,20 @@ def test_game_type_and_parameters() -> None:
     size = ObservationEncoder(engine.cards, 9).size
     assert game.observation_tensor_shape() == game.information_state_tensor_shape() == [size]
     assert pyspiel.load_game(str(game)).get_parameters() == game.get_parameters()
+    assert load().max_chance_outcomes() == 2**16
+
+
+def test_the_chance_node_offers_every_deal_uniformly() -> None:
+    game = load(deals=50)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.current_player() == pyspiel.PlayerId.CHANCE
+    assert state.chance_outcomes() == [(k, 1 / 50) for k in range(50)]
+    assert state.legal_actions() == list(range(50))
+    assert len({state.action_to_string(pyspiel.PlayerId.CHANCE, k) for k in range(50)}) == 50
+    with pytest.raises(Exception, match="deal must be 0..49"):
+        state.apply_action(50)
+    state.apply_action(49)
+    assert not state.is_chance_node() and state.history() == [49]
 
 
 @pytest.mark.parametrize(
@@ -89,6 +104,7 @@ def test_game_type_and_parameters() -> None:
         ({"grid_size": 8}, "grid_size must be odd"),
         ({"reward_mode": "margin"}, "reward_mode must be one of"),
         ({"rules": "token_rounding:sideways"}, "token_rounding"),
+        ({"deals": 0}, "deals must be 1"),
     ],
 )
 def test_bad_parameters_are_refused_with_the_engine_message(params: dict, message: str) -> None:
@@ -98,24 +114,18 @@ def test_bad_parameters_are_refused_with_the_engine_message(params: dict, messag
 
 # ------------------------------------------------------------------ OpenSpiel's own checks
 @pytest.mark.parametrize(
-    "params", [{"players": 2, "seed": 1}, {"players": 3, "grid_size": 9}, {"players": 5}]
+    "params", [{"players": 2}, {"players": 3, "grid_size": 9}, {"players": 5, "deals": 7}]
 )
 def test_openspiel_random_sim_test(params: dict) -> None:
     """OpenSpiel's C++ state checks (clone, legal-action masks and order, unique action strings,
-    observables for every seat, returns within bounds) on whole random games."""
-    pyspiel.random_sim_test(load(**params), num_sims=2, serialize=False, verbose=False)
-
-
-def test_serialize_true_needs_what_python_games_cannot_give() -> None:
-    """OpenSpiel 2.0.2 serialises a sampled-stochastic game with Game::GetRNGState, which a
-    Python game cannot override: if this ever passes, turn serialize=True on above."""
-    with pytest.raises(pyspiel.SpielError, match="GetRNGState unimplemented"):
-        pyspiel.random_sim_test(load(max_rounds=1), num_sims=1, serialize=True, verbose=False)
+    chance outcomes, observables for every seat, returns within bounds, and serialisation of
+    game and state at every step) on whole random games."""
+    pyspiel.random_sim_test(load(**params), num_sims=2, serialize=True, verbose=False)
 
 
 def test_states_serialize_and_deserialize_exactly() -> None:
     """What random_sim_test's serialize=True checks, by the state's own serialize()."""
-    game = load(players=3, seed=2, max_rounds=3)
+    game = load(players=3, max_rounds=3)
     for state in random_states(game, seed=2, every=3):
         again = pyspiel.load_game(str(game)).deserialize_state(state.serialize())
         assert str(again) == str(state) and again.history() == state.history()
@@ -124,17 +134,19 @@ def test_states_serialize_and_deserialize_exactly() -> None:
 
 
 # ------------------------------------------------------------------ determinism
-def test_same_seed_and_actions_give_the_same_game() -> None:
-    games = [load(players=4, seed=11, max_rounds=4) for _ in range(2)]
-    runs = [[(str(s), s.returns()) for s in random_states(g, seed=3)] for g in games]
+def test_same_deal_and_actions_give_the_same_game() -> None:
+    """The deal fixes every later die: no chance node follows it, and replaying it with the same
+    actions, in a fresh game, gives the same states and returns."""
+    games = [load(players=4, max_rounds=4) for _ in range(2)]
+    runs = [[(str(s), s.returns()) for s in random_states(g, seed=11)] for g in games]
     assert runs[0] == runs[1]
-    other = dealt(load(players=4, seed=12))
-    assert str(other) != runs[0][0][0]
+    assert str(dealt(games[0], 12)) != runs[0][0][0]
+    assert not any(s.is_chance_node() for s in random_states(games[0], seed=11))
 
 
 def test_clones_continue_identically() -> None:
     """A clone carries the engine's generator: the same actions give the same future dice."""
-    state = dealt(load(seed=4, max_rounds=3))
+    state = dealt(load(max_rounds=3), 4)
     twin = state.clone()
     rng = np.random.default_rng(0)
     while not state.is_terminal():
@@ -150,7 +162,7 @@ def test_hidden_facts_do_not_change_what_a_seat_is_shown() -> None:
     """Redrawing every fact hidden from p (opponents' face-down tiles, the deck's and the
     face-down awards' order, the future dice) leaves p's strings and tensors identical; the
     opponent whose tiles were redrawn is shown the change (the comparison can fail)."""
-    game = load(players=3, seed=6, max_rounds=3)
+    game = load(players=3, max_rounds=3)
     sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
     checked = changed = 0
     for state in random_states(game, seed=6, every=4):
@@ -167,8 +179,18 @@ def test_hidden_facts_do_not_change_what_a_seat_is_shown() -> None:
     assert checked > 30 and changed > 0
 
 
+def test_the_deal_itself_is_not_shown() -> None:
+    """history() holds the deal (as kuhn_poker's holds the cards), but no seat's string or
+    tensor names it or the engine seed it stands for; str(state), the whole truth, does."""
+    state = dealt(load(players=3), 40961)
+    assert state.history() == [40961] and str(deal_seed(40961)) in str(state)
+    for p in range(3):
+        for text in views(state, p)[:2]:
+            assert "40961" not in text and str(deal_seed(40961)) not in text
+
+
 def test_the_deck_order_alone_is_invisible() -> None:
-    state = dealt(load(seed=8))
+    state = dealt(load(), 8)
     other = state.clone()
     other.farlight.deck.reverse()
     other.farlight.invalidate_cache()
@@ -178,11 +200,19 @@ def test_the_deck_order_alone_is_invisible() -> None:
 
 # ------------------------------------------------------------------ bots
 def test_random_bots_play_whole_games_through_evaluate_bots() -> None:
+    """evaluate_bots samples the deal with its own seed: the same seed, the same game."""
     for players in (2, 5):
-        game = load(players=players, seed=players)
-        bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)]
-        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
-        assert len(returns) == players and set(returns) <= {-1.0, 0.0, 1.0}
+        game = load(players=players)
+        runs = [
+            pyspiel.evaluate_bots(
+                game.new_initial_state(),
+                [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)],
+                seed,
+            )
+            for seed in (0, 0)
+        ]
+        assert runs[0] == runs[1]
+        assert len(runs[0]) == players and set(runs[0]) <= {-1.0, 0.0, 1.0}
 
 
 def ismcts_bot(game: pyspiel.Game, seed: int, simulations: int) -> ismcts.ISMCTSBot:
@@ -197,7 +227,7 @@ def ismcts_bot(game: pyspiel.Game, seed: int, simulations: int) -> ismcts.ISMCTS
 
 
 def test_ismcts_bot_plays_whole_games_through_evaluate_bots() -> None:
-    game = load(players=3, seed=9, max_rounds=2)
+    game = load(players=3, max_rounds=2)
     bots = [ismcts_bot(game, 0, 8), pyspiel.make_uniform_random_bot(1, 1), ismcts_bot(game, 2, 8)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
     assert len(returns) == 3 and set(returns) <= {-1.0, 0.0, 1.0}
@@ -208,7 +238,7 @@ def test_what_the_docs_say_does_not_work_still_fails_cleanly() -> None:
     the Python evaluate_bots (docs/interop/openspiel.md). If one starts working, say so there."""
     from open_spiel.python.algorithms import evaluate_bots
 
-    game = load(seed=1, max_rounds=1)
+    game = load(max_rounds=1)
     native = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 4)
     random_bot = pyspiel.make_uniform_random_bot(1, 1)
     with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
@@ -219,16 +249,16 @@ def test_what_the_docs_say_does_not_work_still_fails_cleanly() -> None:
 
 
 # ------------------------------------------------------------------ the env pays the same
-@pytest.mark.parametrize("reward_mode", ["win", "rank"])
-def test_returns_and_tensors_equal_the_envs_for_the_same_seed_and_actions(
-    reward_mode: str,
+@pytest.mark.parametrize(("reward_mode", "deal"), [("win", 21), ("rank", 65535)])
+def test_returns_and_tensors_equal_the_envs_for_the_same_deal_and_actions(
+    reward_mode: str, deal: int
 ) -> None:
-    """The first deal of seed s is env.reset(seed=s)'s game: the same action indices give the
-    same observations, masks and final rewards."""
+    """Deal k is env.reset(seed=k)'s game: the same action indices give the same
+    observations, masks and final rewards."""
     env = farlight_v0.env(num_players=3, reward_mode=reward_mode)
-    env.reset(seed=21)
-    state = dealt(load(players=3, seed=21, reward_mode=reward_mode))
-    rng = np.random.default_rng(21)
+    env.reset(seed=deal)
+    state = dealt(load(players=3, reward_mode=reward_mode), deal)
+    rng = np.random.default_rng(deal)
     rewards: dict[str, float] = {}
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, _ = env.last()
