@@ -44,8 +44,7 @@ class Placements:
     refund_free: np.ndarray  # missions and 0 tiles are never refunded
     waste: np.ndarray  # what a tile on a worthless target throws away
     ticket: np.ndarray  # a lone 0 without crew on a mission
-    slots: tuple[int, ...]  # the distinct target slots, ascending
-    gather: np.ndarray  # each placement's place among its slots' `SLOT_BLOCK`s, in order
+    cells: np.ndarray  # each placement's place in a table of every slot's `SLOT_BLOCK`, in order
 
     @classmethod
     def of(cls, fields: np.ndarray, first_mission: int) -> Placements:
@@ -53,10 +52,8 @@ class Placements:
         is_mission = slot >= first_mission
         value = tile + crew
         base = np.where(is_mission, 0.9, 0.35)
-        slots, rank = np.unique(slot, return_inverse=True)
         return cls(
-            slots=tuple(slots.tolist()),
-            gather=rank.reshape(-1) * len(SLOT_BLOCK) + tile * 2 + crew,
+            cells=slot * len(SLOT_BLOCK) + tile * 2 + crew,
             slot=slot,
             value=value,
             is_mission=is_mission,
