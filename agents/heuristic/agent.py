@@ -12,7 +12,13 @@ import math
 import numpy as np
 
 from agents.base import EngineAgent
-from agents.heuristic.placements import SLOT_BLOCK, UNKNOWN_TILE, Placements, _placement_gains
+from agents.heuristic.placements import (
+    SLOT_BLOCK,
+    UNKNOWN_TILE,
+    Placements,
+    _placement_gains,
+    block_gains,
+)
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
 from farlight_env.game import (
@@ -57,8 +63,6 @@ class HeuristicAgent(EngineAgent):
         self._fields_cache: dict[tuple[int, ...], Placements] = {}
         self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
-        self._slot_rows: dict[int, Placements] = {}  # slot -> its SLOT_BLOCK placements
-        self._slot_gains: dict[tuple, np.ndarray] = {}  # one slot's SLOT_BLOCK gains
         self._planners: dict[tuple, Planner] = {}
         self._quality_cache: dict[tuple, float] = {}
         self._board_ids: dict[int, tuple[int, int]] = {}  # board stamp -> fact ids
@@ -196,9 +200,10 @@ class HeuristicAgent(EngineAgent):
         seen = self._seen_bids(game, seat)
         if seen:
             table = table.copy()
-            width = len(SLOT_BLOCK)
+            width, first_mission = len(SLOT_BLOCK), game.num_spaces + len(FACILITIES)
             for slot, mine, rival in seen:
-                block = self._block_gains(game, slot, worths, mine, rival, crew_low, lone_zero)
+                worth, is_mission = float(worths[slot]), slot >= first_mission
+                block = block_gains(worth, mine, rival, is_mission, crew_low, lone_zero)
                 table[slot * width : (slot + 1) * width] = block
         return table[rows.cells] + 1e-3 * self.rng.random(len(legal))
 
@@ -243,38 +248,6 @@ class HeuristicAgent(EngineAgent):
             self._open_cache[key] = gains
         return gains
 
-    def _block_gains(
-        self,
-        game: FarlightGame,
-        slot: int,
-        worths: np.ndarray,
-        mine: int,
-        rival: float,
-        crew_low: bool,
-        lone_zero: bool,
-    ) -> np.ndarray:
-        """`_placement_gains` of every placement on one slot, cached on what that slot reads.
-
-        A placement's gain depends only on its own slot's worth, bids and the seat's crew, and
-        element-wise float operations give the same result in any array, so gains assembled
-        from these blocks equal those computed over the legal list at once.
-        """
-        key = (slot, float(worths[slot]), mine, rival, crew_low, lone_zero)
-        gains = self._slot_gains.get(key)
-        if gains is None:
-            rows = self._slot_rows.get(slot)
-            if rows is None:
-                fields = np.array([(slot, tile, crew) for tile, crew in SLOT_BLOCK])
-                first_mission = game.num_spaces + len(FACILITIES)
-                rows = self._slot_rows[slot] = Placements.of(fields, first_mission)
-            if len(self._slot_gains) >= VALUES_CACHE_SIZE:
-                self._slot_gains.clear()
-            mines, rivals = [0] * len(game.targets), [0.0] * len(game.targets)
-            mines[slot], rivals[slot] = mine, rival
-            gains = _placement_gains(rows, worths, mines, rivals, crew_low, lone_zero)
-            self._slot_gains[key] = gains
-        return gains
-
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
         """The placements of `legal`; cached for lists of the game's canonical Bids."""
         table = game.bid_actions
@@ -283,9 +256,8 @@ class HeuristicAgent(EngineAgent):
             self._bid_fields = {
                 id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
             }
-            for cache in (self._fields_cache, self._slot_rows, self._open_cache):
+            for cache in (self._fields_cache, self._open_cache):
                 cache.clear()
-            self._slot_gains.clear()  # slot numbers mean other targets in other tables
             self._all_rows = None
         key = tuple(map(id, legal))
         cached = self._fields_cache.get(key)
