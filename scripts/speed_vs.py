@@ -5,9 +5,10 @@
 Checks the baseline out into a temporary directory (`git worktree`), then takes turns: each
 round runs every measurement once in a child process per tree, so load from other jobs falls on
 both alike. Figures are per thread CPU-second; the table gives each tree's best round and the
-ratio. Measured: random legal play in the engine, the wrapped PettingZoo env's standard loop,
-and ismcts iterations on fixed positions (heuristic self-play, every 9th decision), each at 2
-and 4 players, using only APIs both trees have.
+ratio. Measured, each at 2 and 4 players: random legal play in the engine, the wrapped
+PettingZoo env's standard loop, ismcts iterations on fixed positions (heuristic self-play,
+every 9th decision) and heuristic self-play decisions (one agent per seat), using only APIs
+both trees have.
 """
 
 from __future__ import annotations
@@ -81,6 +82,19 @@ def ismcts(players):
         agent.search(PlayerView(game, game.current_player))
     return len(games) * agent.iterations / (time.thread_time() - start)
 
+def heuristic(players):
+    from agents.heuristic import HeuristicAgent
+    decisions = 0
+    start = time.thread_time()
+    for seed in range(8):
+        game = FarlightGame(players, seed=seed)
+        agents = [HeuristicAgent(p) for p in range(players)]
+        while not game.is_over:
+            seat = game.current_player
+            game.apply(agents[seat].choose(game, seat))
+            decisions += 1
+    return decisions / (time.thread_time() - start)
+
 def build():
     import os
     import farlight_env
@@ -91,12 +105,26 @@ def build():
     return compiled.summary()
 
 kind, players = sys.argv[1], int(sys.argv[2])
-figures = {"engine": engine, "env": env, "ismcts": ismcts}
+figures = {"engine": engine, "env": env, "ismcts": ismcts, "heuristic": heuristic}
 print(json.dumps(build() if kind == "build" else figures[kind](players)))
 """
 
-FIGURES = [("engine", 2), ("engine", 4), ("env", 2), ("env", 4), ("ismcts", 2), ("ismcts", 4)]
-UNITS = {"engine": "actions/CPU-s", "env": "steps/CPU-s", "ismcts": "iterations/CPU-s"}
+FIGURES = [
+    ("engine", 2),
+    ("engine", 4),
+    ("env", 2),
+    ("env", 4),
+    ("ismcts", 2),
+    ("ismcts", 4),
+    ("heuristic", 2),
+    ("heuristic", 4),
+]
+UNITS = {
+    "engine": "actions/CPU-s",
+    "env": "steps/CPU-s",
+    "ismcts": "iterations/CPU-s",
+    "heuristic": "decisions/CPU-s",
+}
 
 
 def measure(tree: Path, kind: str, players: int) -> float:

@@ -12,7 +12,13 @@ import math
 import numpy as np
 
 from agents.base import EngineAgent
-from agents.heuristic.placements import SLOT_BLOCK, UNKNOWN_TILE, Placements, _placement_gains
+from agents.heuristic.placements import (
+    SLOT_BLOCK,
+    UNKNOWN_TILE,
+    Placements,
+    _placement_gains,
+    block_gains,
+)
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
 from farlight_env.game import (
@@ -55,9 +61,8 @@ class HeuristicAgent(EngineAgent):
         self._bid_table: dict | None = None
         self._bid_fields: dict[int, tuple[int, int, int]] = {}
         self._fields_cache: dict[tuple[int, ...], Placements] = {}
-        self._gains_cache: dict[tuple, np.ndarray] = {}
-        self._slot_rows: dict[int, Placements] = {}  # slot -> its SLOT_BLOCK placements
-        self._slot_gains: dict[tuple, np.ndarray] = {}  # one slot's SLOT_BLOCK gains
+        self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
+        self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
         self._quality_cache: dict[tuple, float] = {}
         self._board_ids: dict[int, tuple[int, int]] = {}  # board stamp -> fact ids
@@ -140,7 +145,8 @@ class HeuristicAgent(EngineAgent):
     def _check_cards(self, game: FarlightGame) -> None:
         """Forget every cached valuation when the card set changes."""
         if game.cards is not self._values_cards:
-            for cache in (self._values_cache, self._planners, self._quality_cache):
+            caches = (self._values_cache, self._planners, self._quality_cache, self._open_cache)
+            for cache in caches:
                 cache.clear()
             self._values_cards = game.cards
 
@@ -180,75 +186,66 @@ class HeuristicAgent(EngineAgent):
         """Expected gain of each legal placement plus a tiny random tie-breaker, as an array.
 
         Vectorised form of `_placement_score` over all placements at once; the float
-        operations are the same, in the same order, so the scores are bit-identical. The
-        gains are cached on the valuation key, the visible bids and the placements.
+        operations are the same, in the same order, so the scores are bit-identical. Gains are
+        read from a table of every slot's placements: the slots without bids from one cached
+        table per valuation, those with bids from blocks cached per slot.
         """
         rows = self._placements(game, legal)
-        mine = [0] * len(game.targets)
-        rivals = [0.0] * len(game.targets)
+        lone_zero = game.config.rule_options.lone_zero_mission_chance
+        self._check_cards(game)
+        valuation = self._valuation_key(game, seat)
+        crew_low = game.crew[seat] <= 2
+        worths = self.slot_worths(game, seat, valuation)
+        table = self._open_gains(game, worths, (valuation, crew_low, lone_zero))
+        seen = self._seen_bids(game, seat)
+        if seen:
+            table = table.copy()
+            width, first_mission = len(SLOT_BLOCK), game.num_spaces + len(FACILITIES)
+            for slot, mine, rival in seen:
+                worth, is_mission = float(worths[slot]), slot >= first_mission
+                block = block_gains(worth, mine, rival, is_mission, crew_low, lone_zero)
+                table[slot * width : (slot + 1) * width] = block
+        return table[rows.cells] + 1e-3 * self.rng.random(len(legal))
+
+    @staticmethod
+    def _seen_bids(game: FarlightGame, seat: int) -> list[tuple[int, int, float]]:
+        """(slot, the seat's own bid, the best visible rival bid) for each slot with bids."""
+        seen = []
         for s, placed in enumerate(game.bids):
             if not placed:
                 continue
             if len(placed) == 1:  # the common case, same sums as below
                 p, t, c = placed[0]
-                if p == seat:
-                    mine[s] = t + c
-                else:
-                    rivals[s] = 0.0 + UNKNOWN_TILE + c
+                seen.append((s, t + c, 0.0) if p == seat else (s, 0, 0.0 + UNKNOWN_TILE + c))
                 continue
+            mine = 0
             per_seat: dict[int, float] = {}
             for p, t, c in placed:
                 if p == seat:
-                    mine[s] += t + c
+                    mine += t + c
                 else:
                     per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + c
-            rivals[s] = max(per_seat.values(), default=0.0)
-        lone_zero = game.config.rule_options.lone_zero_mission_chance
-        self._check_cards(game)
-        valuation = self._valuation_key(game, seat)
-        key = (id(rows), valuation, tuple(mine), tuple(rivals), lone_zero)
-        gains = self._gains_cache.get(key)
-        if gains is None:
-            if len(self._gains_cache) >= VALUES_CACHE_SIZE:
-                self._gains_cache.clear()
-            worths = self.slot_worths(game, seat, valuation)
-            crew_low = game.crew[seat] <= 2
-            blocks = [
-                self._block_gains(game, s, worths, mine, rivals, crew_low, lone_zero)
-                for s in rows.slots
-            ]
-            gains = np.concatenate(blocks)[rows.gather]
-            self._gains_cache[key] = gains
-        return gains + 1e-3 * self.rng.random(len(legal))
+            seen.append((s, mine, max(per_seat.values(), default=0.0)))
+        return seen
 
-    def _block_gains(
-        self,
-        game: FarlightGame,
-        slot: int,
-        worths: np.ndarray,
-        mine: list[int],
-        rivals: list[float],
-        crew_low: bool,
-        lone_zero: bool,
-    ) -> np.ndarray:
-        """`_placement_gains` of every placement on one slot, cached on what that slot reads.
+    def _open_gains(self, game: FarlightGame, worths: np.ndarray, key: tuple) -> np.ndarray:
+        """`_placement_gains` of every placement on every slot as if no one had bid, cached.
 
-        A placement's gain depends only on its own slot's worth, bids and the seat's crew, and
-        element-wise float operations give the same result in any array, so gains assembled
-        from these blocks equal those computed over the legal list at once.
+        `key`: the valuation key, whether crew is low, the lone-zero rule (all it reads).
+        Element-wise float operations give the same result in any array, so a slot's part of
+        this table equals its block computed alone.
         """
-        key = (slot, float(worths[slot]), mine[slot], rivals[slot], crew_low, lone_zero)
-        gains = self._slot_gains.get(key)
+        gains = self._open_cache.get(key)
         if gains is None:
-            rows = self._slot_rows.get(slot)
-            if rows is None:
-                fields = np.array([(slot, tile, crew) for tile, crew in SLOT_BLOCK])
-                first_mission = game.num_spaces + len(FACILITIES)
-                rows = self._slot_rows[slot] = Placements.of(fields, first_mission)
-            if len(self._slot_gains) >= VALUES_CACHE_SIZE:
-                self._slot_gains.clear()
-            gains = _placement_gains(rows, worths, mine, rivals, crew_low, lone_zero)
-            self._slot_gains[key] = gains
+            if len(self._open_cache) >= VALUES_CACHE_SIZE:
+                self._open_cache.clear()
+            if self._all_rows is None:
+                slots = range(len(game.targets))
+                fields = np.array([(s, tile, crew) for s in slots for tile, crew in SLOT_BLOCK])
+                self._all_rows = Placements.of(fields, game.num_spaces + len(FACILITIES))
+            none = [0] * len(game.targets)
+            gains = _placement_gains(self._all_rows, worths, none, [0.0] * len(none), *key[1:])
+            self._open_cache[key] = gains
         return gains
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
@@ -259,9 +256,9 @@ class HeuristicAgent(EngineAgent):
             self._bid_fields = {
                 id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
             }
-            for cache in (self._fields_cache, self._gains_cache, self._slot_rows):
+            for cache in (self._fields_cache, self._open_cache):
                 cache.clear()
-            self._slot_gains.clear()  # slot numbers mean other targets in other tables
+            self._all_rows = None
         key = tuple(map(id, legal))
         cached = self._fields_cache.get(key)
         if cached is not None:
@@ -276,7 +273,6 @@ class HeuristicAgent(EngineAgent):
         if canonical:
             if len(self._fields_cache) >= VALUES_CACHE_SIZE:
                 self._fields_cache.clear()
-                self._gains_cache.clear()  # its keys name cached placements by id
             self._fields_cache[key] = placements
         return placements
 

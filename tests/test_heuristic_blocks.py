@@ -1,0 +1,29 @@
+"""The heuristic's scalar per-slot gains (`block_gains`) equal the vectorised `_placement_gains`
+bit for bit, over worths, bids and options that play reaches and a few it rarely does."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from agents.heuristic.placements import SLOT_BLOCK, Placements, _placement_gains, block_gains
+
+WORTHS = (0.0, -0.0, -1.25, 0.1, 0.35, 1.3, 2.7182818, 6.0, 11.5)
+RIVALS = (0.0, 1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5)
+
+
+def test_scalar_blocks_equal_vectorised_gains() -> None:
+    rows = {
+        is_mission: Placements.of(np.array([(0, t, c) for t, c in SLOT_BLOCK]), 1 - is_mission)
+        for is_mission in (False, True)
+    }
+    for worth, mine, rival, is_mission, crew_low, lone_zero in itertools.product(
+        WORTHS, range(7), RIVALS, (False, True), (False, True), (False, True)
+    ):
+        block_gains.cache_clear()  # each case computed, not recalled for an equal key
+        got = block_gains(worth, mine, rival, is_mission, crew_low, lone_zero)
+        want = _placement_gains(
+            rows[is_mission], np.array([worth]), [mine], [rival], crew_low, lone_zero
+        )
+        assert got.tobytes() == want.tobytes(), (worth, mine, rival, is_mission)
