@@ -17,6 +17,8 @@ import pytest
 
 minari = pytest.importorskip("minari")
 
+from test_cli_errors import assert_one_clear_error  # noqa: E402
+
 from agents import make  # noqa: E402
 from agents.dataset import (  # noqa: E402
     DatasetSpec,
@@ -44,15 +46,6 @@ def farlight(*args: str, root: Path | None = None) -> subprocess.CompletedProces
         timeout=300,
         env=env,
     )
-
-
-def assert_one_clear_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert 1 <= len(lines) <= 2, proc.stderr
-    for fragment in fragments:
-        assert fragment in proc.stderr, proc.stderr
 
 
 @pytest.fixture(scope="module")

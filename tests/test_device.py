@@ -27,25 +27,10 @@ needs_gpu = pytest.mark.skipif(not GPU, reason="needs a GPU torch sees (CI has n
 
 
 def tiny(run_dir: Path, **overrides: object) -> PPOConfig:
-    """The smallest run that trains (tests/test_checkpoints.py's settings, fewer steps)."""
-    settings = dict(
-        run_dir=str(run_dir),
-        total_steps=64,
-        n_steps=32,
-        batch_size=32,
-        n_epochs=1,
-        n_envs=2,
-        vec_env="dummy",
-        checkpoint_every=0,
-        eval_every=0,
-        opponents=["random"],
-        arch="structured",
-        embed=8,
-        ship_features=4,
-        hidden=16,
-        vf=[8],
-    )
-    return PPOConfig(**{**settings, **overrides})
+    """The smallest run that trains: tests/test_checkpoints.py's settings, fewer steps."""
+    from test_checkpoints import tiny as checkpoints_tiny
+
+    return checkpoints_tiny(run_dir, **{"total_steps": 64, "n_steps": 32, **overrides})
 
 
 # ----------------------------------------------------------------------------- resolving
