@@ -65,6 +65,6 @@ def roll_station_dice(g: FarlightGame) -> None:
     )
     if not ranks:
         return
-    dice = sorted((int(d) for d in g.rng.integers(1, 7, size=len(ranks))), reverse=True)
+    dice = sorted(g.rng.integers(1, 7, size=len(ranks)).tolist(), reverse=True)
     for rank, die in zip(ranks, dice, strict=True):
         g.engine_values[rank] = die
