@@ -8,6 +8,8 @@ consistent with what the seat has seen. Search agents plan on such copies, never
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from farlight_env.cards.model import CardSet
@@ -62,12 +64,29 @@ class Determinizer:
         copy.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
         copy.awards_down = [awards[i] for i in rng.permutation(len(awards)).tolist()]
         if self._bidding:
-            for q in range(copy.num_players):
-                if q != self.seat:
-                    values = [TILES[i] for i in rng.permutation(len(TILES)).tolist()]
-                    _assign_tiles(copy, q, values)
+            deals = [
+                iter([TILES[i] for i in rng.permutation(len(TILES)).tolist()])
+                if q != self.seat
+                else None
+                for q in range(copy.num_players)
+            ]
+            _deal_tiles(copy, deals)
         copy.invalidate_cache()
         return copy
+
+
+def _deal_tiles(game: FarlightGame, deals: list[Iterator[int] | None]) -> None:
+    """`_assign_tiles` for every seat with a deal (an iterator of tile values) in one pass
+    over the board: the same tiles land in the same places."""
+    bids = game.bids
+    for slot, placed in enumerate(bids):
+        if placed:
+            bids[slot] = [
+                (p, t, c) if deals[p] is None else (p, next(deals[p]), c) for p, t, c in placed
+            ]
+    for q, deal in enumerate(deals):
+        if deal is not None:
+            game.hands[q] = sorted(deal)
 
 
 def _assign_tiles(game: FarlightGame, q: int, values: list[int]) -> None:
