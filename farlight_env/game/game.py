@@ -290,16 +290,20 @@ class FarlightGame:
         self._advance()
 
     def _apply_unchecked(self, action: Action) -> None:
+        """Apply a legal action; the commonest kinds are tested first."""
         self._legal = None
         self._legal_set = None
         p = self._current
         assert p is not None
-        if isinstance(action, Bid):
-            self._place_tile(p, action.tile, self.target_slot[action.target], action.crew)
-        elif isinstance(action, SelectPart):
+        if isinstance(action, SelectPart):
             self._selected = self.part_index[action.part]
         elif isinstance(action, Install):
             self._install(p, self.part_index[action.part], (action.row, action.col))
+        elif isinstance(action, PassMission):
+            self._mission_cursor += 1
+            self._resume = Resume.MISSIONS
+        elif isinstance(action, CompleteMission):
+            self._complete(p)
         elif isinstance(action, Discard):
             part = self.part_index[action.part]
             self.pending[p].remove(part)
@@ -307,19 +311,16 @@ class FarlightGame:
             self._leave_game(part)
             self._selected = None
             self._resume = Resume.INSTALL
-        elif isinstance(action, RefitRemove):
-            self._refit_remove(p, self.part_index[action.part])
-        elif isinstance(action, RefitStop):
-            self._resume = Resume.RESOLVE
         elif isinstance(action, ChooseEngine):
             self._engine_choice(p, action.rank)
         elif isinstance(action, SkipEngine):
             self._engine_skip(p)
-        elif isinstance(action, CompleteMission):
-            self._complete(p)
-        elif isinstance(action, PassMission):
-            self._mission_cursor += 1
-            self._resume = Resume.MISSIONS
+        elif isinstance(action, RefitStop):
+            self._resume = Resume.RESOLVE
+        elif isinstance(action, RefitRemove):
+            self._refit_remove(p, self.part_index[action.part])
+        elif isinstance(action, Bid):  # bids take apply's own path
+            self._place_tile(p, action.tile, self.target_slot[action.target], action.crew)
         else:  # pragma: no cover - guarded by the legality check
             raise IllegalActionError(f"unknown action type {type(action).__name__}")
 

@@ -51,6 +51,13 @@ def compute_legal(g: FarlightGame) -> list[Action]:
     p = g._current
     if phase is Phase.OVER or p is None:
         return []
+    if phase is Phase.INSTALL:  # the commonest decisions first
+        return legal_installs(g, p)
+    if phase is Phase.MISSION:
+        name = g.cards.missions[g._mission].name
+        if can_complete(g, p, g._mission):
+            return [_action(CompleteMission, name), _action(PassMission, name)]
+        return [_action(PassMission, name)]
     if phase is Phase.BIDDING:
         return legal_bids(g, p)
     if phase is Phase.REFIT:
@@ -63,13 +70,6 @@ def compute_legal(g: FarlightGame) -> list[Action]:
         return engine_choices(g, p)
     if phase in (Phase.UPGRADE, Phase.OVERHAUL):
         return [*engine_choices(g, p), _action(SkipEngine)]
-    if phase is Phase.INSTALL:
-        return legal_installs(g, p)
-    if phase is Phase.MISSION:
-        name = g.cards.missions[g._mission].name
-        if can_complete(g, p, g._mission):
-            return [_action(CompleteMission, name), _action(PassMission, name)]
-        return [_action(PassMission, name)]
     raise AssertionError(f"unknown phase {phase}")
 
 
