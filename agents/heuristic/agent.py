@@ -61,6 +61,8 @@ class HeuristicAgent(EngineAgent):
         self._bid_table: dict | None = None
         self._bid_fields: dict[int, tuple[int, int, int]] = {}
         self._fields_cache: dict[tuple[int, ...], Placements] = {}
+        #: (length, first id, last id) -> (a copy of the legal list, its placements)
+        self._recent_fields: dict[tuple[int, int, int], tuple[list[Action], Placements]] = {}
         self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
@@ -256,12 +258,18 @@ class HeuristicAgent(EngineAgent):
             self._bid_fields = {
                 id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
             }
-            for cache in (self._fields_cache, self._open_cache):
+            for cache in (self._fields_cache, self._open_cache, self._recent_fields):
                 cache.clear()
             self._all_rows = None
+        if legal:  # a short key, checked against the list it stood for (identity compares)
+            short = (len(legal), id(legal[0]), id(legal[-1]))
+            seen = self._recent_fields.get(short)
+            if seen is not None and seen[0] == legal:
+                return seen[1]
         key = tuple(map(id, legal))
         cached = self._fields_cache.get(key)
         if cached is not None:
+            self._remember_fields(legal, cached)
             return cached
         known = self._bid_fields
         rows = [known.get(i) for i in key]
@@ -274,7 +282,15 @@ class HeuristicAgent(EngineAgent):
             if len(self._fields_cache) >= VALUES_CACHE_SIZE:
                 self._fields_cache.clear()
             self._fields_cache[key] = placements
+            self._remember_fields(legal, placements)
         return placements
+
+    def _remember_fields(self, legal: list[Action], placements: Placements) -> None:
+        """Key `placements` by the list's length and end ids too: hashing those is cheaper than
+        hashing every id, and a hit is confirmed by comparing the lists."""
+        if len(self._recent_fields) >= VALUES_CACHE_SIZE:
+            self._recent_fields.clear()
+        self._recent_fields[(len(legal), id(legal[0]), id(legal[-1]))] = (list(legal), placements)
 
     @staticmethod
     def _placement_score(
