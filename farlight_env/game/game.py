@@ -281,7 +281,8 @@ class FarlightGame:
             self._legal = None
             self._legal_set = None
             self._place_tile(self._current, action.tile, slot, action.crew)
-            self._advance()
+            if self._resume is not None:  # else bidding goes on: nothing automatic to run
+                self._advance()
             return
         if not self.is_legal(action):
             raise IllegalActionError(self._illegal_message(action))
