@@ -282,12 +282,11 @@ class HeuristicAgent(EngineAgent):
             if len(self._fields_cache) >= VALUES_CACHE_SIZE:
                 self._fields_cache.clear()
             self._fields_cache[key] = placements
-            self._remember_fields(legal, placements)
         return placements
 
     def _remember_fields(self, legal: list[Action], placements: Placements) -> None:
-        """Key `placements` by the list's length and end ids too: hashing those is cheaper than
-        hashing every id, and a hit is confirmed by comparing the lists."""
+        """Key `placements` of a list met again by its length and end ids too: hashing those is
+        cheaper than hashing every id, and a hit is confirmed by comparing the lists."""
         if len(self._recent_fields) >= VALUES_CACHE_SIZE:
             self._recent_fields.clear()
         self._recent_fields[(len(legal), id(legal[0]), id(legal[-1]))] = (list(legal), placements)
