@@ -171,11 +171,11 @@ class HeuristicAgent(EngineAgent):
         return worths
 
     def _bid(self, game: FarlightGame, seat: int, legal: list[Action]) -> Action:
-        return legal[int(np.argmax(self.bid_scores(game, seat, legal)))]
+        return legal[int(self.bid_scores(game, seat, legal).argmax())]  # method: no dispatch
 
     def ranked_bids(self, game: FarlightGame, seat: int, legal: list[Action]) -> list[Action]:
         """Legal placements best first (ties keep legal order), as `score_bids` ranks them."""
-        order = np.argsort(-self.bid_scores(game, seat, legal), kind="stable")
+        order = (-self.bid_scores(game, seat, legal)).argsort(kind="stable")
         return [legal[i] for i in order]
 
     def score_bids(
