@@ -48,10 +48,12 @@ def test_rollout_scorecard_meets_the_benchmark_bars() -> None:
     assert rate(card, 2, "ismcts") >= ISMCTS_BAR_2P
 
 
-def test_published_v2_scorecard_is_sealed_and_its_cells_are_v1s() -> None:
-    """farlight-eval-v2 of the shipped ppo: the same cells as its v1 scorecard (a greedy
-    network decides the same sealed), plus the exploitability cell at the protocol's budget."""
-    v2, v1 = scorecard("v2/ppo"), scorecard("ppo")
+@pytest.mark.parametrize("name", ["ppo", "heuristic"])
+def test_published_v2_scorecard_is_sealed_and_its_cells_are_v1s(name: str) -> None:
+    """farlight-eval-v2 of a shipped agent: the same cells as its v1 scorecard (a greedy
+    network and the heuristic decide the same sealed), plus the exploitability cell at the
+    protocol's budget."""
+    v2, v1 = scorecard(f"v2/{name}"), scorecard(name)
     assert v2["protocol"] == "farlight-eval-v2" and v2["sealed"] is True
     assert v2["quick"] is False and v2["standard_game"] is True
     assert v2["agent_file_hash"] == v1["agent_file_hash"]
