@@ -42,7 +42,11 @@ class RLlibConfig(SubGameOptions, GameOptions):
     iterations: int = opt(100, "training iterations in total over resumes")
     seed: int = opt(0, "seed of the networks, environments and league draws")
     # ---- where it runs
-    address: str = opt("", "Ray cluster to join (auto, HOST:PORT or ray://HOST:PORT); empty: local")
+    address: str = opt(
+        "",
+        "Ray cluster to join (auto, HOST:PORT or ray://HOST:PORT); empty: local",
+        metavar="ADDRESS",
+    )
     num_cpus: int = opt(0, "CPUs of the local Ray instance (0: all of this machine)")
     num_env_runners: int = opt(1, "remote env runners sampling games (0: sample in the driver)")
     num_envs_per_env_runner: int = opt(4, "games each env runner plays side by side")
