@@ -155,3 +155,25 @@ def test_numeric_info_of_a_fresh_game() -> None:
     info = numeric_info(FarlightGame(4, seed=0))
     assert info["phase"] == PHASES.index(Phase.BIDDING) and info["end_reason"] == -1
     assert info["scores"].tolist() == [0, 0, 0, 0] and info["illegal_action"] == -1
+
+
+@pytest.mark.parametrize("infos", ["full", "numeric"])
+def test_an_info_kept_from_an_earlier_step_keeps_its_values(infos: str) -> None:
+    """Libraries that store infos (RLlib's episodes, replay buffers) must not see later
+    values appear in earlier steps: the env gives a fresh dict when phase or round changes."""
+    env = farlight_v0.env(num_players=2, infos=infos)
+    env.reset(seed=5)
+    kept = []
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter():
+        obs, _reward, term, trunc, info = env.last()
+        kept.append((info, dict(info)))
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len({id(info) for info, _ in kept}) > 2  # new dicts as the game went on
+    for info, snapshot in kept:
+        assert info.keys() == snapshot.keys()
+        for key, value in snapshot.items():
+            assert np.array_equal(info[key], value) if key != "view" else info[key] is value

@@ -292,7 +292,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.terminations = dict.fromkeys(self.agents, True)
         offender = agent if self.info_mode == "full" else self.agent_name_mapping[agent]
         for a in self.agents:
-            self.infos[a]["illegal_action"] = offender
+            self.infos[a] = {**self.infos[a], "illegal_action": offender}
         self._accumulate_rewards()
 
     def _finish(self) -> None:
@@ -313,15 +313,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._info_key = key
         numeric = self.info_mode == "numeric"
         phase = phase_index(game.phase) if numeric else game.phase.value
-        for a in self.possible_agents:
-            info = self.infos[a]
+        for a in self.possible_agents:  # a fresh dict: an info kept from an earlier step
+            info = self.infos[a] = dict(self.infos[a])  # (RLlib's episodes) keeps its values
             info["phase"] = info["decision"] = phase
             info["round"] = game.round
         if game.is_over:
             self._write_end(game, numeric)
 
     def _write_end(self, game: FarlightGame, numeric: bool) -> None:
-        """The end-of-game facts, once per game (fresh arrays for each agent)."""
+        """The end-of-game facts, once per game (fresh arrays for each agent; the dicts are
+        fresh already, `_update_infos`)."""
         for a in self.possible_agents:
             if numeric:
                 self.infos[a].update(end_facts(game))
