@@ -18,6 +18,7 @@ from agents.heuristic.placements import (
     Placements,
     _placement_gains,
     block_gains,
+    win_chance,
 )
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
@@ -305,28 +306,16 @@ class HeuristicAgent(EngineAgent):
 
         The readable scalar form of `bid_scores` (tests check the two agree).
         """
-        add = bid.tile + int(bid.crew)
-        before, after = mine, mine + add
-
-        def p_win(total: int) -> float:
-            if total < 1:
-                return 0.0
-            if is_mission:
-                return 1.0 if total > rival else 0.6  # a later completer still scores
-            if total > rival + 1.5:
-                return 0.95
-            if total > rival:
-                return 0.7
-            return 0.15 if total >= rival - 1 else 0.02
-
-        gain = worth * (p_win(after) - p_win(before))
+        after = mine + bid.tile + int(bid.crew)
+        p_after = win_chance(after, rival, is_mission)  # a later mission completer scores too
+        gain = worth * (p_after - win_chance(mine, rival, is_mission))
         crew_cost = 0.0
         if bid.crew:
             crew_cost = 0.9 if is_mission else 0.35  # mission crew never comes back (R-MIS-7)
             if game.crew[seat] <= 2:
                 crew_cost += 0.5
         # Losing non-zero tiles on parts/facilities pay 1 crew each (R-RES-4).
-        refund = 0.0 if is_mission or bid.tile == 0 else 0.25 * (1.0 - p_win(after))
+        refund = 0.0 if is_mission or bid.tile == 0 else 0.25 * (1.0 - p_after)
         waste = 0.05 * bid.tile if worth <= 0 else 0.0
         return gain - crew_cost + refund - waste
 

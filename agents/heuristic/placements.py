@@ -100,7 +100,7 @@ def _placement_gains(
     return gains
 
 
-def _chance(total: int, rival: float, is_mission: bool) -> float:
+def win_chance(total: int, rival: float, is_mission: bool) -> float:
     """`_p_win` for one placement, with the same comparisons (scalar blocks skip numpy)."""
     if total < 1:
         return 0.0
@@ -123,11 +123,11 @@ def block_gains(
     Ten placements cost numpy more in calls than in arithmetic, so this computes them one by
     one: the same IEEE operations in the same order, hence bit-identical results.
     """
-    p_before = _chance(mine, rival, is_mission)
+    p_before = win_chance(mine, rival, is_mission)
     crew_cost = (0.9 if is_mission else 0.35) + (0.5 if crew_low else 0.0)
     out = []
     for tile, crew in SLOT_BLOCK:
-        p_after = _chance(mine + tile + crew, rival, is_mission)
+        p_after = win_chance(mine + tile + crew, rival, is_mission)
         gain = worth * (p_after - p_before)
         refund = 0.0 if is_mission or tile == 0 else 0.25 * (1.0 - p_after)
         waste = 0.05 * tile if worth <= 0 else 0.0

@@ -29,10 +29,8 @@ def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None
     copy.history = []
     copy.deck = sorted(copy.deck)
     copy.awards_down = sorted(copy.awards_down)
-    if copy.phase is Phase.BIDDING:
-        for q in range(copy.num_players):
-            if q != seat:
-                _assign_tiles(copy, q, list(TILES))
+    if copy.phase is Phase.BIDDING:  # every rival's tiles in the canonical order
+        _deal_tiles(copy, [None if q == seat else iter(TILES) for q in range(copy.num_players)])
     copy.invalidate_cache()
     return copy
 
@@ -76,8 +74,8 @@ class Determinizer:
 
 
 def _deal_tiles(game: FarlightGame, deals: list[Iterator[int] | None]) -> None:
-    """`_assign_tiles` for every seat with a deal (an iterator of tile values) in one pass
-    over the board: the same tiles land in the same places."""
+    """Give each seat with a deal (an iterator of tile values) its face-down tiles on the
+    board from the deal, in board order, and its hand the rest; one pass over the board."""
     bids = game.bids
     for slot, placed in enumerate(bids):
         if placed:
@@ -87,15 +85,6 @@ def _deal_tiles(game: FarlightGame, deals: list[Iterator[int] | None]) -> None:
     for q, deal in enumerate(deals):
         if deal is not None:
             game.hands[q] = sorted(deal)
-
-
-def _assign_tiles(game: FarlightGame, q: int, values: list[int]) -> None:
-    """Give q's face-down tiles on the board the first values in order, its hand the rest."""
-    it = iter(values)
-    for slot, placed in enumerate(game.bids):
-        if any(p == q for p, _, _ in placed):
-            game.bids[slot] = [(p, next(it), c) if p == q else (p, t, c) for p, t, c in placed]
-    game.hands[q] = sorted(it)
 
 
 class PlayerView:

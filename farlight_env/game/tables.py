@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from farlight_env.cards.io import load_card_set, standard_card_set
-from farlight_env.cards.model import FACILITIES, CardSet
+from farlight_env.cards.model import FACILITIES, CardSet, Icon, IconKind, Timing
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.actions import Bid, Target, TargetKind
 from farlight_env.game.config import CardSetError, ConfigError
@@ -69,6 +69,7 @@ SHARED_TABLES = (
     "engines_cache",
     "ship_transitions",
     "compact_changes",
+    "icon_gains",
 )
 
 
@@ -118,7 +119,21 @@ def _derive_tables(cards: CardSet, num_players: int, grid_size: int) -> dict[str
         "ship_transitions": {},
         # ship changes code into 64 bits: parts, ranks and the grid (<= 41) within the widths
         "compact_changes": _changes_fit(cards),
+        # per part: (crew, science, upgrade, overhaul) icons paying every round, and all of
+        # its icons (paid in the round it is installed), R-BEN-1/2
+        "icon_gains": (
+            tuple(_icon_counts(p.icons, every_round_only=True) for p in cards.parts),
+            tuple(_icon_counts(p.icons, every_round_only=False) for p in cards.parts),
+        ),
     }
+
+
+def _icon_counts(icons: tuple[Icon, ...], every_round_only: bool) -> tuple[int, int, int, int]:
+    """A part's crew, science, upgrade and overhaul icons; only every-round ones if asked."""
+    counted = [i for i in icons if not every_round_only or i.timing is Timing.EVERY_ROUND]
+    kinds = (IconKind.CREW, IconKind.SCIENCE, IconKind.UPGRADE, IconKind.OVERHAUL)
+    c, s, u, o = (sum(1 for i in counted if i.kind is kind) for kind in kinds)
+    return c, s, u, o
 
 
 def _changes_fit(cards: CardSet) -> bool:

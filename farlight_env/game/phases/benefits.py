@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from farlight_env.cards.model import CardSet, Icon, IconKind, Timing
 from farlight_env.game.config import Phase, Resume
 from farlight_env.game.facts import MAX_ENGINE
 from farlight_env.game.phases.missions import start_missions
@@ -16,12 +15,10 @@ from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
 
-_Gains = tuple[int, int, int, int]  # crew, science, upgrade, overhaul icons
-
 
 def start_benefits(g: FarlightGame) -> None:
     """R-BEN-1/2: crew and science for all; count upgrade and overhaul decisions."""
-    every, fresh_gains = _icon_gains(g.cards)
+    every, fresh_gains = g.icon_gains
     g._benefit_left = []
     for p in range(g.num_players):
         fresh = g.installed_this_round[p]
@@ -38,31 +35,6 @@ def start_benefits(g: FarlightGame) -> None:
         g.installed_this_round[p] = []
         g.seat_stamps[p] = new_stamp()
     next_benefit(g)
-
-
-#: Card set id -> (that set, its `_icon_gains`); the set is kept so an id is not reused.
-_GAINS: dict[int, tuple[CardSet, tuple[list[_Gains], list[_Gains]]]] = {}
-
-
-def _icon_gains(cards: CardSet) -> tuple[list[_Gains], list[_Gains]]:
-    """Per part, its (crew, science, upgrade, overhaul) icons paying every round, and all its
-    icons (paid in the round it is installed); derived once per card set."""
-    hit = _GAINS.get(id(cards))
-    if hit is None or hit[0] is not cards:
-        every = [_count(part.icons, True) for part in cards.parts]
-        fresh = [_count(part.icons, False) for part in cards.parts]
-        if len(_GAINS) >= 16:
-            _GAINS.clear()
-        hit = _GAINS[id(cards)] = (cards, (every, fresh))
-    return hit[1]
-
-
-def _count(icons: tuple[Icon, ...], every_round_only: bool) -> _Gains:
-    """Icons of each kind, in `_Gains` order; only every-round ones if asked."""
-    kinds = (IconKind.CREW, IconKind.SCIENCE, IconKind.UPGRADE, IconKind.OVERHAUL)
-    counted = [i for i in icons if not every_round_only or i.timing is Timing.EVERY_ROUND]
-    c, s, u, o = (sum(1 for i in counted if i.kind is kind) for kind in kinds)
-    return c, s, u, o
 
 
 def next_benefit(g: FarlightGame) -> None:

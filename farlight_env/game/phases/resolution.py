@@ -43,32 +43,22 @@ def settle_bids(g: FarlightGame, slot: int) -> int | None:
     if not bids:
         return None
     if len(bids) == 1:  # the common case: a lone bid wins if it is worth at least 1
-        return _settle_lone_bid(g, slot, *bids[0])
-    totals: dict[int, int] = {}
-    for p, tile, crew in bids:
-        totals[p] = totals.get(p, 0) + tile + crew
-    winner = best_bidder(g, totals)
+        p, tile, crew = bids[0]
+        winner = p if tile + crew >= 1 else None
+        bidders = (p,)
+    else:
+        totals: dict[int, int] = {}
+        for p, tile, crew in bids:
+            totals[p] = totals.get(p, 0) + tile + crew
+        winner = best_bidder(g, totals)
+        bidders = totals
     for p, tile, crew in bids:
         g.hands[p].append(tile)
         if p != winner:
             g.crew[p] += int(crew) + (1 if tile else 0)
-    for p in totals:
+    for p in bidders:
         g.hands[p].sort()
         g.seat_stamps[p] = new_stamp()
-    g.bids[slot] = []
-    g.bid_log.append(~slot)
-    return winner
-
-
-def _settle_lone_bid(g: FarlightGame, slot: int, p: int, tile: int, crew: bool) -> int | None:
-    """`settle_bids` for a slot with one bid: the same steps without the tallies."""
-    winner = p if tile + crew >= 1 else None
-    hand = g.hands[p]
-    hand.append(tile)
-    if winner is None:
-        g.crew[p] += int(crew) + (1 if tile else 0)
-    hand.sort()
-    g.seat_stamps[p] = new_stamp()
     g.bids[slot] = []
     g.bid_log.append(~slot)
     return winner
