@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make
+from agents.tournament.scheduling import game_seed  # game g's seed: (dataset seed, g)
 from farlight_env import GYM_ID, __version__
 from farlight_env.env.aec import raw_env
 
@@ -77,11 +78,6 @@ class Written:
 
 
 # ---- seeds --------------------------------------------------------------------------------
-def game_seed(seed: int, game: int) -> int:
-    """Game `game`'s seed, drawn from the dataset seed (independent of other games)."""
-    return int(np.random.SeedSequence([seed, game]).generate_state(1, np.uint32)[0])
-
-
 def agent_seed(seed_of_game: int, seat: int) -> int:
     """The seed of the agent at `seat` in the game with seed `seed_of_game`."""
     return int(np.random.SeedSequence([seed_of_game, seat]).generate_state(1, np.uint32)[0])

@@ -104,8 +104,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run, parser=p)
 
 
-def _check(args: argparse.Namespace) -> None:
-    """Refuse, before any game, what would fail later: seats, agents, an existing id."""
+def _check(args: argparse.Namespace) -> Path:
+    """Refuse, before any game, what would fail later: seats, agents, an existing id; returns
+    the datasets folder."""
     n = len(args.agents)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise InputError(
@@ -120,6 +121,7 @@ def _check(args: argparse.Namespace) -> None:
     argtypes.refuse_a_file("--root", root)
     if (root / args.out).exists() and not args.force:
         raise InputError(f"dataset {args.out} exists in {root}; --force replaces it")
+    return root
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agents.dataset import DatasetSpec, write_dataset
 
-    _check(args)
+    root = _check(args)
     spec = DatasetSpec(
         dataset_id=args.out,
         agents=tuple(args.agents),
@@ -138,11 +140,8 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         written = write_dataset(spec, args.root, force=args.force, progress=not args.no_progress)
-    except (FileExistsError, OSError, ValueError) as exc:  # a race, a full disk, a bad id
+    except (OSError, ValueError) as exc:  # a race (FileExistsError), a full disk, a bad id
         raise InputError(str(exc)) from None
-    from agents.dataset import datasets_root
-
-    root = datasets_root(args.root)
     print(
         f"wrote {written.dataset_id}: {written.episodes} episodes, {written.steps} steps, "
         f"{written.bytes / 1e6:.1f} MB ({written.bytes_per_step:.0f} bytes a step) in "

@@ -35,7 +35,7 @@ def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     device = table.device
     with torch.no_grad():
         for dtype in (torch.float32, torch.float64):
-            weights = _row_hash_weights(table.shape[2], dtype, table.device)
+            weights = _row_hash_weights(table.shape[2], dtype, device)
             keys = torch.stack(
                 [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
             ).flatten()
