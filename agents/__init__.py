@@ -6,7 +6,6 @@ Monte Carlo tree search), `ppo` (the trained policy shipped in agents/data, need
 benchmark farlight-eval-v1 (agents/evaluate.py, docs/evaluation.md) and returns a scorecard.
 """
 
-import farlight_env  # noqa: F401 - first: its import guards compiled modules (farlight_env.compiled)
 from agents.base import Agent, EngineAgent
 from agents.evaluate import evaluate
 from agents.registry import AGENT_NAMES, make

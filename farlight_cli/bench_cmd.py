@@ -12,7 +12,6 @@ import importlib.util
 import time
 
 from farlight_cli import argtypes, game_flags
-from farlight_env import compiled
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.tools import bench
 
@@ -81,7 +80,6 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmarks described by parsed arguments; print tables and one line per figure."""
     print(f"machine: {bench.machine_line()}")
-    print(compiled.summary())
     print(f"game: {game_flags.describe_game_config(args)}")
     budget = f"{args.games} games" if args.games is not None else f"{args.seconds:g} s"
     if not args.env_only:

@@ -8,10 +8,6 @@ environments by name only and never imports torch, ``agents`` or ``training``.
 
 from __future__ import annotations
 
-from farlight_env.compiled import install_guard
-
-install_guard()  # before any hot module is imported: a stale compiled build is never used
-
 __version__ = "0.1.0"
 
 GYM_ID = "farlight_env/Farlight-v0"

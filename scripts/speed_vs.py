@@ -1,6 +1,7 @@
 """Speed of this checkout against an earlier commit, measured side by side in one run.
 
     python scripts/speed_vs.py --baseline 4d665c2 --rounds 3
+    python scripts/speed_vs.py --baseline 0643af2 --build-baseline   # its Cython build
 
 Checks the baseline out into a temporary directory (`git worktree`), then takes turns: each
 round runs every measurement once in a child process per tree, so load from other jobs falls on
@@ -8,7 +9,9 @@ both alike. Figures are per thread CPU-second; the table gives each tree's best 
 ratio. Measured, each at 2 and 4 players: random legal play in the engine, the wrapped
 PettingZoo env's standard loop, ismcts iterations on fixed positions (heuristic self-play,
 every 9th decision) and heuristic self-play decisions (one agent per seat), using only APIs
-both trees have.
+both trees have. The baseline runs from source unless `--build-baseline` compiles it the way
+its own `setup.py` did (`build_ext --inplace`; needs Cython and a C compiler here), so a release
+that shipped a compiled build can be measured as users ran it.
 """
 
 from __future__ import annotations
@@ -98,9 +101,9 @@ def heuristic(players):
 def build():
     import os
     import farlight_env
-    # a tree from before farlight_env/compiled.py (an editable install could lend its own)
+    # a tree without farlight_env/compiled.py: before the Cython build, or after #31 dropped it
     if not os.path.exists(os.path.join(os.path.dirname(farlight_env.__file__), "compiled.py")):
-        return "pure Python (no compiled build)"
+        return "pure Python"
     from farlight_env import compiled
     return compiled.summary()
 
@@ -170,15 +173,39 @@ def baseline_checkout(ref: str, prog: str) -> Iterator[Path]:
             )
 
 
+def build_in_place(tree: Path, prog: str) -> None:
+    """Compile the tree's extensions beside their sources, as its `pip install` would have."""
+    if not (tree / "setup.py").exists():
+        sys.exit(f"{prog}: the baseline has no setup.py: nothing to build")
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    built = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if built.returncode != 0:
+        last = (built.stderr or built.stdout).strip().splitlines()[-1:] or ["no output"]
+        sys.exit(f"{prog}: building the baseline failed: {last[0]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="git commit to compare against")
     parser.add_argument("--rounds", type=int, default=3, help="turns per tree (best kept)")
+    parser.add_argument(
+        "--build-baseline",
+        action="store_true",
+        help="compile the baseline's extensions first (its setup.py; needs Cython)",
+    )
     args = parser.parse_args()
     if args.rounds < 1:
         sys.exit("speed_vs: --rounds must be at least 1")
     best: dict[tuple[str, str, int], float] = {}
     with baseline_checkout(args.baseline, "speed_vs") as base:
+        if args.build_baseline:
+            build_in_place(base, "speed_vs")
         try:
             builds = {
                 label: build_line(tree) for label, tree in (("baseline", base), ("current", ROOT))

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from farlight_env import compiled, farlight_v0
+from farlight_env import farlight_v0
 from farlight_env.tools.bench import cpu_model
 from farlight_env.vector import make_vector_env, random_legal_actions
 
@@ -97,8 +97,7 @@ def main() -> None:
             setup.run_for(args.seconds / args.turns)
     for setup in setups:
         setup.close()
-    build = "pure Python" if compiled.pure_python_requested() else compiled.summary()
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; engine: {build}")
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores")
     print(
         f"{args.envs} envs, {PLAYERS} players, random legal play, {args.seconds:g} s each "
         f"in {args.turns} turns"

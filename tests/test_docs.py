@@ -198,6 +198,6 @@ def test_ci_runs_the_readmes_test_command_and_the_readme_says_what_else() -> Non
     assert f"grep -m1 -F '{command}' README.md" in ci
     assert 'bash -euo pipefail -c "$readme_command"' in ci
     said = " ".join(readme.split())
-    checks = ("REQUIRE_COMPILED=1", "REQUIRE_BROWSER=1", "ruff check .", "ruff format --check .")
+    checks = ("REQUIRE_BROWSER=1", "ruff check .", "ruff format --check .")
     for check in checks:
         assert check in ci and check in said, check

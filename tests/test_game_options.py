@@ -102,7 +102,7 @@ def with_new_option(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert text.count(ANCHOR) == 1
     config.write_text(text.replace(ANCHOR, NEW_OPTION + ANCHOR))
     work = tmp_path_factory.mktemp("work")
-    env = dict(os.environ, PYTHONPATH=str(copy), FARLIGHT_PURE_PYTHON="1")
+    env = dict(os.environ, PYTHONPATH=str(copy))
     done = subprocess.run(
         [sys.executable, "-c", CHECK, str(work)],
         capture_output=True,
