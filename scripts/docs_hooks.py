@@ -5,8 +5,9 @@
 - The notebooks (notebooks/*.ipynb, outside docs/) join the site as they are stored, outputs
   included; mkdocs-jupyter renders them.
 - A page's link to a repository file outside docs/ (`../agents/rollout.py`) works when browsing
-  the repository; the site does not ship the sources, so there the link becomes its text, and a
-  link whose file is missing is a warning (an error under `mkdocs build --strict`).
+  the repository. On the site a link to a notebook points at its rendered page; the site does
+  not ship the sources, so any other such link becomes its text, and a link whose file is
+  missing is a warning (an error under `mkdocs build --strict`).
 """
 
 from __future__ import annotations
@@ -98,13 +99,20 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Links to repository files outside docs/ become their text; a missing file is a warning."""
+    """Links to repository files outside docs/: notebooks to their pages, other files to their
+    text; a missing file is a warning."""
     if page.file.abs_src_path is None:
         return markdown
     here = Path(page.file.abs_src_path).parent
 
+    on_site = {Path(f.abs_src_path).resolve(): f for f in files if f.abs_src_path}
+
     def replace(match: re.Match[str]) -> str:
         target = (here / match.group(2)).resolve()
+        if target in on_site:  # a notebook: the site has it under docs/'s tree
+            page_dir = Path(page.file.src_uri).parent
+            link = os.path.relpath(on_site[target].src_uri, page_dir)
+            return f"[{match.group(1)}]({link}{match.group(3) or ''})"
         if not target.exists() or ROOT not in target.parents:
             log.warning(f"{page.file.src_uri}: link to {match.group(2)}: no such repository file")
         return match.group(1)
