@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,8 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
 
 def cli_reference() -> str:
     """The command reference page: every `farlight` command's --help, as the parser prints it."""
+    if str(ROOT) not in sys.path:  # the parsers of the tree being built, not another install
+        sys.path.insert(0, str(ROOT))
     from farlight_cli.main import build_parser
 
     parser = build_parser()
