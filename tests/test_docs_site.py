@@ -23,6 +23,11 @@ STANDARD = ROOT / "farlight_env" / "cards" / "data" / "standard.toml"
 
 #: Pages whose blocks run here as written, top to bottom in one namespace.
 RUN_HERE = ("docs/environment.md", "docs/gymnasium.md", "docs/development.md", "docs/rules.md")
+#: What those pages say their code prints.
+PRINTED = {
+    "docs/environment.md": "Discrete(496) (16306,) 160\nbid 0 on part space 0 bidding\n",
+    "docs/gymnasium.md": "(16306,) -1.0\n",
+}
 #: Pages whose blocks run in another test file (that file names the page).
 RUN_ELSEWHERE = {
     "docs/quickstart.md": "tests/test_docs_site.py",  # below: the README's loop, then the rest
@@ -73,7 +78,11 @@ def test_page_code_runs(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     a copy of the standard set)."""
     shutil.copy(STANDARD, tmp_path / "my_cards.toml")
     monkeypatch.chdir(tmp_path)
-    run_page(page)
+    printed = run_page(page)
+    if page in PRINTED:
+        assert printed == PRINTED[page]
+        text = (ROOT / page).read_text()
+        assert all(line in text for line in printed.splitlines()), "the page says what it prints"
 
 
 def test_quickstart_code_runs() -> None:
