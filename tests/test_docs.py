@@ -62,6 +62,8 @@ SKIPPED_DIRS = {
     ".hypothesis",
     ".ruff_cache",
     ".ipynb_checkpoints",
+    ".cache",  # mkdocs-jupyter's converted notebooks (mkdocs build)
+    "site",  # a built documentation site
 }
 
 
