@@ -9,8 +9,8 @@ from typing import Any
 
 from agents.base import Agent
 
-#: How to install the `train` extra (torch pinned first, as the README says), named in every
-#: message about an agent that needs it.
+#: How to install the `train` extra (torch pinned first, as docs/quickstart.md says), named in
+#: every message about an agent that needs it.
 TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
 #: Agents that run a network: they need torch, the `train` extra (so does any saved *.pt).
 NEEDS_TORCH = frozenset({"ppo", "rollout", "bidder"})

@@ -3,9 +3,10 @@
 Torch starts with one math thread per core. The networks here are small, so in a game loop or
 a short MaskablePPO run those threads mostly wait for one another, and as soon as another
 process is busy they fight it for the cores: on a shared 2-core machine a 2,048-step MaskablePPO
-run took several times longer with torch's default than with one thread (figures in the
-README). So the first time the library builds a network (`agents.policy`) or loads a policy
-(`agents.make("ppo")`, a `*.pt`), it sets torch to one thread, unless the user chose:
+run took several times longer with torch's default than with one thread (figures in
+docs/training.md, "Torch threads in your own scripts"). So the first time the library builds a
+network (`agents.policy`) or loads a policy (`agents.make("ppo")`, a `*.pt`), it sets torch to
+one thread, unless the user chose:
 
 - `OMP_NUM_THREADS` or `MKL_NUM_THREADS` is set (torch read it at import);
 - `FARLIGHT_TORCH_THREADS=N` is set: N threads; `FARLIGHT_TORCH_THREADS=0` leaves torch alone;
@@ -14,7 +15,7 @@ README). So the first time the library builds a network (`agents.policy`) or loa
 - the library set the count itself before (`set_threads`: training's --torch-threads, the
   CLI's game loops, tournament workers).
 
-It happens once per process and changes a global of torch, so it is said here, in the README
+It happens once per process and changes a global of torch, so it is said here, in docs/training.md
 and in `agents.policy`'s docstring. A script that builds its own SB3 policy never meets this
 code: set `torch.set_num_threads(1)` there yourself.
 """

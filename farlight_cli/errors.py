@@ -43,12 +43,14 @@ EXTRA_OF_MODULE = {
     "supersuit": "interop",
     "starlette": "web",
     "uvicorn": "web",
+    "mkdocs": "dev",  # farlight docs
 }
 INSTALL_EXTRA = {
     "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
     "ray": "pip install -e '.[ray]'",
     "interop": "pip install torch==2.13.0 && pip install -e '.[interop]'",
     "web": "pip install -e '.[web]'",
+    "dev": "pip install -e '.[dev]'",
 }
 
 

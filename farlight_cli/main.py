@@ -16,6 +16,7 @@ from agents import torch_threads
 from farlight_cli import (
     bench_cmd,
     dataset_cmd,
+    docs_cmd,
     evaluate_cmd,
     exploit_cmd,
     play_cmd,
@@ -48,6 +49,7 @@ COMMANDS = (
     evaluate_cmd.add,
     exploit_cmd.add,
     serve_cmd.add,
+    docs_cmd.add,
 )
 
 

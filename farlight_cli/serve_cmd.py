@@ -64,9 +64,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="a card file (.toml or .json) every game started here is played with (default: "
         "the shipped standard set); saved games keep the set they began with",
     )
-    bounds = p.add_argument_group(
-        "limits", "what the server holds and accepts (README, Safety and robustness)"
-    )
+    bounds = p.add_argument_group("limits", "what the server holds and accepts (docs/safety.md)")
     bounds.add_argument(
         "--max-live-games",
         type=argtypes.positive_int,

@@ -1,4 +1,4 @@
-"""The Starlette app: the JSON API (documented in README, "In the browser") and the page.
+"""The Starlette app: the JSON API (documented in docs/web.md) and the page.
 
 Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
 error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error (a
@@ -11,7 +11,7 @@ cannot reach it through DNS rebinding. Every POST must declare `application/json
 cross-site form or "simple" request cannot. A record of an unfinished game replays only as the
 token's seat or a spectator sees it, without its scores.
 
-Resources are bounded (`farlight_web.limits`, README "Safety and robustness"): live games
+Resources are bounded (`farlight_web.limits`, docs/safety.md): live games
 are evicted past a count or when idle (`Tables`), uploads are parsed into a bounded shape and
 kept under a quota (`uploads`), listings read only changed files (`library.FileIndex`), and
 each client address may start games and upload at a limited rate (429 with Retry-After).

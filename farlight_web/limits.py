@@ -2,7 +2,7 @@
 
 Every bound the server keeps is a named constant here with its reason; `Limits` gathers them
 so `make_app(limits=...)` (and `farlight serve`'s options) can change them, and tests can use
-tiny values. README, "Safety and robustness", states the same figures.
+tiny values. docs/safety.md states the same figures.
 
 Rate limits are token buckets per client address (`request.client.host`): a client may make
 `burst` requests at once, then one every `60 / per_minute` seconds. Behind a reverse proxy

@@ -1,5 +1,5 @@
 """Write the shipped `ppo` network as a bidding-only policy: its bids, the heuristic for the
-rest (the baseline the README's bidder row is compared with).
+rest (the baseline the bidder row of docs/agents.md is compared with).
 
     python scripts/ppo_bids.py runs/ppo_bids.pt
 """

@@ -1,4 +1,5 @@
-"""Torch threads in a user's own MaskablePPO script (README, "Torch threads in your own scripts").
+"""Torch threads in a user's own MaskablePPO script (docs/training.md, "Torch threads in your
+own scripts").
 
 A MaskablePPO run of 2,048 steps on the Gymnasium env against a random opponent, written as a
 user would (SB3's MlpPolicy: the library's thread default never runs here), with torch's

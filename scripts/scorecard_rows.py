@@ -1,4 +1,5 @@
-"""Print README table rows (markdown) from scorecard.json files: win rates per cell, rating, time.
+"""Print scorecard table rows (markdown: docs/scorecards.md, the README) from scorecard.json
+files: win rates per cell, rating, time.
 
 Usage: python scripts/scorecard_rows.py docs/scorecards/*/scorecard.json
 """

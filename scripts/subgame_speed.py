@@ -2,15 +2,14 @@
 
     nice -n 10 python scripts/subgame_speed.py --rounds 3
 
-Runs the same short MaskablePPO run twice per turn in child processes of this checkout, once
-on the full game and once with `--learner-decisions bidding --autopilot heuristic` (the
-README's stage-2 settings: structured network warm-started from the shipped policy, against
-the heuristic, 2 SubprocVecEnv workers, seed 1; no evaluations or checkpoints), taking turns so
-load from other jobs falls on both alike. Figures are per CPU-second of the whole process tree
-(the learner and its env workers) over `model.learn` only: learner steps, the same per
-CPU-second of the learner's own process (network and updates; the env workers, which play the
-opponents and the autopilot, left out), and games (learner steps divided by the mean learner
-steps per game of the run's episodes).
+Runs the same short MaskablePPO run twice per turn in child processes of this checkout, once on the
+full game and once with `--learner-decisions bidding --autopilot heuristic` (the stage-2 settings of
+docs/training.md: structured network warm-started from the shipped policy, against the heuristic, 2
+SubprocVecEnv workers, seed 1; no evaluations or checkpoints), taking turns so load from other jobs
+falls on both alike. Figures are per CPU-second of the whole process tree (the learner and its env
+workers) over `model.learn` only: learner steps, the same per CPU-second of the learner's own
+process (network and updates; the env workers, which play the opponents and the autopilot, left
+out), and games (learner steps divided by the mean learner steps per game of the run's episodes).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Take the README's browser screenshot: `farlight serve`'s page in Debian's Chromium.
+"""Take the browser screenshot of docs/web.md: `farlight serve`'s page in Debian's Chromium.
 
     python scripts/web_screenshot.py                      # writes docs/images/web.png
     python scripts/web_screenshot.py --seed 3 --round 4 --out x.png

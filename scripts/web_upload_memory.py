@@ -1,4 +1,4 @@
-"""Peak memory of one upload through the web app: the README's upload figures.
+"""Peak memory of one upload through the web app: the upload figures of docs/safety.md.
 
     python scripts/web_upload_memory.py            # every body below, 32 MiB each
     python scripts/web_upload_memory.py --mib 8 --only field

@@ -260,6 +260,7 @@ NON_TRAINING = (
     "replay",
     "evaluate",
     "serve",
+    "docs",
 )
 TRAINING = ("train ppo", "train self-play", "train rllib")
 #: Commands that train but are not `farlight train KIND` (a best response: issue #29).

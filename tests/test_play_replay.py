@@ -612,7 +612,7 @@ def test_r_res_5_r_ben_3_engineer_and_upgrade_choices_say_plus_one(phase: Phase)
 
 
 def test_play_help_explains_letter_and_tile_bids() -> None:
-    """`farlight play --help` says how to bid, as the README does (issue #26)."""
+    """`farlight play --help` says how to bid, as docs/cli.md does (issue #26)."""
     import os
     import subprocess
     import sys

@@ -297,10 +297,10 @@ def test_shipped_policy_file_loads() -> None:
 
 @shipped
 def test_shipped_policy_records_how_it_was_trained() -> None:
-    """The README's reproduction commands match what the file says about itself: its last
-    stage was league self-play across 2-5 players."""
+    """The training page's reproduction commands (docs/training.md, "The shipped policy") match
+    what the file says about itself: its last stage was league self-play across 2-5 players."""
     _net, config = load_policy(SHIPPED_POLICY)
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "training.md").read_text()
     assert config["arch"] == "structured"
     assert config["name"] == "league"
     assert config["player_counts"] == [2, 3, 4, 5, 2, 2]

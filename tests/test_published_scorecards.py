@@ -1,8 +1,9 @@
-"""The scorecards the README publishes are of the files that ship, under the full protocol.
+"""The scorecards the README and docs/scorecards.md publish are of the files that ship, under the
+full protocol.
 
-A new policy file shipped without re-running `farlight evaluate` would leave the README's
-table describing another network; the recorded file hash catches that. The rollout scorecard
-must also still show the bars of the benchmark issue that the README says it meets.
+A new policy file shipped without re-running `farlight evaluate` would leave their tables
+describing another network; the recorded file hash catches that. The rollout scorecard must
+also still show the bars of the benchmark issue that docs/scorecards.md says it meets.
 """
 
 from __future__ import annotations

@@ -1,0 +1,66 @@
+"""`farlight docs`: serve (or build) the documentation site with MkDocs.
+
+The site's sources (mkdocs.yml, docs/, the notebooks) live in the repository, not in the
+installed package, so this works from a clone installed with `pip install -e`; MkDocs and its
+plugins come with the `dev` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from farlight_cli import argtypes
+from farlight_cli.errors import InputError
+
+#: The repository root of this source tree, where mkdocs.yml sits.
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "mkdocs.yml"
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "docs",
+        help="serve the documentation site locally (MkDocs, the dev extra)",
+        description="Serve the documentation site (docs/, mkdocs.yml) at http://HOST:PORT, "
+        "rebuilt whenever a page changes, or build it once with --build DIR, warnings counted "
+        "as errors (mkdocs build --strict, as the tests do). Needs a clone of the repository "
+        "and the dev extra.",
+    )
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDR", help="address to serve on")
+    p.add_argument(
+        "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
+    )
+    p.add_argument(
+        "--build",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="build the site into DIR, warnings counted as errors (default: serve it)",
+    )
+    p.set_defaults(func=run, parser=p)
+
+
+def mkdocs_command(args: argparse.Namespace) -> list[str]:
+    """The MkDocs command line `farlight docs` runs for `args`."""
+    base = [sys.executable, "-m", "mkdocs"]
+    if args.build is not None:
+        return [*base, "build", "--strict", "-f", str(CONFIG), "-d", str(args.build.resolve())]
+    return [*base, "serve", "-f", str(CONFIG), "-a", f"{args.host}:{args.port}"]
+
+
+def run(args: argparse.Namespace) -> int:
+    if not CONFIG.is_file():
+        raise InputError(
+            f"the documentation sources are not installed with the package (no {CONFIG}): "
+            "run it in a clone of the repository, installed with pip install -e"
+        )
+    if importlib.util.find_spec("mkdocs") is None:  # one line naming the dev extra (main)
+        raise ModuleNotFoundError("No module named 'mkdocs'", name="mkdocs")
+    # The material theme's notice about MkDocs 2.0 is not about this site.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(mkdocs_command(args), cwd=ROOT, env=env, check=False).returncode
