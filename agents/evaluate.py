@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.base import Agent
 from agents.files import atomic_write
+from agents.formats.scorecard import SCORECARD
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
     from agents.tournament import GameSpec  # stays light
@@ -514,7 +515,7 @@ def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:
     """scorecard.png, auction_diagnostics.png (a scorecard with diagnostics), then
     scorecard.json, each written whole (temp file + rename)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out_dir / "scorecard.json", "plot": out_dir / "scorecard.png"}
+    paths = {"json": out_dir / SCORECARD, "plot": out_dir / "scorecard.png"}
     plot_scorecard(card, paths["plot"])
     if "diagnostics" in card:
         from agents.tournament import plot_diagnostics, short_labels

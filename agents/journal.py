@@ -3,8 +3,8 @@
 `tournament.json` holds the tournament's options; `games.jsonl` one record per line, appended,
 flushed and fsynced when the game ends. A killed tournament therefore loses at most the games
 in flight, and `farlight tournament --resume DIR` plays only the missing ones. Both files are
-read back as data: size-bounded, every field type-checked, every record matched to the
-schedule it claims to come from.
+read back as data: size-bounded, every field type-checked against its schema
+(`agents.formats.journal`), every record matched to the schedule it claims to come from.
 """
 
 from __future__ import annotations
@@ -12,83 +12,51 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import msgspec
 
 from agents.files import atomic_write, read_bounded
+from agents.formats.journal import (
+    EVAL_GAMES,
+    EVAL_SPEC,
+    GAMES,
+    MAX_GAMES_BYTES,
+    MAX_LINE_BYTES,
+    SPEC,
+    SPEC_FORMAT,
+    EvaluationSpec,
+    GameRecord,
+    TournamentSpec,
+)
 from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
 from farlight_env.cards.schema import CardFileError
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_env.untrusted.messages import clip_message
 
-SPEC = "tournament.json"
-GAMES = "games.jsonl"
-SPEC_FORMAT = "farlight-tournament-spec"
-MAX_GAMES_BYTES = 1 << 30
-MAX_LINE_BYTES = 16 << 20
-
-Scalar = int | float | str | bool | None
-
-
-class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
-    """The options a tournament was started with; --resume plays on with exactly these."""
-
-    format: Literal["farlight-tournament-spec"]
-    version: Literal[1]
-    agents: Annotated[list[Annotated[str, msgspec.Meta(min_length=1)]], msgspec.Meta(min_length=1)]
-    num_players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
-    games: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)]
-    seed: Annotated[int, msgspec.Meta(ge=0)]
-    config: dict[str, Scalar | dict[str, Any]] = {}
-    agent_kwargs: dict[str, dict[str, Scalar]] = {}
-    #: Every agent plays sealed (agents.sealed); absent from specs written before it existed.
-    sealed: bool = False
-
-
-EVAL_SPEC = "evaluation.json"
-EVAL_GAMES = "evaluation_games.jsonl"
-
-
-class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
-    """What `farlight evaluate --out DIR` was started with; `--resume DIR` plays on with it."""
-
-    format: Literal["farlight-eval-spec"]
-    version: Literal[1]
-    protocol: Annotated[str, msgspec.Meta(max_length=100)]
-    agent: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
-    agent_file_hash: Annotated[str, msgspec.Meta(max_length=100)] | None
-    quick: bool
-    card_set_hash: Annotated[str, msgspec.Meta(max_length=100)]
-    policy_kwargs: dict[str, Scalar] = {}
-    config: dict[str, Scalar | dict[str, Any]] = {}
-    #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
-    sealed: bool = False
+#: The journal's schemas and file names live in agents.formats.journal; these names stay
+#: importable from here.
+__all__ = [
+    "EVAL_GAMES",
+    "EVAL_SPEC",
+    "GAMES",
+    "SPEC",
+    "EvaluationSpec",
+    "Journal",
+    "JournalError",
+    "TournamentSpec",
+    "game_options",
+    "new_spec",
+    "read_eval_spec",
+    "read_games",
+    "read_spec",
+    "stored_config",
+]
 
 
 def read_eval_spec(out_dir: Path) -> EvaluationSpec:
     return _read_spec(out_dir, EVAL_SPEC, EvaluationSpec, "an evaluation")
-
-
-class Timing(msgspec.Struct):
-    seconds: list[float]
-    decisions: list[int]
-
-
-class GameRecord(msgspec.Struct):
-    """The fields of a game record the summary is computed from, type-checked."""
-
-    format: Literal["farlight-record"]
-    version: int
-    index: Annotated[int, msgspec.Meta(ge=0)]
-    env_seed: int
-    players: list[str]
-    scores: list[int]
-    winners: list[int]
-    rounds: int
-    timing: Timing
 
 
 class JournalError(ValueError):

@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from farlight_env.records.record import RecordError
 from farlight_web.library import inside, walk
+from farlight_web.record_format import BotErrors, read_field
 from farlight_web.seats import HUMAN
 
 #: Saved policies a browser may name as opponents live here, under --data; nothing else on the
@@ -77,20 +79,9 @@ def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
 
 def parse_bot_errors(record: dict[str, Any], lineup: list[str], path: Path) -> list[dict[str, Any]]:
     """The bot failures a record reports (one per bot seat at most); RecordError if malformed."""
-    errors = record.get("bot_errors", [])
-    ok = isinstance(errors, list) and len(errors) <= len(lineup)
-    for entry in errors if ok else []:
-        ok = ok and (
-            isinstance(entry, dict)
-            and set(entry) == {"seat", "agent", "error", "version"}
-            and isinstance(entry["seat"], int)
-            and 0 <= entry["seat"] < len(lineup)
-            and entry["agent"] == lineup[entry["seat"]] != HUMAN
-            and isinstance(entry["error"], str)
-            and len(entry["error"]) <= 200
-            and isinstance(entry["version"], int)
-            and entry["version"] >= 0
-        )
-    if not ok:
+    errors = read_field(record, "bot_errors", BotErrors, [], path)
+    seats = [e.seat for e in errors]
+    fits = all(e.seat < len(lineup) and e.agent == lineup[e.seat] != HUMAN for e in errors)
+    if not fits or len(set(seats)) != len(seats):  # a bot's seat, each at most once
         raise RecordError(f"{path}: bot_errors must list seats of bots with what they did")
-    return [dict(e) for e in errors]
+    return [msgspec.structs.asdict(e) for e in errors]

@@ -2,8 +2,8 @@
 
 Records and tournament results are read with the loaders `farlight replay` uses
 (`farlight_env.records.record.load_record`, which validates them); journals (`tournament.json` plus
-`games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate`
-scorecards are validated against `Scorecard` and flagged, not trusted, when they do not fit.
+`games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate` scorecards
+are validated against `agents.formats.scorecard` and flagged, not trusted, when they do not fit.
 Every file is size-bounded and the folder walk is bounded in depth and count; symbolic links
 are never followed (a link is a path outside `--data`). With a `FileIndex`, listings read a
 file again only when it changed, and the replay picker decodes only the few fields it shows.
@@ -15,12 +15,12 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from agents.files import read_bounded
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from agents.formats.scorecard import SCORECARD, read_scorecard
 from farlight_env.records.record import (
     RecordError,
     load_record,
@@ -254,54 +254,9 @@ def _open_replay(data: Path, relative: str, game: int | None) -> Replay:
 
 
 # ---------------------------------------------------------------------------------- leaderboard
-class Rating(msgspec.Struct):
-    mu: float
-    sigma: float
-
-
-class ScoreCell(msgspec.Struct):
-    """One line of a scorecard: the agent against `opponent` at `players` seats."""
-
-    players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
-    opponent: str
-    games: Annotated[int, msgspec.Meta(ge=0)]
-    wins: Annotated[float, msgspec.Meta(ge=0)]
-    win_rate: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    ci_low: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    ci_high: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    fair_share: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    mean_margin: float
-
-
-class ExploitCell(msgspec.Struct):
-    """farlight-eval-v2's exploitability cell: a best response's win rate against the agent."""
-
-    players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
-    budget: Annotated[int, msgspec.Meta(ge=0)]
-    init_from: Annotated[str, msgspec.Meta(max_length=500)]
-    games: Annotated[int, msgspec.Meta(ge=0)]
-    win_rate: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    ci_low: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    ci_high: Annotated[float, msgspec.Meta(ge=0, le=1)]
-    gap: Annotated[float, msgspec.Meta(ge=-1, le=1)]
-    mean_margin: float
-
-
-class Scorecard(msgspec.Struct):
-    """`farlight evaluate`'s scorecard.json: the fields shown here (others are ignored)."""
-
-    protocol: Annotated[str, msgspec.Meta(max_length=100)]
-    agent: Annotated[str, msgspec.Meta(max_length=500)]
-    cells: list[ScoreCell]
-    rating: Rating
-    quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
-    sealed: bool = False  # the agent played from its own process, on redacted views only
-    exploitability: ExploitCell | None = None  # farlight-eval-v2
-
-
 def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any]]:
     """Every scorecard.json under `data`: its fields, or the reason it was skipped."""
-    found = walk(data, ("scorecard.json",))
+    found = walk(data, (SCORECARD,))
     return [
         {"file": path.relative_to(data).as_posix(), **entry}
         for path, entry in _summaries(index, "scorecards", data, found, _scorecard_entry)
@@ -310,7 +265,7 @@ def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any
 
 def _scorecard_entry(path: Path) -> dict[str, Any]:
     try:
-        card = decode(read_bounded(path, MAX_FILE_BYTES), Scorecard)
+        card = read_scorecard(path, MAX_FILE_BYTES)
     except (OSError, ValueError, msgspec.DecodeError) as exc:
         return {"error": str(exc)}
     return msgspec.to_builtins(card)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from farlight_env.records.record import RecordError
+from farlight_web.record_format import SeatKeys, read_field
 
 HUMAN = "human"
 
@@ -27,35 +27,22 @@ def parse_seat_keys(record: dict[str, Any], path: Path) -> list[dict[str, str] |
     """The record's seat keys (one per seat), or those of an older record (its one human seat
     unclaimed: an empty key); RecordError when it is not a browser game."""
     lineup = [str(p) for p in record["players"]]
-    keys = record.get("seat_keys")
-    if keys is None:
+    if record.get("seat_keys") is None:
         seat = record.get("human_seat")
         if not isinstance(seat, int) or not 0 <= seat < len(lineup) or lineup[seat] != HUMAN:
             raise RecordError(f"{path}: not a browser game (no human seat)")
         return [{} if s == seat else None for s in range(len(lineup))]
-    if not isinstance(keys, list) or len(keys) != len(lineup):
+    keys = read_field(record, "seat_keys", SeatKeys, None, path)
+    if len(keys) != len(lineup):
         raise RecordError(f"{path}: seat_keys must be a list with one entry per seat")
-    out: list[dict[str, str] | None] = []
     for seat, key in enumerate(keys):
-        human = lineup[seat] == HUMAN
-        if key is None and not human:
-            out.append(None)
-            continue
-        ok = (
-            human
-            and isinstance(key, dict)
-            and set(key) <= {"token", "invite"}
-            and len(key) <= 1
-            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in key.values())
-        )
-        if not ok:
+        if (key is not None) != (lineup[seat] == HUMAN):  # a key for each human seat, no other
             raise RecordError(
                 f"{path}: seat_keys[{seat}] does not fit seat {seat} ({lineup[seat]})"
             )
-        out.append(dict(key))
-    if not any(k is not None for k in out):
+    if all(key is None for key in keys):
         raise RecordError(f"{path}: not a browser game (no human seat)")
-    return out
+    return keys
 
 
 def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable[str]) -> set[int]:

@@ -858,3 +858,35 @@ def test_deeply_nested_card_file_is_a_card_file_error(tmp_path: Path, suffix, te
     path.write_text(text, encoding="utf-8")
     with pytest.raises(CardFileError, match=r"deep\.(json|toml): not valid (JSON|TOML)"):
         load_card_set(path)
+
+
+def test_r_cards_5_every_field_of_the_card_format_says_what_is_right() -> None:
+    """Messages come from the schema (farlight_env.cards.schema): each field, and each item of
+    a list, has a description or a type (integer range, boolean, enum) that gives one."""
+    from msgspec import inspect as mi
+
+    from farlight_env.cards.schema import CARD_FILE, _expected, _unwrap
+
+    seen, todo = [], [_unwrap(mi.type_info(CARD_FILE))]
+    while todo:
+        kind, meta = todo.pop()
+        seen.append(_expected(kind, meta))
+        if isinstance(kind, mi.ListType):
+            todo.append(_unwrap(kind.item_type))
+        for field in getattr(kind, "fields", ()):
+            todo.append(_unwrap(field.type))
+    assert len(seen) == 26  # the top level, 19 fields of cards and icons, 6 list items
+    assert all(" " in text and "Type(" not in text for text in seen), seen
+
+
+def test_r_cards_5_a_key_that_spells_a_path_is_refused_in_one_line() -> None:
+    """msgspec's path ends its message; an unknown key quoting one must not mislead or crash."""
+    data = {"k - at `$.parts[999].x": 1, **_std()}  # the first problem msgspec meets
+    data["parts"][2]["j` - at `$.missions"] = 1
+    with pytest.raises(CardFileError) as info:
+        card_set_from_dict(data, "mine.json")
+    assert str(info.value).startswith("mine.json: ") and "unknown field" in str(info.value)
+    del data["k - at `$.parts[999].x"]
+    with pytest.raises(CardFileError) as info:
+        card_set_from_dict(data, "mine.json")
+    assert "part 'Cold Gas Thrusters' field 'j` - at `$.missions': unknown key" in str(info.value)

@@ -183,6 +183,40 @@ def test_an_older_record_with_one_human_seat_resumes_and_is_claimed_once(data: P
                 claimed.json()["token"]).status_code == 200  # fmt: skip
 
 
+HEX = "ab" * 32
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("seat_keys", [{"token": HEX, "invite": HEX}, None], "seat_keys[0]"),
+        ("seat_keys", [{"token": HEX.upper()}, None], "matching regex"),
+        ("seat_keys", [{"secret": HEX}, None], "Invalid enum value 'secret'"),
+        ("seat_keys", [{"token": HEX}, {}], "seat_keys[1] does not fit seat 1 (random)"),
+        ("seat_keys", "x", "seat_keys does not fit a browser game: Expected `array`"),
+        ("seat_keys", [{}], "one entry per seat"),
+        ("bot_errors", [{"seat": 1, "agent": "random", "error": "x", "version": 0, "y": 1}], "y"),
+        ("bot_errors", [{"seat": 1, "agent": "random", "error": "x" * 201, "version": 0}], "200"),
+        ("bot_errors", [{"seat": 0, "agent": "human", "error": "x", "version": 0}], "bots"),
+        ("bot_errors", [{"seat": True, "agent": "random", "error": "x", "version": 0}], "bool"),
+    ],
+)
+def test_a_record_s_seat_keys_and_bot_errors_are_checked_against_their_schema(
+    field: str, value: Any, expected: str
+) -> None:
+    """farlight_web.record_format declares their shape; the lineup is checked against it."""
+    from farlight_env.records.record import RecordError
+    from farlight_web.bots import parse_bot_errors
+    from farlight_web.seats import parse_seat_keys
+
+    record = {"players": ["human", "random"], "seat_keys": [{"token": HEX}, None], field: value}
+    with pytest.raises(RecordError) as info:
+        parse_seat_keys(record, Path("g.json"))
+        parse_bot_errors(record, record["players"], Path("g.json"))
+    assert str(info.value).startswith("g.json: ") and expected in str(info.value)
+    assert "\n" not in str(info.value)
+
+
 def test_a_chosen_seed_is_refused_when_several_people_play(client: TestClient) -> None:
     response = client.post("/api/games", json={"players": 2, "humans": [0, 1], "seed": 3})
     assert response.status_code == 400 and "seed" in response.json()["error"]

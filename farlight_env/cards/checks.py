@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from farlight_env.cards.model import CardSet, MissionCard, PartCard
+from farlight_env.cards.model import CardSet, MissionCard, PartCard, Side
 from farlight_env.cards.schema import (
     MAX_CREW_COST,
     MAX_MISSION_BIOTECH,
@@ -17,8 +17,10 @@ from farlight_env.cards.schema import (
     MAX_PART_BIOTECH,
     MIN_MISSION_DIE,
     CardFileError,
-    has_requirement,
+    CardSetFile,
+    MissionFile,
 )
+from farlight_env.untrusted.messages import short
 
 # --- playability minimums for any player count (R-SETUP-3, R-SETUP-4) --------------------------
 MIN_CLIMACTIC = 3  # one at the bottom of each of the 3 stacks
@@ -33,8 +35,39 @@ STANDARD_CLIMACTIC = (5, 7)
 
 
 # =============================================================================================
-# Whole-deck checks
+# One card's fields together, then the whole deck
 # =============================================================================================
+
+
+def check_cards(card_file: CardSetFile, source: str) -> None:
+    """Each card's fields together: sides and ranks listed once, a mission's requirement."""
+    for part in card_file.parts:
+        where = f"{source}: part {short(part.name)!r} field"
+        sides: set[Side] = set()
+        for side in part.connectors:
+            if side in sides:
+                raise CardFileError(
+                    f"{where} 'connectors': side {side.value!r} is listed twice; "
+                    "list each side once"
+                )
+            sides.add(side)
+        repeated = [rank for rank, n in Counter(part.engines).items() if n > 1]
+        if repeated:
+            raise CardFileError(
+                f"{where} 'engines': rank {repeated[0]} appears twice; ranks must be unique "
+                "across the deck"
+            )
+    for mission in card_file.missions:
+        if not has_requirement(mission):
+            raise CardFileError(
+                f"{source}: mission {short(mission.name)!r} fields 'engines', 'biotech', "
+                "'science': a mission needs at least one requirement, but it has no engines, "
+                "0 bio-tech and 0 science"
+            )
+
+
+def has_requirement(mission: MissionCard | MissionFile) -> bool:
+    return bool(mission.engines) or mission.biotech > 0 or mission.science > 0
 
 
 def check_unique_names(

@@ -18,32 +18,17 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+import msgspec
+
 from farlight_env.cards.checks import (
+    check_cards,
     check_climactic_above_regular,
     check_playable,
     check_unique_names,
     check_unique_ranks,
 )
 from farlight_env.cards.model import CardSet
-from farlight_env.cards.schema import (
-    MAX_DESCRIPTION_LENGTH,
-    MAX_FILE_BYTES,
-    SET_FIELDS,
-    SET_REQUIRED,
-    CardFileError,
-    FieldError,
-    check_bool,
-    check_keys,
-    check_name,
-    check_string,
-    describe,
-    mission_to_dict,
-    parse_card,
-    parse_mission,
-    parse_part,
-    part_to_dict,
-    table_list,
-)
+from farlight_env.cards.schema import MAX_FILE_BYTES, CardFileError, CardSetFile, read_card_file
 from farlight_env.untrusted.messages import short
 
 STANDARD_FILE = "standard.toml"
@@ -72,48 +57,27 @@ def standard_card_set() -> CardSet:
 
 def card_set_from_dict(data: Mapping[str, Any], source: str = "<dict>") -> CardSet:
     """Validate plain data (as parsed from TOML/JSON) and build a CardSet from it."""
-    if not isinstance(data, Mapping):
-        raise CardFileError(
-            f"{source}: the top level must be a table of card-set fields, got {describe(data)}"
-        )
-    try:
-        check_keys(data, SET_FIELDS, SET_REQUIRED)
-        name = check_name("name", data["name"])
-        reconstructed = check_bool("reconstructed", data.get("reconstructed", False))
-        description = check_string("description", data.get("description", ""))
-        if len(description) > MAX_DESCRIPTION_LENGTH:
-            raise FieldError("description", f"must be {SET_FIELDS['description']}")
-        raw_parts = table_list("parts", data["parts"])
-        raw_missions = table_list("missions", data["missions"])
-    except FieldError as problem:
-        raise CardFileError(f"{source}: {problem.where()}") from None
-    parts = tuple(parse_card("part", raw, i, source, parse_part) for i, raw in enumerate(raw_parts))
-    missions = tuple(
-        parse_card("mission", raw, i, source, parse_mission) for i, raw in enumerate(raw_missions)
-    )
+    card_file = read_card_file(data, source)
+    check_cards(card_file, source)
+    parts = tuple(part.card() for part in card_file.parts)
+    missions = tuple(mission.card() for mission in card_file.missions)
     check_unique_names("part", parts, source)
     check_unique_names("mission", missions, source)
     check_unique_ranks(parts, source)
     check_climactic_above_regular(missions, source)
     check_playable(parts, missions, source)
     return CardSet(
-        name=name,
+        name=card_file.name,
         parts=parts,
         missions=missions,
-        reconstructed=reconstructed,
-        description=description,
+        reconstructed=card_file.reconstructed,
+        description=card_file.description,
     )
 
 
 def card_set_to_dict(cs: CardSet) -> dict[str, Any]:
     """Plain JSON-able data in the card-file format; `card_set_from_dict` inverts it exactly."""
-    return {
-        "name": cs.name,
-        "reconstructed": cs.reconstructed,
-        "description": cs.description,
-        "parts": [part_to_dict(p) for p in cs.parts],
-        "missions": [mission_to_dict(m) for m in cs.missions],
-    }
+    return msgspec.to_builtins(CardSetFile.of(cs))
 
 
 # =============================================================================================

@@ -1,15 +1,21 @@
-"""The card-file format (R-COMP-4, R-CARDS-5): its fields, their limits, and the parsers that
-turn one card table into a `PartCard` or `MissionCard` (and back), refusing every problem with
-a message naming the card and the field and saying what would be right."""
+"""The card-file format (R-COMP-4, R-CARDS-5) as a msgspec schema: every field's type and limits
+declared once, with what a right value looks like. `problem` turns what msgspec refuses into a
+one-line message naming the card and the field; what spans fields or cards is in `checks`."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import re
+from collections.abc import Mapping
+from enum import Enum
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+from msgspec import inspect as mi
 
 from farlight_env.cards.model import (
     SIDES,
+    CardSet,
     Icon,
     IconKind,
     MissionCard,
@@ -38,47 +44,170 @@ MAX_PART_ICONS = 8  # benefit icons on one part; the standard set has at most 2
 MAX_MISSION_VALUE = 999  # points; the standard set's highest is 14
 
 
-_SIDE_VALUES = frozenset(s.value for s in SIDES)
-_SIDE_NAMES = ", ".join(f'"{s.value}"' for s in SIDES)
-_KIND_NAMES = ", ".join(f'"{k.value}"' for k in IconKind)
-_TIMING_NAMES = ", ".join(f'"{t.value}"' for t in Timing)
-_ICON_TABLE = f"{{ kind = one of {_KIND_NAMES}; timing = one of {_TIMING_NAMES} }}"
+def _names(enum: type[Enum]) -> str:
+    return ", ".join(f'"{member.value}"' for member in enum)
 
-# Field -> what a right value looks like; a field without a default is required.
+
+_ICON_TABLE = f"{{ kind = one of {_names(IconKind)}; timing = one of {_names(Timing)} }}"
 NAME_TEXT = f"a non-empty string (at most {MAX_NAME_LENGTH} characters)"
-SET_FIELDS = {
-    "name": NAME_TEXT,
-    "reconstructed": "a boolean",
-    "description": f"a string of at most {MAX_DESCRIPTION_LENGTH} characters",
-    "parts": f"a list of part tables (at most {MAX_CARDS})",
-    "missions": f"a list of mission tables (at most {MAX_CARDS})",
-}
-SET_REQUIRED = ("name", "parts", "missions")
-_PART_FIELDS = {
-    "name": NAME_TEXT,
-    "connectors": f"a non-empty list of distinct sides from {_SIDE_NAMES}",
-    "crew_cost": f"an integer 0..{MAX_CREW_COST}",
-    "biotech": f"an integer 0..{MAX_PART_BIOTECH}",
-    "engines": (
-        f"a list of at most {MAX_PART_ENGINES} positive integer ranks up to {MAX_ENGINE_RANK}, "
-        "unique across the deck"
+
+# A field's `description` says what a right value is (integers, booleans and enums without one
+# are described from their type); a list item's `title` names one item in messages.
+Name = Annotated[str, Meta(max_length=MAX_NAME_LENGTH, pattern=r"\S", description=NAME_TEXT)]
+Connectors = Annotated[
+    list[Annotated[Side, Meta(title="side")]],
+    Meta(min_length=1, description=f"a non-empty list of distinct sides from {_names(Side)}"),
+]
+CrewCost = Annotated[int, Meta(ge=0, le=MAX_CREW_COST)]
+PartBiotech = Annotated[int, Meta(ge=0, le=MAX_PART_BIOTECH)]
+EngineRank = Annotated[
+    int,
+    Meta(
+        ge=1,
+        le=MAX_ENGINE_RANK,
+        title="engine rank",
+        description=f"a positive integer up to {MAX_ENGINE_RANK}",
     ),
-    "icons": f"a list of at most {MAX_PART_ICONS} icon tables, each {_ICON_TABLE}",
-}
-_PART_REQUIRED = ("name", "connectors")
-_MISSION_FIELDS = {
-    "name": NAME_TEXT,
-    "value": f"a positive integer up to {MAX_MISSION_VALUE}",
-    "climactic": "a boolean",
-    "engines": (
-        f"a list of at most {MAX_MISSION_ENGINES} minimum die values "
-        f"{MIN_MISSION_DIE}..{MAX_MISSION_DIE}"
+]
+EngineRanks = Annotated[
+    list[EngineRank],
+    Meta(
+        max_length=MAX_PART_ENGINES,
+        description=f"a list of at most {MAX_PART_ENGINES} positive integer ranks up to "
+        f"{MAX_ENGINE_RANK}, unique across the deck",
     ),
-    "biotech": f"an integer 0..{MAX_MISSION_BIOTECH}",
-    "science": f"an integer 0..{MAX_MISSION_SCIENCE}",
-}
-_MISSION_REQUIRED = ("name", "value")
-_ICON_FIELDS = {"kind": _KIND_NAMES, "timing": _TIMING_NAMES}
+]
+MissionValue = Annotated[
+    int,
+    Meta(ge=1, le=MAX_MISSION_VALUE, description=f"a positive integer 1..{MAX_MISSION_VALUE}"),
+]
+MinimumDice = Annotated[
+    list[Annotated[int, Meta(ge=MIN_MISSION_DIE, le=MAX_MISSION_DIE, title="minimum die value")]],
+    Meta(
+        max_length=MAX_MISSION_ENGINES,
+        description=f"a list of at most {MAX_MISSION_ENGINES} minimum die values "
+        f"{MIN_MISSION_DIE}..{MAX_MISSION_DIE}",
+    ),
+]
+MissionBiotech = Annotated[int, Meta(ge=0, le=MAX_MISSION_BIOTECH)]
+MissionScience = Annotated[int, Meta(ge=0, le=MAX_MISSION_SCIENCE)]
+Description = Annotated[
+    str,
+    Meta(
+        max_length=MAX_DESCRIPTION_LENGTH,
+        description=f"a string of at most {MAX_DESCRIPTION_LENGTH} characters",
+    ),
+]
+
+
+class IconFile(msgspec.Struct, forbid_unknown_fields=True):
+    """One benefit icon of a part."""
+
+    kind: IconKind
+    timing: Timing
+
+
+Icons = Annotated[
+    list[Annotated[IconFile, Meta(description=f"a table {_ICON_TABLE}")]],
+    Meta(
+        max_length=MAX_PART_ICONS,
+        description=f"a list of at most {MAX_PART_ICONS} icon tables, each {_ICON_TABLE}",
+    ),
+]
+
+
+class PartFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One `[[parts]]` table (R-CARDS-1); `engines` are the printed ranks of its engine icons."""
+
+    name: Name
+    connectors: Connectors
+    crew_cost: CrewCost = 0
+    biotech: PartBiotech = 0
+    engines: EngineRanks = []
+    icons: Icons = []
+
+    def card(self) -> PartCard:
+        return PartCard(
+            name=self.name,
+            connectors=frozenset(self.connectors),
+            crew_cost=self.crew_cost,
+            icons=tuple(Icon(icon.kind, icon.timing) for icon in self.icons),
+            biotech=self.biotech,
+            engines=tuple(self.engines),
+        )
+
+    @classmethod
+    def of(cls, part: PartCard) -> PartFile:
+        return cls(
+            name=part.name,
+            connectors=[side for side in SIDES if side in part.connectors],
+            crew_cost=part.crew_cost,
+            biotech=part.biotech,
+            engines=list(part.engines),
+            icons=[IconFile(icon.kind, icon.timing) for icon in part.icons],
+        )
+
+
+class MissionFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One `[[missions]]` table (R-CARDS-2); `engines` are minimum die values."""
+
+    name: Name
+    value: MissionValue
+    climactic: bool = False
+    engines: MinimumDice = []
+    biotech: MissionBiotech = 0
+    science: MissionScience = 0
+
+    def card(self) -> MissionCard:
+        return MissionCard(
+            self.name, self.value, self.climactic, tuple(self.engines), self.biotech, self.science
+        )
+
+    @classmethod
+    def of(cls, mission: MissionCard) -> MissionFile:
+        return cls(
+            name=mission.name,
+            value=mission.value,
+            climactic=mission.climactic,
+            engines=list(mission.engines),
+            biotech=mission.biotech,
+            science=mission.science,
+        )
+
+
+# A card in a list is named in messages by its title and its name (or index).
+Parts = Annotated[
+    list[Annotated[PartFile, Meta(title="part", description="a table of fields")]],
+    Meta(max_length=MAX_CARDS, description=f"a list of part tables (at most {MAX_CARDS})"),
+]
+Missions = Annotated[
+    list[Annotated[MissionFile, Meta(title="mission", description="a table of fields")]],
+    Meta(max_length=MAX_CARDS, description=f"a list of mission tables (at most {MAX_CARDS})"),
+]
+
+
+class CardSetFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A whole card file: the set's name and notes, then its parts and missions."""
+
+    name: Name
+    reconstructed: bool = False
+    description: Description = ""
+    parts: Parts
+    missions: Missions
+
+    @classmethod
+    def of(cls, cs: CardSet) -> CardSetFile:
+        return cls(
+            name=cs.name,
+            reconstructed=cs.reconstructed,
+            description=cs.description,
+            parts=[PartFile.of(p) for p in cs.parts],
+            missions=[MissionFile.of(m) for m in cs.missions],
+        )
+
+
+#: The top level of a card file.
+CARD_FILE = Annotated[CardSetFile, Meta(description="a table of card-set fields")]
 
 
 class CardFileError(ValueError):
@@ -89,213 +218,109 @@ class CardFileError(ValueError):
         super().__init__(clip_message(message))
 
 
-class FieldError(Exception):
-    """Raised by field parsers; the caller adds the source and the card to the message."""
-
-    def __init__(self, fields: str | Sequence[str], message: str) -> None:
-        super().__init__(message)
-        self.fields = (fields,) if isinstance(fields, str) else tuple(fields)
-        self.message = message
-
-    def where(self) -> str:
-        """`field 'x'` or `fields 'x', 'y'`, as used in every error message."""
-        shown = some_names(list(self.fields))
-        return f"field{'s' if len(self.fields) > 1 else ''} {shown}: {self.message}"
-
-
-# =============================================================================================
-# One card
-# =============================================================================================
-
-
-def parse_card(
-    what: str,
-    raw: Any,
-    index: int,
-    source: str,
-    build: Callable[[Mapping[str, Any]], Any],
-) -> Any:
-    """Build one card, turning a field problem into an error naming source, card and field."""
-    label = _card_label(what, raw, index)
-    if not isinstance(raw, Mapping):
-        raise CardFileError(f"{source}: {label}: must be a table of fields, got {describe(raw)}")
+def read_card_file(data: Any, source: str) -> CardSetFile:
+    """`data` (as parsed from TOML/JSON) as a CardSetFile; CardFileError says what is wrong."""
     try:
-        return build(raw)
-    except FieldError as problem:
-        raise CardFileError(f"{source}: {label} {problem.where()}") from None
-
-
-def _card_label(what: str, raw: Any, index: int) -> str:
-    """A card is named by its name when it has a usable one, else by its 0-based index."""
-    name = raw.get("name") if isinstance(raw, Mapping) else None
-    if isinstance(name, str) and name.strip():
-        return f"{what} {short(name)!r}"
-    return f"{what} at index {index}"
-
-
-def parse_part(raw: Mapping[str, Any]) -> PartCard:
-    check_keys(raw, _PART_FIELDS, _PART_REQUIRED)
-    return PartCard(
-        name=check_name("name", raw["name"]),
-        connectors=_connectors("connectors", raw["connectors"]),
-        crew_cost=_bounded_int("crew_cost", raw.get("crew_cost", 0), 0, MAX_CREW_COST),
-        icons=_icons("icons", raw.get("icons", [])),
-        biotech=_bounded_int("biotech", raw.get("biotech", 0), 0, MAX_PART_BIOTECH),
-        engines=_ranks("engines", raw.get("engines", [])),
-    )
-
-
-def parse_mission(raw: Mapping[str, Any]) -> MissionCard:
-    check_keys(raw, _MISSION_FIELDS, _MISSION_REQUIRED)
-    mission = MissionCard(
-        name=check_name("name", raw["name"]),
-        value=_bounded_int("value", raw["value"], 1, MAX_MISSION_VALUE),
-        climactic=check_bool("climactic", raw.get("climactic", False)),
-        engines=_dice("engines", raw.get("engines", [])),
-        biotech=_bounded_int("biotech", raw.get("biotech", 0), 0, MAX_MISSION_BIOTECH),
-        science=_bounded_int("science", raw.get("science", 0), 0, MAX_MISSION_SCIENCE),
-    )
-    if not has_requirement(mission):
-        raise FieldError(
-            ("engines", "biotech", "science"),
-            "a mission needs at least one requirement, but it has no engines, 0 bio-tech and "
-            "0 science",
+        return msgspec.convert(
+            dict(data) if isinstance(data, Mapping) else data, CARD_FILE, strict=True
         )
-    return mission
-
-
-def has_requirement(mission: MissionCard) -> bool:
-    return bool(mission.engines) or mission.biotech > 0 or mission.science > 0
+    except msgspec.ValidationError as exc:
+        raise CardFileError(f"{source}: {problem(str(exc), data, CARD_FILE)}") from None
 
 
 # =============================================================================================
-# Field parsers: each returns the typed value or raises FieldError saying what is right
+# msgspec's refusal -> the message: "<card> field '<field>': must be <description>, got <value>"
 # =============================================================================================
 
+_AT = re.compile(r"(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?", re.DOTALL)
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+_MISSING = re.compile(r"Object missing required field `(\w+)`")
 
-def check_keys(raw: Mapping[str, Any], fields: Mapping[str, str], required: Sequence[str]) -> None:
-    unknown = sorted(str(key) for key in raw if key not in fields)
-    if unknown:
+
+def problem(error: str, data: Any, schema: Any) -> str:
+    """What msgspec's `error` ("<reason> - at `$.parts[3].cost`") means, said of `data` in the
+    words the schema's titles and descriptions give (msgspec's own words if the path is odd)."""
+    match = _AT.fullmatch(error)
+    reason, path = match.group("reason", "path") if match else (error, None)
+    try:
+        return _problem(reason, path or "", data, schema)
+    except (LookupError, TypeError, AttributeError, ValueError, StopIteration):
+        return error  # a key that spells " - at `$..." can mislead the path; never crash on it
+
+
+def _problem(reason: str, path: str, data: Any, schema: Any) -> str:
+    kind, meta = _unwrap(mi.type_info(schema))
+    value, subject, field, each = data, "", "", ""
+    for name, index in _STEP.findall(path):
+        if name:
+            kind, meta = _unwrap(next(f.type for f in kind.fields if f.encode_name == name))
+            value = value.get(name) if isinstance(value, Mapping) else None
+            field = f"{field}.{name}" if field else name
+            continue
+        kind, meta = _unwrap(kind.item_type)
+        value = value[int(index)]
+        if not isinstance(kind, mi.StructType):
+            each = meta.get("title", "item")  # one value of a list of values
+        elif "title" in meta and not subject:  # a card: named by its name, else by its index
+            name = value.get("name") if isinstance(value, Mapping) else None
+            usable = isinstance(name, str) and name.strip()
+            subject = f"{meta['title']} " + (repr(short(name)) if usable else f"at index {index}")
+            field = ""
+        else:
+            field += f"[{index}]"
+    if reason.startswith("Object contains unknown field"):
+        allowed = [f.encode_name for f in kind.fields]
+        unknown = sorted(str(key) for key in value if key not in allowed)
+        if not unknown:
+            raise LookupError("the path does not lead to the unknown key")
         noun = "unknown key" if len(unknown) == 1 else "unknown keys"
-        raise FieldError(unknown, f"{noun}; the allowed keys are {', '.join(fields)}")
-    for key in required:
-        if key not in raw:
-            raise FieldError(key, f"required field is missing; it must be {fields[key]}")
+        names = [f"{field}.{key}" if field else key for key in unknown]
+        return _said(subject, names, f"{noun}; the allowed keys are {', '.join(allowed)}")
+    if missing := _MISSING.fullmatch(reason):
+        name = missing[1]
+        kind, meta = _unwrap(next(f.type for f in kind.fields if f.encode_name == name))
+        text = f"required field is missing; it must be {_expected(kind, meta)}"
+        return _said(subject, [f"{field}.{name}" if field else name], text)
+    got = _size(value) if " of length " in reason else describe(value)
+    if each:
+        return _said(subject, [field], f"each {each} must be {_expected(kind, meta)}, got {got}")
+    return _said(subject, [field] if field else [], f"must be {_expected(kind, meta)}, got {got}")
 
 
-def check_name(field: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise FieldError(field, f"must be {NAME_TEXT}, got {describe(value)}")
-    if len(value) > MAX_NAME_LENGTH:
-        raise FieldError(field, f"must be {NAME_TEXT}, got {len(value)} characters")
-    return value
+def _unwrap(kind: Any) -> tuple[Any, dict[str, Any]]:
+    """A type without its Annotated metadata, and the title/description that metadata gives."""
+    meta: dict[str, Any] = {}
+    while isinstance(kind, mi.Metadata):
+        meta = {**(kind.extra_json_schema or {}), **meta}
+        kind = kind.type
+    return kind, meta
 
 
-def check_string(field: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise FieldError(field, f"must be a string, got {describe(value)}")
-    return value
+def _expected(kind: Any, meta: dict[str, Any]) -> str:
+    """What a right value is: the declared description, else said from the type's limits."""
+    if "description" in meta:
+        return meta["description"]
+    if isinstance(kind, mi.IntType):
+        return f"an integer {kind.ge}..{kind.le}"
+    if isinstance(kind, mi.BoolType):
+        return "true or false"
+    if isinstance(kind, mi.EnumType):
+        return f"one of {_names(kind.cls)}"
+    return str(kind)
 
 
-def check_bool(field: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise FieldError(field, f"must be true or false, got {describe(value)}")
-    return value
+def _said(subject: str, fields: list[str], text: str) -> str:
+    """ "part 'X' field 'y': text"; the top level when there is no card and no field."""
+    named = f"field{'s' if len(fields) > 1 else ''} {some_names(fields)}" if fields else ""
+    where = " ".join(part for part in (subject, named) if part)
+    return f"{where}: {text}" if where else f"the top level {text}"
 
 
-def _is_int(value: Any) -> bool:
-    """bool is a subclass of int in Python, but `true` is not a number in a card file."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _bounded_int(field: str, value: Any, low: int, high: int | None) -> int:
-    if not _is_int(value) or value < low or (high is not None and value > high):
-        expected = f"an integer {low}..{high}" if high is not None else f"an integer >= {low}"
-        raise FieldError(field, f"must be {expected}, got {describe(value)}")
-    return int(value)
-
-
-def _list(field: str, value: Any, expected: str, limit: int | None = None) -> list[Any]:
-    if not isinstance(value, (list, tuple)) or (limit is not None and len(value) > limit):
-        raise FieldError(field, f"must be {expected}, got {describe(value)}")
-    return list(value)
-
-
-def table_list(field: str, value: Any) -> list[Any]:
-    return _list(field, value, SET_FIELDS[field], MAX_CARDS)
-
-
-def _connectors(field: str, value: Any) -> frozenset[Side]:
-    expected = _PART_FIELDS["connectors"]
-    items = _list(field, value, expected)
-    if not items:
-        raise FieldError(field, f"must be {expected}, got an empty list")
-    sides: list[Side] = []
-    for item in items:
-        if not isinstance(item, str) or item not in _SIDE_VALUES:
-            raise FieldError(field, f"each side must be one of {_SIDE_NAMES}, got {describe(item)}")
-        if Side(item) in sides:
-            raise FieldError(field, f"side {item!r} is listed twice; list each side once")
-        sides.append(Side(item))
-    return frozenset(sides)
-
-
-def _ranks(field: str, value: Any) -> tuple[int, ...]:
-    items = _list(field, value, _PART_FIELDS["engines"], MAX_PART_ENGINES)
-    for item in items:
-        if not _is_int(item) or not 1 <= item <= MAX_ENGINE_RANK:
-            raise FieldError(
-                field,
-                f"each engine rank must be a positive integer up to {MAX_ENGINE_RANK}, "
-                f"got {describe(item)}",
-            )
-    repeated = [rank for rank, n in Counter(items).items() if n > 1]
-    if repeated:
-        raise FieldError(
-            field, f"rank {repeated[0]} appears twice; ranks must be unique across the deck"
-        )
-    return tuple(items)
-
-
-def _dice(field: str, value: Any) -> tuple[int, ...]:
-    expected = _MISSION_FIELDS["engines"]
-    items = _list(field, value, expected)
-    if len(items) > MAX_MISSION_ENGINES:
-        raise FieldError(field, f"must be {expected}, got {len(items)} values")
-    for item in items:
-        if not _is_int(item) or not MIN_MISSION_DIE <= item <= MAX_MISSION_DIE:
-            raise FieldError(
-                field,
-                f"each minimum die value must be an integer {MIN_MISSION_DIE}..{MAX_MISSION_DIE}, "
-                f"got {describe(item)}",
-            )
-    return tuple(items)
-
-
-def _icons(field: str, value: Any) -> tuple[Icon, ...]:
-    items = _list(field, value, _PART_FIELDS["icons"], MAX_PART_ICONS)
-    return tuple(_icon(f"{field}[{i}]", item) for i, item in enumerate(items))
-
-
-def _icon(field: str, value: Any) -> Icon:
-    if not isinstance(value, Mapping):
-        raise FieldError(field, f"must be a table {_ICON_TABLE}, got {describe(value)}")
-    unknown = sorted(str(key) for key in value if key not in _ICON_FIELDS)
-    if unknown:
-        raise FieldError(f"{field}.{unknown[0]}", "unknown key; an icon has only kind and timing")
-    for key, names in _ICON_FIELDS.items():
-        if key not in value:
-            raise FieldError(f"{field}.{key}", f"required field is missing; use one of {names}")
-    return Icon(
-        kind=_enum(f"{field}.kind", value["kind"], IconKind, _KIND_NAMES),
-        timing=_enum(f"{field}.timing", value["timing"], Timing, _TIMING_NAMES),
-    )
-
-
-def _enum(field: str, value: Any, enum: type[IconKind] | type[Timing], names: str) -> Any:
-    if not isinstance(value, str) or value not in {member.value for member in enum}:
-        raise FieldError(field, f"must be one of {names}, got {describe(value)}")
-    return enum(value)
+def _size(value: Any) -> str:
+    """How long a too long (or too short) value is."""
+    if isinstance(value, str):
+        return f"{len(value)} characters"
+    return f"{len(value)} values" if value else "an empty list"
 
 
 def describe(value: Any) -> str:
@@ -303,7 +328,7 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, int):
-        return str(value)
+        return str(value) if value.bit_length() < 10_000 else "an integer of over 3,000 digits"
     if isinstance(value, str):
         return f"string {short(value)!r}"
     if isinstance(value, float):
@@ -315,30 +340,3 @@ def describe(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return f"a list of {len(value)}"
     return type(value).__name__
-
-
-# =============================================================================================
-# Writing
-# =============================================================================================
-
-
-def part_to_dict(part: PartCard) -> dict[str, Any]:
-    return {
-        "name": part.name,
-        "connectors": [side.value for side in SIDES if side in part.connectors],
-        "crew_cost": part.crew_cost,
-        "biotech": part.biotech,
-        "engines": list(part.engines),
-        "icons": [{"kind": i.kind.value, "timing": i.timing.value} for i in part.icons],
-    }
-
-
-def mission_to_dict(mission: MissionCard) -> dict[str, Any]:
-    return {
-        "name": mission.name,
-        "value": mission.value,
-        "climactic": mission.climactic,
-        "engines": list(mission.engines),
-        "biotech": mission.biotech,
-        "science": mission.science,
-    }
