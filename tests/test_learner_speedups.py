@@ -128,6 +128,8 @@ def test_distinct_ship_network_equals_the_plain_network(seed: int) -> None:
     """Logits, values and every parameter's gradient, on a batch of repeated grids."""
     net = structured_net(seed)
     obs = repeated_batch(seed)
+    installing = int(obs[:, net.install_flag].sum())
+    assert 0 < installing < len(obs)  # the head runs on install rows only: both kinds here
     results = []
     for forward in (net.forward, lambda x: plain_forward(net, x)):
         net.zero_grad()

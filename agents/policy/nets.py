@@ -91,7 +91,9 @@ class ObservationNet(nn.Module):
         first, inverse = distinct_rows(grids)
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
         if torch.is_grad_enabled() or planes.device.type != "cpu":  # the cache keys CPU bytes
-            maps = self.ship_cnn(planes)
+            # channels-last input: oneDNN's CPU convolutions run forward and backward ~1.4x
+            # faster on these small grids (same outputs up to float rounding)
+            maps = self.ship_cnn(planes.contiguous(memory_format=torch.channels_last))
         else:
             maps = self.map_cache.maps(self.ship_cnn, planes)
         pooled = pool_maps(maps).index_select(0, inverse).view(batch, self.num_seats, -1)
@@ -221,13 +223,7 @@ class StructuredNet(nn.Module):
         the install logits."""
         context = self.trunk(features)
         rest = self.rest(context)
-        installing = self._installing(obs)
-        if installing is None:
-            cells = install(obs, context, *args)
-        elif bool(installing.any()):  # rows of other decisions: 0, as when the head is skipped
-            cells = install(obs, context, *args) * installing[:, None]
-        else:  # a batch of bids (the bidding sub-game's): the head's cells are masked everywhere
-            cells = obs.new_zeros(obs.shape[0], self.observation.grid**2)
+        cells = self._cells(obs, context, install, args)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
@@ -238,6 +234,28 @@ class StructuredNet(nn.Module):
             dim=1,
         )
         return logits, self.value(features)
+
+    def _cells(
+        self, obs: torch.Tensor, context: torch.Tensor, install: Any, args: tuple[Any, ...]
+    ) -> torch.Tensor:
+        """The install head's cell logits: computed for install decisions only, 0 elsewhere
+        (other decisions' masks exclude every cell, so their logits there never count)."""
+        installing = self._installing(obs)
+        if installing is None:
+            return install(obs, context, *args)
+        if not bool(installing.any()):  # a batch of bids (the bidding sub-game's)
+            return obs.new_zeros(obs.shape[0], self.observation.grid**2)
+        if install != self._distinct_install_logits or bool(installing.all()):
+            return install(obs, context, *args) * installing[:, None]
+        # a training minibatch: about one row in seven installs, so run the head on those only
+        rows = installing.nonzero().squeeze(1)
+        (ships,) = args
+        some = install(
+            obs.index_select(0, rows),
+            context.index_select(0, rows),
+            ships._replace(own=ships.own.index_select(0, rows)),
+        )
+        return obs.new_zeros(obs.shape[0], some.shape[1]).index_copy(0, rows, some)
 
     def _cached_forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Inference (a rollout step, a game move): the ship CNN's pooled features and the
