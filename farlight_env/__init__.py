@@ -15,7 +15,8 @@ PETTINGZOO_ID = "farlight_env/Farlight-v0"
 
 
 def _register() -> None:
-    """Make `gymnasium.make(GYM_ID)` and `pettingzoo.make("aec", PETTINGZOO_ID)` work."""
+    """Make `gymnasium.make(GYM_ID)` and `pettingzoo.make("aec", PETTINGZOO_ID)` work (the
+    latter from pettingzoo 1.27, whose registry older versions lack: AgileRL pins <1.27)."""
     import gymnasium
 
     if GYM_ID not in gymnasium.registry:

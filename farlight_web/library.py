@@ -4,7 +4,8 @@ Records and tournament results are read with the loaders `farlight replay` uses
 (`farlight_env.records.record.load_record`, which validates them); journals (`tournament.json` plus
 `games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate` scorecards
 are validated against `agents.formats.scorecard` and flagged, not trusted, when they do not fit.
-Every file is size-bounded and the folder walk is bounded in depth and count; symbolic links
+Every file is size-bounded and the folder walk is bounded in depth and count (the count shared
+fairly between top-level folders); symbolic links
 are never followed (a link is a path outside `--data`). With a `FileIndex`, listings read a
 file again only when it changed, and the replay picker decodes only the few fields it shows.
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from farlight_env.view.model import board_view, to_builtins
 from farlight_web.moves import events_for, move_events, move_label
 
 MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily
-MAX_FILES = 2000  # files looked at per walk of --data
+MAX_FILES = 2000  # files listed per walk of --data, shared fairly between top-level folders
 MAX_DEPTH = 4
 MAX_LISTED_GAMES = 500  # games linked per tournament on the leaderboard
 
@@ -42,13 +44,39 @@ MAX_LISTED_GAMES = 500  # games linked per tournament on the leaderboard
 def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list[Path]:
     """Files under `data` (depth <= MAX_DEPTH, at most MAX_FILES, hidden folders skipped) named
     one of `names`, or ending in `suffix` when no names are given; sorted. Symbolic links
-    (to files or folders) are not followed: whatever they point to is outside."""
+    (to files or folders) are not followed: whatever they point to is outside.
+
+    The bound is shared fairly: the files of `data` itself and each top-level folder are
+    taken in turn, one at a time, so thousands of browser games in `games/` cannot push
+    `tour/` or `uploads/` out of the listing; a folder with fewer files leaves the rest."""
+    groups: deque[Iterator[Path]] = deque([_matches(data, data, names, suffix, descend=False)])
+    try:
+        entries = sorted(os.scandir(data), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+            groups.append(_matches(data, Path(entry.path), names, suffix, descend=True))
     found: list[Path] = []
+    while groups and len(found) < MAX_FILES:
+        group = groups.popleft()
+        path = next(group, None)
+        if path is not None:
+            found.append(path)
+            groups.append(group)
+    return sorted(found)
+
+
+def _matches(
+    data: Path, top: Path, names: tuple[str, ...], suffix: str, descend: bool
+) -> Iterator[Path]:
+    """The matching files under `top` in sorted order, lazily (listed only when asked for);
+    only `top`'s own files unless `descend`."""
     root_depth = len(data.parts)
-    for folder, dirs, files in os.walk(data):  # never descends into a linked folder
+    for folder, dirs, files in os.walk(top):  # never descends into a linked folder
         here = Path(folder)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if len(here.parts) - root_depth >= MAX_DEPTH:
+        if not descend or len(here.parts) - root_depth >= MAX_DEPTH:
             dirs[:] = []
         for name in sorted(files):
             if name.startswith("."):
@@ -56,10 +84,7 @@ def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list
             if ((name in names) if names else name.endswith(suffix)) and not os.path.islink(
                 here / name
             ):
-                found.append(here / name)
-                if len(found) >= MAX_FILES:
-                    return sorted(found)
-    return sorted(found)
+                yield here / name
 
 
 def inside(data: Path, relative: str) -> Path:

@@ -4,7 +4,9 @@ end-of-game rewards in every mode, illegal actions, masks and action description
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -97,6 +99,22 @@ def test_metadata() -> None:
     assert env.metadata["name"] == "farlight_v0"
     assert isinstance(env, wrappers.OrderEnforcingWrapper)
     assert isinstance(env.unwrapped, raw_env)
+
+
+def test_the_docs_say_pettingzoo_make_needs_1_27_while_the_floor_is_lower() -> None:
+    """pyproject allows a pettingzoo without make() (AgileRL's venv pins <1.27): every page
+    that shows `pettingzoo.make` says, right there, that it needs 1.27."""
+    root = Path(__file__).resolve().parents[1]
+    floor = re.search(r'"pettingzoo>=([0-9.]+)"', (root / "pyproject.toml").read_text())
+    assert floor is not None, "pyproject.toml has no pettingzoo floor"
+    if tuple(map(int, floor.group(1).split("."))) >= (1, 27):
+        return
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text()
+        for found in re.finditer(r"pettingzoo\.make\(", text):
+            window = text[found.start() : found.start() + 300]
+            assert "1.27" in window, f"{page.name}: pettingzoo.make without its 1.27 note"
 
 
 @pytest.mark.skipif(

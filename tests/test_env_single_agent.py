@@ -101,6 +101,8 @@ def test_sb3_check_env_passes() -> None:
         ({"learner_seat": "first"}, "learner_seat"),
         ({"opponents": [lowest_legal, lowest_legal, lowest_legal]}, "opponents"),
         ({"opponents": ["not a policy"]}, "opponents"),
+        ({"opponents": "nobody"}, "opponents"),
+        ({"opponents": [lowest_legal, 7]}, "opponents"),
         ({"num_players": 6}, "num_players"),
     ],
 )
@@ -182,6 +184,32 @@ def test_opponents_given_through_gymnasium_make_are_used() -> None:
     assert policy.calls >= 2  # seat 0 bids first: two tiles before the learner's turn
     calls = policy.calls
     assert len(learner_game(env).history) == calls
+
+
+def test_one_agent_name_plays_every_opponent_seat() -> None:
+    """`opponents="random"` is one agent name for every seat, as `["random"]` is, not the
+    six one-letter names its characters would make."""
+    by_string = make(num_players=2, learner_seat=1, opponents="random")
+    by_list = make(num_players=2, learner_seat=1, opponents=["random"])
+    assert len(by_string.opponents) == 2
+    assert all(type(o).__name__ == "RandomAgent" for o in by_string.opponents)
+    assert type(by_list.opponents[0]).__name__ == "RandomAgent"
+    first, second = play_episode(by_string, seed=5), play_episode(by_list, seed=5)
+    assert first["terminated"] or first["truncated"]
+    assert first["rewards"] == second["rewards"]
+    np.testing.assert_array_equal(first["observations"][-1], second["observations"][-1])
+
+
+def test_named_opponents_repeat_a_seeded_episode() -> None:
+    """Agents built from names are reseeded from each game's seed: one env replays seed 4
+    after other games exactly."""
+    env = make(num_players=3, learner_seat=0, opponents="random")
+    before = play_episode(env, seed=4)
+    play_episode(env, seed=9)
+    again = play_episode(env, seed=4)
+    assert before["rewards"] == again["rewards"]
+    for a, b in zip(before["observations"], again["observations"], strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_deterministic_opponents_make_deterministic_games() -> None:

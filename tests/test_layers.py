@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import pkgutil
 import subprocess
 import sys
@@ -10,22 +11,62 @@ from pathlib import Path
 
 import farlight_env
 
+#: farlight_env modules that import an optional extra's module at import time, and that module:
+#: the import check passes over such a module only when that very dependency is missing.
+OPTIONAL = {"farlight_env.openspiel": "pyspiel"}
+UPPER = (
+    "torch",
+    "agents",
+    "training",
+    "stable_baselines3",
+    "sb3_contrib",
+    "farlight_cli",
+    "farlight_web",
+    "starlette",
+    "uvicorn",
+)
 
-def test_farlight_env_imports_no_upper_layer_and_no_torch() -> None:
+
+def _import_every_module(prelude: str = "") -> tuple[list[str], list[str]]:
+    """Import every farlight_env module in a fresh interpreter (after `prelude`): the upper-layer
+    modules that pulled in, and the modules passed over because their optional extra is missing."""
     modules = [m.name for m in pkgutil.walk_packages(farlight_env.__path__, "farlight_env.")]
     assert "farlight_env.game.game" in modules and "farlight_env.env.aec" in modules
-    code = (
+    code = prelude + (
         "import importlib, sys\n"
+        "skipped = []\n"
         f"for name in {modules!r}:\n"
-        "    if not name.endswith('__main__'):\n"
+        "    if name.endswith('__main__'):\n"
+        "        continue\n"
+        "    try:\n"
         "        importlib.import_module(name)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('torch', 'agents', 'training', 'stable_baselines3', 'sb3_contrib', 'farlight_cli', "
-        "'farlight_web', 'starlette', 'uvicorn'))\n"
+        "    except ImportError as exc:\n"
+        f"        dep = {OPTIONAL!r}.get(name)\n"
+        "        if dep is None or dep not in (exc.name, getattr(exc.__cause__, 'name', None)):\n"
+        "            raise\n"
+        "        skipped.append(name)\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {UPPER!r})\n"
         "print(','.join(bad))\n"
+        "print(','.join(skipped))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"farlight_env pulled in: {out.stdout.strip()}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    bad, skipped = out.stdout.split("\n")[:2]
+    return [b for b in bad.split(",") if b], [s for s in skipped.split(",") if s]
+
+
+def test_farlight_env_imports_no_upper_layer_and_no_torch() -> None:
+    bad, skipped = _import_every_module()
+    assert bad == [], f"farlight_env pulled in: {bad}"
+    missing = [name for name, dep in OPTIONAL.items() if importlib.util.find_spec(dep) is None]
+    assert skipped == missing  # passed over: exactly the modules whose extra is not installed
+
+
+def test_the_import_check_passes_over_a_module_whose_extra_is_missing() -> None:
+    """Without OpenSpiel (the interop extra) only farlight_env.openspiel is passed over, and
+    the other modules are still checked."""
+    bad, skipped = _import_every_module("import sys\nsys.modules['pyspiel'] = None\n")
+    assert bad == [] and skipped == ["farlight_env.openspiel"]
 
 
 def _imported_roots(path: Path) -> set[str]:

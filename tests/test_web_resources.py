@@ -336,6 +336,33 @@ def test_listings_read_only_new_and_changed_files(data: Path) -> None:
     assert index.reads == reads
 
 
+def test_a_full_games_folder_does_not_push_other_folders_out_of_listings(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More browser games than the walk's bound: the files of `data`, `tour/` and `uploads/`
+    are listed all the same, the games take the rest, and the listing keeps to the bound."""
+    from farlight_web import library
+
+    monkeypatch.setattr(library, "MAX_FILES", 12)
+    head = {"format": "farlight-record", "players": ["a", "b"], "finished": True}
+    record = json.dumps({**head, "scores": [1, 2]})
+    (data / "games").mkdir(parents=True)
+    for i in range(40):
+        (data / "games" / f"{i:04x}.json").write_text(record)
+    for folder in ("tour", "uploads"):
+        (data / folder / "deep").mkdir(parents=True)
+        (data / folder / "deep" / "x.json").write_text(record)
+    (data / "tour" / "deep" / "results.json").write_text("{}")
+    (data / "mine.json").write_text(record)
+    client = _client(make_app(data))
+    listed = [r["file"] for r in client.get("/api/records").json()]
+    assert {"mine.json", "tour/deep/x.json", "uploads/deep/x.json"} <= set(listed)
+    assert len(listed) == 11 and sum(f.startswith("games/") for f in listed) == 8
+    assert len(library.walk(data)) == 12  # results.json is walked too, not a record
+    board = client.get("/api/leaderboard").json()
+    assert [t["file"] for t in board["tournaments"]] == ["tour/deep/results.json"]
+
+
 # ---------------------------------------------------------------------------------- rate limits
 def test_starting_games_is_rate_limited_per_client(data: Path) -> None:
     clock = Clock()

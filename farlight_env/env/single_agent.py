@@ -15,12 +15,16 @@ from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import (
     DEFAULT_AUTOPILOT,
     Autopilot,
+    agent_factory,
+    is_agent,
     parse_decisions,
+    reseed,
 )
 from farlight_env.game.config import ConfigError
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
-#: (an object with act(observation, action_mask, info) -> int, given info["view"]).
+#: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
+#: agent name / saved policy path, built through the `farlight_env.agents` entry point.
 Policy = Callable[[np.ndarray, np.ndarray], int] | Any
 
 
@@ -89,11 +93,15 @@ class FarlightSingleAgentEnv(gym.Env):
         self._obs = np.zeros(self.aec.encoder.size, dtype=np.float32)
 
     def _opponent_list(self, opponents: Policy | Sequence[Policy] | None) -> list[Policy | None]:
-        """One policy per seat (None where the learner may sit); defaults to random play."""
+        """One policy per seat (None where the learner may sit); defaults to random play. A
+        string is one agent name for every seat, never a sequence of one-letter names."""
         n = self.num_players
+        self._named_opponents: list[tuple[int, Any]] = []
         if opponents is None:
             return [None] * n
-        if callable(opponents) or hasattr(opponents, "act"):
+        if isinstance(opponents, str):
+            opponents = [opponents] * n
+        elif callable(opponents) or hasattr(opponents, "act"):
             return [opponents] * n
         opponents = list(opponents)
         if len(opponents) not in (n - 1, n):
@@ -101,10 +109,28 @@ class FarlightSingleAgentEnv(gym.Env):
                 f"opponents must be one policy or a list of {n - 1} (one per other seat), "
                 f"got {len(opponents)}"
             )
+        out: list[Policy | None] = []
         for i, policy in enumerate(opponents):
-            if not callable(policy) and not hasattr(policy, "act"):
-                raise ConfigError(f"opponents[{i}] is neither callable nor an Agent: {policy!r}")
-        return opponents
+            if isinstance(policy, str) and policy:
+                policy = self._named_opponent(policy, i)
+            elif not callable(policy) and not hasattr(policy, "act"):
+                raise ConfigError(
+                    f"opponents[{i}] is neither an agent name, callable nor an Agent: {policy!r}"
+                )
+            out.append(policy)
+        return out
+
+    def _named_opponent(self, name: str, index: int) -> Any:
+        """The agent called `name`, built here (one per seat) and reseeded from each game's
+        seed in reset(), so seeded episodes repeat."""
+        try:
+            agent = agent_factory()(name, seed=index)
+        except (ValueError, OSError, ImportError) as exc:
+            raise ConfigError(f"opponents[{index}]: {exc}") from exc
+        if not is_agent(agent):
+            raise ConfigError(f"opponents[{index}]: {name!r} did not make an Agent")
+        self._named_opponents.append((index, agent))
+        return agent
 
     @property
     def subgame(self) -> dict[str, str]:
@@ -133,6 +159,10 @@ class FarlightSingleAgentEnv(gym.Env):
         self._random = RandomPolicy(int(self.np_random.integers(2**31 - 1)))
         if self.autopilot.active:
             self.autopilot.start(self.aec.game.seed)
+        for index, agent in self._named_opponents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+            reseed(agent, self.aec.game.seed % (2**63), index, 1)  # 1: not the autopilot's
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.num_players))
         else:
