@@ -214,16 +214,15 @@ class StructuredNet(nn.Module):
         if not torch.is_grad_enabled() and obs.device.type == "cpu":
             return self._cached_forward(obs)
         features, ships = self.observation.features_and_ships(obs)
-        return self._heads(obs, features, self._distinct_install_logits, ships)
+        context = self.trunk(features)
+        return self._heads(obs, features, context, self._install_rows(obs, context, ships))
 
     def _heads(
-        self, obs: torch.Tensor, features: torch.Tensor, install: Any, *args: Any
+        self, obs: torch.Tensor, features: torch.Tensor, context: torch.Tensor, cells: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits and value latent from the features; `install(obs, context, *args)` gives
-        the install logits."""
-        context = self.trunk(features)
+        """Logits and value latent from the features, the trunk's `context` and the install
+        head's cell logits."""
         rest = self.rest(context)
-        cells = self._cells(obs, context, install, args)
         logits = torch.cat(
             [
                 self._bid_logits(obs, context),
@@ -235,27 +234,25 @@ class StructuredNet(nn.Module):
         )
         return logits, self.value(features)
 
-    def _cells(
-        self, obs: torch.Tensor, context: torch.Tensor, install: Any, args: tuple[Any, ...]
+    def _install_rows(
+        self, obs: torch.Tensor, context: torch.Tensor, ships: DistinctShips
     ) -> torch.Tensor:
-        """The install head's cell logits: computed for install decisions only, 0 elsewhere
-        (other decisions' masks exclude every cell, so their logits there never count)."""
+        """The install head's cell logits for install decisions only, 0 elsewhere (other
+        decisions' masks exclude every cell): in a training minibatch about one row in seven
+        installs, so the head runs on those rows alone."""
         installing = self._installing(obs)
-        if installing is None:
-            return install(obs, context, *args)
-        if not bool(installing.any()):  # a batch of bids (the bidding sub-game's)
-            return obs.new_zeros(obs.shape[0], self.observation.grid**2)
-        if install != self._distinct_install_logits or bool(installing.all()):
-            return install(obs, context, *args) * installing[:, None]
-        # a training minibatch: about one row in seven installs, so run the head on those only
+        if installing is None or bool(installing.all()):
+            return self._distinct_install_logits(obs, context, ships)
         rows = installing.nonzero().squeeze(1)
-        (ships,) = args
-        some = install(
+        cells = obs.new_zeros(obs.shape[0], self.observation.grid**2)
+        if len(rows) == 0:  # a batch of bids (the bidding sub-game's)
+            return cells
+        some = self._distinct_install_logits(
             obs.index_select(0, rows),
             context.index_select(0, rows),
             ships._replace(own=ships.own.index_select(0, rows)),
         )
-        return obs.new_zeros(obs.shape[0], some.shape[1]).index_copy(0, rows, some)
+        return cells.index_copy(0, rows, some)
 
     def _cached_forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Inference (a rollout step, a game move): the ship CNN's pooled features and the
@@ -268,7 +265,15 @@ class StructuredNet(nn.Module):
         pooled = torch.stack([entry.pooled for entry in entries]).view(obs.shape[0], -1)
         features = torch.cat([o.flat(obs.index_select(1, o.flat_index)), pooled], dim=1)
         own = entries[:: o.num_seats]
-        return self._heads(obs, features, self._cached_install_logits, own, planes[:: o.num_seats])
+        context = self.trunk(features)
+        installing = self._installing(obs)
+        if installing is not None and not bool(installing.any()):  # no install decision
+            cells = obs.new_zeros(obs.shape[0], o.grid**2)
+        else:
+            cells = self._cached_install_logits(obs, context, own, planes[:: o.num_seats])
+            if installing is not None:  # rows of other decisions: 0, as when the head is skipped
+                cells = cells * installing[:, None]
+        return self._heads(obs, features, context, cells)
 
     def _cached_install_logits(
         self, obs: torch.Tensor, context: torch.Tensor, own: list[ShipEntry], planes: torch.Tensor
