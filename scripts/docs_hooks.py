@@ -16,9 +16,8 @@ import argparse
 import os
 import re
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from unittest import mock
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority, get_plugin_logger
@@ -34,20 +33,6 @@ HELP_COLUMNS = "100"
 OUTSIDE_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
 
 log = get_plugin_logger("farlight")
-
-
-@contextmanager
-def _columns(width: str) -> Any:
-    """argparse wraps help to $COLUMNS; fix it while the page is written."""
-    before = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = width
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = before
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -73,7 +58,8 @@ def cli_reference() -> str:
         "What the commands are for, with examples, is on the [Command line](cli.md) page.",
         "",
     ]
-    with _columns(HELP_COLUMNS):
+    # argparse wraps help to $COLUMNS: fix it while the page is written
+    with mock.patch.dict(os.environ, {"COLUMNS": HELP_COLUMNS}):
         lines += ["## `farlight`", "", "```text", parser.format_help().rstrip(), "```", ""]
         for name, command in _subcommands(parser).items():
             kinds = _subcommands(command)
