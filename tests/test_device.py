@@ -1,7 +1,7 @@
 """`--device auto|cpu|cuda|cuda:N` (agents/torch_device.py): resolved, refused in one line when
 torch sees no GPU, stored in run_config.json and changeable on --resume; files stay on the CPU.
 
-CI has no GPU: these tests run the CPU path and the refusals. The one GPU test is skipped
+CI has no GPU: these tests run the CPU path and the refusals. The GPU tests are skipped
 unless torch sees a GPU; nothing here fakes one."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="devices need the train extra (torch)")
@@ -63,8 +64,13 @@ def test_configs_check_the_name_without_importing_torch() -> None:
         "assert device_problem('cuda:1') is None and device_problem('tpu')\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -188,6 +194,33 @@ def test_policy_agents_play_on_the_cpu_and_refuse_junk() -> None:
     assert agents.make("rollout", device="cpu").policy.device == torch.device("cpu")
     with pytest.raises(DeviceError):
         agents.make("bidder", device="gpu")
+
+
+@needs_gpu
+def test_on_a_gpu_a_policy_agent_scores_as_on_the_cpu_and_plays_a_game() -> None:
+    import agents
+    from agents.arena import play_episode
+    from farlight_env.env.aec import raw_env
+
+    gpu, cpu = agents.make("ppo", device="cuda", seed=0), agents.make("ppo", seed=0)
+    assert {p.device.type for p in gpu.net.parameters()} == {"cuda"}
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    seat = env.agent_selection
+    observation = env.observe(seat)
+    on_gpu = gpu.logits(observation["observation"], observation["action_mask"])
+    on_cpu = cpu.logits(observation["observation"], observation["action_mask"])
+    np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-3, atol=1e-3)
+    play_episode(env, [gpu, agents.make("random", seed=1)])
+    assert env.game.is_over
+    rollout = agents.make("rollout", device="cuda", seed=0)  # its batched play-outs on the GPU
+    assert rollout.policy.device.type == "cuda"
+    env.reset(seed=4)
+    for _ in range(6):  # a few decisions: a whole game of rollout search is minutes
+        observation, info = env.observe(env.agent_selection), env.infos[env.agent_selection]
+        action = rollout.act(observation["observation"], observation["action_mask"], info)
+        assert observation["action_mask"][action] == 1
+        env.step(action)
 
 
 @no_gpu
