@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import farlight_env
@@ -34,7 +35,34 @@ def test_every_attribute_of_a_game_is_declared() -> None:
     for steps in (0, 30, 400):
         game = _random_game(3, 1, steps)
         for other in (game, game.clone(), FarlightGame.from_json(game.to_json())):
+            names = set(vars(other))  # a clone's generator is a recipe until first used
+            assert names - {"rng", "_rng_recipe"} == declared | set(SHARED_TABLES)
+            assert len(names & {"rng", "_rng_recipe"}) == 1
+            assert isinstance(other.rng, np.random.Generator)
             assert set(vars(other)) == declared | set(SHARED_TABLES) | {"rng"}
+
+
+def test_a_clone_makes_its_generator_on_first_use_and_draws_what_an_eager_one_draws() -> None:
+    """clone() continues the game's stream, clone(rng=k) is PCG64(k), a clone of a clone whose
+    generator was never made continues the same stream; the original is not advanced."""
+    game = _random_game(3, 1, 40)
+    before = game.rng.bit_generator.state
+    expected = np.random.Generator(np.random.PCG64(0))
+    expected.bit_generator.state = before
+    lazy = game.clone()
+    twice = lazy.clone()  # lazy's generator not made yet: the recipe is copied
+    assert (
+        lazy.rng.integers(1 << 30, size=5).tolist() == expected.integers(1 << 30, size=5).tolist()
+    )
+    expected.bit_generator.state = before
+    assert (
+        twice.rng.integers(1 << 30, size=5).tolist() == expected.integers(1 << 30, size=5).tolist()
+    )
+    assert game.rng.bit_generator.state == before
+    seeded = game.clone(rng=7).rng.integers(1 << 30, size=5).tolist()
+    assert seeded == np.random.Generator(np.random.PCG64(7)).integers(1 << 30, size=5).tolist()
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = game.clone().nothing
 
 
 def test_game_state_has_one_attribute_per_field_and_a_comment_each() -> None:

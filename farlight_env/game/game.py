@@ -105,6 +105,8 @@ _VALUE_STATE = CLONE_GROUPS["value"]
 _LIST_STATE = CLONE_GROUPS["list"]
 _NESTED_STATE = CLONE_GROUPS["nested"]
 _CALL_STATE = CLONE_GROUPS["call"]
+#: Where a clone keeps what its generator will be (a seed, or a saved state) until first used.
+_RNG_RECIPE = "_rng_recipe"
 
 
 class FarlightGame:
@@ -367,21 +369,25 @@ class FarlightGame:
         return scoring.award_holders(self, award, seats)
 
     # ------------------------------------------------------- copy and save
-    def clone(self, rng: np.random.Generator | None = None) -> FarlightGame:
+    def clone(self, rng: np.random.Generator | int | None = None) -> FarlightGame:
         """An independent copy sharing only immutable card data (for search).
 
-        The copy's chance comes from `rng` if given, else from a copy of this game's generator.
-        Copies attributes directly (search clones one game per iteration), in the groups that
-        `state.FIELDS` and `state.DERIVED` declare.
+        The copy's chance comes from `rng` if given (an int: a generator seeded with it), else
+        from a copy of this game's generator. Copies attributes directly (search clones one
+        game per iteration), in the groups that `state.FIELDS` and `state.DERIVED` declare.
         """
         other = object.__new__(FarlightGame)
         mine, copy = self.__dict__, other.__dict__  # direct dict access: clones are hot
         for name in _SHARED_TABLES:
             copy[name] = mine[name]
-        if rng is None:
-            rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
-            rng.bit_generator.state = self.rng.bit_generator.state
-        other.rng = rng
+        if isinstance(rng, np.random.Generator):
+            copy["rng"] = rng
+        elif rng is not None:
+            copy[_RNG_RECIPE] = int(rng)
+        elif "rng" in mine:  # a snapshot of the state, made into a generator on first use
+            copy[_RNG_RECIPE] = mine["rng"].bit_generator.state
+        else:  # this game's generator was never made: the copy has the same recipe
+            copy[_RNG_RECIPE] = mine[_RNG_RECIPE]
         for name in _VALUE_STATE:
             copy[name] = mine[name]
         for name in _LIST_STATE:
@@ -396,6 +402,20 @@ class FarlightGame:
         other._reset_bid_cache()
         other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
+
+    def __getattr__(self, name: str) -> Any:
+        """A clone's generator, made when first used: seeding a PCG64 costs about as much as
+        the rest of a clone, and most copies (an agent's redacted view) never roll a die."""
+        if name != "rng" or _RNG_RECIPE not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        recipe = self.__dict__.pop(_RNG_RECIPE)
+        if isinstance(recipe, int):
+            rng = np.random.Generator(np.random.PCG64(recipe))
+        else:
+            rng = np.random.Generator(np.random.PCG64(0))
+            rng.bit_generator.state = recipe
+        self.rng = rng
+        return rng
 
     def to_json(self) -> str:
         """The full state, config, card set and RNG; `from_json` restores it exactly."""

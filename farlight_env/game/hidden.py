@@ -24,7 +24,7 @@ def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None
     The copy's `history` is empty (the real one would reveal tile values) and its seed is 0;
     its chance comes from `rng` if given, else from a generator seeded with 0.
     """
-    copy = game.clone(rng=np.random.Generator(np.random.PCG64(0)) if rng is None else rng)
+    copy = game.clone(rng=0 if rng is None else rng)
     copy.seed = 0
     copy.history = []
     copy.deck = sorted(copy.deck)
@@ -56,8 +56,7 @@ class Determinizer:
         self._bidding = self._base.phase is Phase.BIDDING
 
     def __call__(self, rng: np.random.Generator) -> FarlightGame:
-        chance = np.random.Generator(np.random.PCG64(int(rng.integers(2**63 - 1))))
-        copy = self._base.clone(rng=chance)
+        copy = self._base.clone(rng=int(rng.integers(2**63 - 1)))  # PCG64 of that seed
         deck, awards = copy.deck, copy.awards_down  # tolist(): plain ints index lists faster
         copy.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
         copy.awards_down = [awards[i] for i in rng.permutation(len(awards)).tolist()]

@@ -151,7 +151,7 @@ def _build(
         validate.check_state(saved.state, game.config, game.cards, dealt)
         game.seed = saved.seed
         game._init_tables()
-        game.rng = np.random.Generator(np.random.PCG64())
+        game.rng = np.random.Generator(np.random.PCG64(0))  # seeded: no OS entropy to gather
         game.rng.bit_generator.state = data["rng"]
         state = data["state"]
         load_state(game, {**state, "history": []})
