@@ -63,4 +63,10 @@ def run(args: argparse.Namespace) -> int:
         raise ModuleNotFoundError("No module named 'mkdocs'", name="mkdocs")
     # The material theme's notice about MkDocs 2.0 is not about this site.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(mkdocs_command(args), cwd=ROOT, env=env, check=False).returncode
+    command = mkdocs_command(args)
+    if args.build is not None:
+        return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    # Serving runs until stopped: become the server rather than start it as a child, so that
+    # a signal to this process (a service manager's SIGTERM, not only Ctrl-C) stops it too.
+    os.chdir(ROOT)
+    os.execve(command[0], command, env)

@@ -182,3 +182,5 @@ def test_farlight_docs_serves_the_site(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+    with pytest.raises(OSError):  # the server went with it (no orphaned mkdocs serving on)
+        direct.open(f"http://127.0.0.1:{port}/quickstart/", timeout=10)
