@@ -73,11 +73,11 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def measure(run: Run, steps: int, vec_env: str, clock: PhaseClock) -> dict:
+def measure(run: Run, steps: int, vec_env: str, rollout: int, clock: PhaseClock) -> dict:
     from training.config import PPOConfig
     from training.train_ppo import train
 
-    n_steps = max(64, 8192 // run.n_envs)
+    n_steps = max(1, rollout // run.n_envs)
     clock.spent.clear()
     with tempfile.TemporaryDirectory() as tmp:
         config = PPOConfig(
@@ -122,6 +122,7 @@ def main() -> None:
     parser.add_argument("--runs", default="cpu:2:256,cuda:2:256", help="DEVICE:N_ENVS:BATCH,...")
     parser.add_argument("--steps", type=int, default=16384, help="learner steps per run")
     parser.add_argument("--vec-env", choices=("subproc", "dummy"), default="subproc")
+    parser.add_argument("--rollout", type=int, default=8192, help="steps per rollout, all envs")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     args = parser.parse_args()
     runs = parse_runs(args.runs)
@@ -143,7 +144,7 @@ def main() -> None:
     )
     rows = []
     for run in runs:
-        row = measure(run, args.steps, args.vec_env, clock)
+        row = measure(run, args.steps, args.vec_env, args.rollout, clock)
         rows.append(row)
         print(
             f"{row['device']:<7}{row['n_envs']:>5}{row['batch_size']:>6}"

@@ -4,12 +4,14 @@
 
 Runs the same short MaskablePPO run twice per turn in child processes of this checkout, once on the
 full game and once with `--learner-decisions bidding --autopilot heuristic` (the stage-2 settings of
-docs/training.md: structured network warm-started from the shipped policy, against the heuristic, 2
-SubprocVecEnv workers, seed 1; no evaluations or checkpoints), taking turns so load from other jobs
-falls on both alike. Figures are per CPU-second of the whole process tree (the learner and its env
-workers) over `model.learn` only: learner steps, the same per CPU-second of the learner's own
-process (network and updates; the env workers, which play the opponents and the autopilot, left
-out), and games (learner steps divided by the mean learner steps per game of the run's episodes).
+docs/training.md: structured network warm-started from the shipped policy, against the heuristic,
+seed 1; no evaluations or checkpoints; `farlight train ppo`'s default environments and updates, or
+with `--vec-env subproc` the earlier 2 SubprocVecEnv workers), taking turns so load from other
+jobs falls on both alike. Figures are per CPU-second of the whole process tree (the learner and
+its env workers) over `model.learn` only: learner steps, with `--vec-env subproc` the same per
+CPU-second of the learner's own process (network and updates; the env workers, which play the
+opponents and the autopilot, left out), and games (learner steps divided by the mean learner
+steps per game of the run's episodes).
 """
 
 from __future__ import annotations
@@ -72,10 +74,10 @@ def edited(text: str) -> str:
 SUBGAME_MEASURE = edited(MEASURE)
 
 
-def measure(steps: int, kinds: str) -> dict[str, float]:
+def measure(steps: int, kinds: str, vec_env: str) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
-        [sys.executable, "-c", SUBGAME_MEASURE, str(steps), "subproc", str(INIT_FROM), kinds],
+        [sys.executable, "-c", SUBGAME_MEASURE, str(steps), vec_env, str(INIT_FROM), kinds],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -89,11 +91,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="turns per variant (median kept)")
     parser.add_argument("--steps", type=int, default=8192, help="learner steps per run")
+    parser.add_argument(
+        "--vec-env",
+        choices=("default", "subproc"),
+        default="default",
+        help="default: `farlight train ppo`'s own settings (16 envs in one process); subproc: "
+        "the earlier 2 worker processes, which also splits out the learner's own CPU",
+    )
     args = parser.parse_args()
     results: dict[str, list[dict[str, float]]] = {"all": [], "bidding": []}
     for turn in range(args.rounds):
         for kinds in results:
-            result = measure(args.steps, kinds)
+            result = measure(args.steps, kinds, args.vec_env)
             results[kinds].append(result)
             games = result["rate"] / result["per_game"]
             print(
@@ -106,13 +115,16 @@ def main() -> None:
         values = sorted(key(r) for r in results[kinds])
         return values[len(values) // 2]
 
-    print(f"median of {args.rounds} turns, {args.steps} learner steps, process-tree CPU time")
+    print(
+        f"median of {args.rounds} turns, {args.steps} learner steps, {args.vec_env} envs, "
+        "process-tree CPU time"
+    )
     print(f"{'figure':<26}{'full game':>10}{'bidding':>10}{'ratio':>8}")
-    for label, key in (
-        ("learner steps/CPU-s", lambda r: r["rate"]),
-        ("  learner process alone", lambda r: r["learner"]),
-        ("games/CPU-s", lambda r: r["rate"] / r["per_game"]),
-    ):
+    rows = [("learner steps/CPU-s", lambda r: r["rate"])]
+    if args.vec_env == "subproc":  # in one process the learner's CPU is the whole run's
+        rows.append(("  learner process alone", lambda r: r["learner"]))
+    rows.append(("games/CPU-s", lambda r: r["rate"] / r["per_game"]))
+    for label, key in rows:
         full, bids = median("all", key), median("bidding", key)
         print(f"{label:<26}{full:>10,.2f}{bids:>10,.2f}{bids / full:>7.2f}x")
 

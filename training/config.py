@@ -29,6 +29,23 @@ RewardMode = Literal["win", "margin", "rank"]
 MAX_WIDTH = 4096
 
 
+#: What `--n-steps 0` and `--batch-size 0` (the defaults) stand for: a rollout of about this
+#: many steps over all environments, and minibatches of this size (or the rollout, if smaller).
+ROLLOUT_STEPS = 1024
+MINIBATCH = 256
+
+
+def resolve_rollout(config: Any) -> None:
+    """Replace `n_steps` 0 and `batch_size` 0 by what they stand for, so any `--n-envs` works
+    with the defaults and run_config.json stores the numbers used (bad values are left to
+    `config_problems`)."""
+    n_envs = config.n_envs
+    if config.n_steps == 0 and not _bad_int(n_envs) and n_envs >= 1:
+        config.n_steps = max(1, ROLLOUT_STEPS // n_envs)
+    if config.batch_size == 0 and not _bad_int(config.n_steps) and not _bad_int(n_envs):
+        config.batch_size = max(2, min(MINIBATCH, config.n_steps * n_envs))
+
+
 def opt(default: Any, help: str, metavar: str | None = None) -> Any:
     """A config field with its help text (lists get a fresh copy per instance); `metavar`
     names a text option's value in --help when it is no PATH."""
@@ -68,11 +85,17 @@ class PPOConfig(SubGameOptions, GameOptions):
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
-    n_envs: int = opt(2, "parallel environments")
-    vec_env: VecEnv = opt("subproc", "one process per environment, or all in this one")
-    # ---- PPO
-    n_steps: int = opt(512, "steps per environment per rollout")
-    batch_size: int = opt(256, "minibatch size (at most n_steps * n_envs)")
+    # 16 games in this process: one forward pass steps them all (docs/performance.md, "The learner")
+    n_envs: int = opt(16, "parallel environments")
+    vec_env: VecEnv = opt("dummy", "all environments in this process, or one process each")
+    # ---- PPO: rollouts of 1,024 steps in all, 4 passes in minibatches of 256 (fewer updates
+    # per step learn less per step: docs/performance.md, "The learner")
+    n_steps: int = opt(
+        0, f"steps per environment per rollout; 0: {ROLLOUT_STEPS:,} in all (divided by --n-envs)"
+    )
+    batch_size: int = opt(
+        0, f"minibatch size, at most a rollout; 0: {MINIBATCH}, or the rollout if smaller"
+    )
     n_epochs: int = opt(4, "passes over each rollout")
     learning_rate: float = opt(3e-4, "Adam learning rate")
     gamma: float = opt(0.999, "discount factor, in (0, 1]")
@@ -113,6 +136,7 @@ class PPOConfig(SubGameOptions, GameOptions):
     )
 
     def __post_init__(self) -> None:
+        resolve_rollout(self)
         problems = config_problems(self)
         if problems:
             raise ValueError(problems[0])
