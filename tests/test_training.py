@@ -1002,3 +1002,27 @@ def test_self_play_with_subprocess_envs_learns_what_in_process_envs_learn(tmp_pa
         model = self_play.train(config, progress=False)
         weights[vec_env] = [p.detach().clone() for p in model.policy.parameters()]
     assert all(torch.equal(a, b) for a, b in zip(*weights.values(), strict=True))
+
+
+def test_default_rollouts_hold_1024_steps_whatever_the_number_of_envs() -> None:
+    """--n-steps 0 and --batch-size 0 (the defaults) stand for 1,024 steps over all envs and
+    minibatches of 256 (or the rollout), so `--n-envs N` alone always makes a valid run; given
+    values are kept, and the config holds (and run_config.json stores) the numbers used."""
+    default = PPOConfig()
+    assert (default.n_envs, default.vec_env, default.n_steps, default.batch_size) == (
+        16,
+        "dummy",
+        64,
+        256,
+    )
+    assert default.n_epochs == 4
+    for n_envs, n_steps in ((1, 1024), (2, 512), (3, 341), (64, 16)):
+        config = PPOConfig(n_envs=n_envs)
+        assert (config.n_steps, config.batch_size) == (n_steps, 256)
+    assert (PPOConfig(n_envs=2, n_steps=100).batch_size, PPOConfig(n_steps=7).n_steps) == (200, 7)
+    assert PPOConfig(n_envs=4, n_steps=32, batch_size=100).batch_size == 100
+    assert SelfPlayConfig(n_envs=4).n_steps == 256
+    with pytest.raises(ValueError, match="--n-envs must be an integer >= 1"):
+        PPOConfig(n_envs=0)
+    with pytest.raises(ValueError, match="--batch-size 600 is larger than a rollout"):
+        PPOConfig(n_envs=2, n_steps=100, batch_size=600)
