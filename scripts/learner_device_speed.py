@@ -119,7 +119,7 @@ def measure(run: Run, steps: int, vec_env: str, rollout: int, clock: PhaseClock)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", default="cpu:2:256,cuda:2:256", help="DEVICE:N_ENVS:BATCH,...")
+    parser.add_argument("--runs", default="cpu:2:256", help="DEVICE:N_ENVS:BATCH,...")
     parser.add_argument("--steps", type=int, default=16384, help="learner steps per run")
     parser.add_argument("--vec-env", choices=("subproc", "dummy"), default="subproc")
     parser.add_argument("--rollout", type=int, default=8192, help="steps per rollout, all envs")
@@ -144,7 +144,10 @@ def main() -> None:
     )
     rows = []
     for run in runs:
-        row = measure(run, args.steps, args.vec_env, args.rollout, clock)
+        try:
+            row = measure(run, args.steps, args.vec_env, args.rollout, clock)
+        except ValueError as exc:  # a device torch does not see, settings that do not fit
+            sys.exit(f"learner_device_speed: run {run.device}:{run.n_envs}:{run.batch_size}: {exc}")
         rows.append(row)
         print(
             f"{row['device']:<7}{row['n_envs']:>5}{row['batch_size']:>6}"
