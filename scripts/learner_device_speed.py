@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import tempfile
 import time
@@ -27,6 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from farlight_env.tools.bench import cpu_model  # noqa: E402  (the checkout, not an install)
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,10 @@ class Run:
 def parse_runs(text: str) -> list[Run]:
     runs = []
     for item in text.split(","):
-        device, n_envs, batch = item.split(":") if item.count(":") == 2 else (None,) * 3
-        if device is None or not n_envs.isdigit() or not batch.isdigit():
+        parts = item.split(":")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
             sys.exit(f"learner_device_speed: run {item!r} is not DEVICE:N_ENVS:BATCH")
-        runs.append(Run(device, int(n_envs), int(batch)))
+        runs.append(Run(parts[0], int(parts[1]), int(parts[2])))
     return runs
 
 
@@ -64,13 +65,6 @@ class PhaseClock:
                 clock.spent[phase] += time.perf_counter() - start
 
         setattr(owner, name, timed)
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown CPU"
 
 
 def measure(run: Run, steps: int, vec_env: str, rollout: int, clock: PhaseClock) -> dict:

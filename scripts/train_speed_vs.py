@@ -101,7 +101,9 @@ def short_head(ref: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="git commit to compare against")
-    parser.add_argument("--rounds", type=int, default=3, help="turns per tree (best kept)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="turns per tree (median and best shown)"
+    )
     parser.add_argument("--steps", type=int, default=8192, help="training steps per run")
     parser.add_argument(
         "--vec-env",

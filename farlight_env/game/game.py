@@ -405,8 +405,8 @@ class FarlightGame:
     def rng(self) -> np.random.Generator:
         """The game's generator. A clone's is made when first used: seeding a PCG64 costs about
         as much as the rest of a clone, and most copies (an agent's redacted view) never roll a
-        die. (A property, not `__getattr__`: a class with `__getattr__` loses CPython's fast
-        attribute loads on every field, about a tenth of the engine's speed.)"""
+        die. (A property, not `__getattr__`: a class with `__getattr__` loses CPython's
+        specialised attribute loads on every field.)"""
         rng = self._rng
         if rng is None:
             recipe = self._rng_recipe
