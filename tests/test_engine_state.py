@@ -61,6 +61,8 @@ def test_a_clone_makes_its_generator_on_first_use_and_draws_what_an_eager_one_dr
     assert game.rng.bit_generator.state == before
     seeded = game.clone(rng=7).rng.integers(1 << 30, size=5).tolist()
     assert seeded == np.random.Generator(np.random.PCG64(7)).integers(1 << 30, size=5).tolist()
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = game.clone().nothing  # a lazy generator hides no other missing attribute
 
 
 def test_game_state_has_one_attribute_per_field_and_a_comment_each() -> None:
