@@ -299,3 +299,16 @@ def test_exploit_with_cuda_here_is_one_line_status_2_and_writes_nothing(tmp_path
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert err.startswith("farlight exploit: error: device cuda: torch sees no GPU here")
     assert not run_dir.exists()
+
+
+def test_a_run_config_from_before_chunked_minibatches_resumes_with_single_steps(
+    cpu_run, tmp_path
+) -> None:
+    """Runs stored before --minibatch-chunk sampled single steps: a resume keeps doing so."""
+    from training.run_files import stored_config
+
+    stored = json.loads((cpu_run[0] / "run_config.json").read_text())
+    del stored["minibatch_chunk"]
+    (tmp_path / "run_config.json").write_text(json.dumps(stored))
+    assert stored_config(tmp_path, PPOConfig).minibatch_chunk == 1
+    assert PPOConfig().minibatch_chunk == 64

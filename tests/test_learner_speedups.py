@@ -335,3 +335,61 @@ def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
             for a, b in zip(fast, stock, strict=True):
                 assert a.dtype == b.dtype
                 assert torch.equal(a, b)
+
+
+def test_chunked_order_is_a_shuffle_of_whole_runs_of_one_env() -> None:
+    """Every index once; each run of `chunk` (an env's last run shorter) stays whole and in
+    one environment; the order follows numpy's global generator, which SB3 seeds."""
+    from training.sb3_policy import chunked_order
+
+    np.random.seed(3)
+    order = chunked_order(3, 10, 4)  # runs per env: steps 0-3, 4-7, 8-9
+    assert sorted(order.tolist()) == list(range(30))
+    runs, start = [], 0
+    while start < len(order):
+        length = 2 if order[start] % 10 == 8 else 4
+        run = order[start : start + length].tolist()
+        assert run == list(range(run[0], run[0] + length))
+        assert run[0] // 10 == run[-1] // 10  # one environment (env-major: env * 10 + step)
+        runs.append(run[0])
+        start += length
+    assert len(runs) == 9 and runs != sorted(runs)
+    np.random.seed(3)
+    assert chunked_order(3, 10, 4).tolist() == order.tolist()
+
+
+def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
+    """With chunk > 1 the minibatches hold every row once, as runs of consecutive steps, and
+    each sample's fields are that row's (the same data as the stock shuffle, regrouped)."""
+    from gymnasium import spaces
+
+    from training.common import EnvMajorRolloutBuffer
+
+    space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
+    plain = EnvMajorRolloutBuffer(6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3)
+    runs = EnvMajorRolloutBuffer(
+        6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3, chunk=3
+    )
+    for buffer in (plain, runs):
+        buffer.reset()
+        fill(buffer, np.random.default_rng(0))
+    np.random.seed(0)
+    (everything,) = list(plain.get(batch_size=None))  # every row, in a shuffled order
+    by_observation = {
+        row.numpy().tobytes(): i for i, row in enumerate(everything.observations)
+    }
+    seen = []
+    for batch in runs.get(batch_size=6):
+        assert batch.observations.shape[0] == 6
+        for k, obs in enumerate(batch.observations):
+            i = by_observation[obs.numpy().tobytes()]
+            for field_run, field_all in zip(batch, everything, strict=True):
+                assert torch.equal(field_run[k], field_all[i])
+            seen.append(i)
+    assert sorted(seen) == list(range(18))
+    flat = runs.observations.reshape(18, 7)  # env-major: row env * 6 + step
+    firsts = [
+        next(j for j in range(18) if np.array_equal(flat[j], batch.observations[0].numpy()))
+        for batch in runs.get(batch_size=6)
+    ]
+    assert all(j % 3 == 0 for j in firsts)  # every minibatch starts a run

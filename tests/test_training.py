@@ -1026,3 +1026,5 @@ def test_default_rollouts_hold_1024_steps_whatever_the_number_of_envs() -> None:
         PPOConfig(n_envs=0)
     with pytest.raises(ValueError, match="--batch-size 600 is larger than a rollout"):
         PPOConfig(n_envs=2, n_steps=100, batch_size=600)
+    with pytest.raises(ValueError, match="--minibatch-chunk must be an integer >= 1"):
+        PPOConfig(minibatch_chunk=0)

@@ -97,6 +97,13 @@ class PPOConfig(SubGameOptions, GameOptions):
         0, f"minibatch size, at most a rollout; 0: {MINIBATCH}, or the rollout if smaller"
     )
     n_epochs: int = opt(4, "passes over each rollout")
+    # runs of steps of one game share ship grids, which the network computes once per
+    # minibatch: 1.35x learner steps, as strong (docs/performance.md, "The learner")
+    minibatch_chunk: int = opt(
+        64,
+        "minibatches are shuffled runs of this many consecutive steps of one game, which share "
+        "ship grids the network computes once (1: single steps, SB3's shuffle)",
+    )
     learning_rate: float = opt(3e-4, "Adam learning rate")
     gamma: float = opt(0.999, "discount factor, in (0, 1]")
     gae_lambda: float = opt(0.95, "GAE lambda, in [0, 1]")
@@ -179,6 +186,7 @@ class SelfPlayConfig(PPOConfig):
 #: Upper bounds, so a run_config.json from someone else cannot start hundreds of processes or
 #: allocate a rollout buffer larger than this machine's memory.
 MAXIMUM = {"n_envs": 64, "n_steps": 65_536, "batch_size": 1 << 20, "n_epochs": 1_000}
+MAXIMUM |= {"minibatch_chunk": 65_536}
 #: Step counts stay at most 10**12 (training.checkpoints.MAX_COUNTER; centuries of training).
 MAXIMUM |= {"total_steps": 10**12, "value_warmup_steps": 10**12}
 
@@ -197,6 +205,7 @@ def config_problems(config: PPOConfig) -> list[str]:
         "n_steps": 1,
         "batch_size": 2,
         "n_epochs": 1,
+        "minibatch_chunk": 1,
         "embed": 1,
         "ship_features": 1,
         "hidden": 2,

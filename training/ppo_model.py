@@ -92,6 +92,7 @@ def build_model(config: PPOConfig, env: Any) -> Any:
         ent_coef=config.ent_coef,
         policy_kwargs=policy_kwargs(config),
         rollout_buffer_class=EnvMajorRolloutBuffer,
+        rollout_buffer_kwargs={"chunk": config.minibatch_chunk},
         seed=config.seed,
         device=resolve_device(config.device),
         verbose=0,

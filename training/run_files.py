@@ -41,6 +41,11 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
     return data
 
 
+#: Config fields added after runs were already stored, with the value that repeats what those
+#: runs did (a missing field would otherwise take today's default and change a resumed run).
+FIELDS_ADDED_LATER: dict[str, Any] = {"minibatch_chunk": 1}
+
+
 def stored_config(run_dir: Path, cls: type) -> Any:
     """The run's stored config as `cls`, every field type- and range-checked; a run of
     another kind is refused by name."""
@@ -53,8 +58,9 @@ def stored_config(run_dir: Path, cls: type) -> Any:
             f"{cls.__name__} run "
             "(resume it with the command that started it)"
         )
+    added = {name: value for name, value in FIELDS_ADDED_LATER.items() if name in names}
     try:
-        return msgspec.convert(data, cls)
+        return msgspec.convert({**added, **data}, cls)
     except msgspec.ValidationError as exc:
         raise ValueError(f"{run_dir / RUN_CONFIG}: {exc}") from exc
 
