@@ -26,26 +26,49 @@ CHECK_BYTES = 1 << 20
 
 def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(first, inverse) with rows == rows[first][inverse], first holding one index per distinct
-    row. Rows are grouped by a random projection (float32, else float64 if two rows collide)
-    and every group is checked, so the result is exact whatever the values. `rows` is (n, width)
-    or (batch, seat, width), read as batch * seat rows: a strided view of the observations'
-    ship planes is neither copied nor gathered whole."""
+    row (its first occurrence). Rows are grouped by a random projection (float32, else float64
+    if two rows collide) and every group is checked, so the result is exact whatever the values.
+    `rows` is (n, width) or (batch, seat, width), read as batch * seat rows: a strided view of
+    the observations' ship planes is neither copied nor gathered whole. A row equal to the same
+    seat's row one observation before joins that row's group without hashing: consecutive steps
+    of one game (the learner's minibatches) repeat most ships."""
     table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
-    count = table.shape[0] * table.shape[1]
+    batch, seats = table.shape[0], table.shape[1]
+    count = batch * seats
     device = table.device
     with torch.no_grad():
+        head = _run_heads(table)  # each row's earliest equal row in its seat's run
+        heads = torch.unique(head)  # sorted: the first row of each run
+        head_rows = gather_rows(table, heads).view(len(heads), 1, -1)
         for dtype in (torch.float32, torch.float64):
             weights = _row_hash_weights(table.shape[2], dtype, device)
-            keys = torch.stack(
-                [torch.mv(table[:, s].to(dtype), weights) for s in range(table.shape[1])], dim=1
-            ).flatten()
+            # a product and a sum along each row: equal rows get equal keys (`torch.mv` rounds
+            # rows differently by their place in the matrix and split half the batches)
+            keys = (head_rows[:, 0].to(dtype) * weights).sum(dim=1)
             unique, inverse = torch.unique(keys, return_inverse=True)
             first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=device)
-            first.scatter_reduce_(0, inverse, torch.arange(count, device=device), reduce="amin")
-            if _rows_equal(table, first[inverse]):
-                return first, inverse
+            first.scatter_reduce_(0, inverse, heads, reduce="amin")
+            if _rows_equal(head_rows, _local(heads, first[inverse])):
+                # a group's first row heads a run, so these equal grouping every row alone
+                return first, inverse[torch.searchsorted(heads, head)]
     every = torch.arange(count, device=device)
     return every, every
+
+
+def _run_heads(table: torch.Tensor) -> torch.Tensor:
+    """For each of the batch * seat rows, the row that starts its run: the earliest row of the
+    same seat from which every observation up to this one holds an equal row."""
+    batch, seats = table.shape[0], table.shape[1]
+    start = torch.ones(batch, seats, dtype=torch.bool, device=table.device)
+    if batch > 1:
+        start[1:] = ~(table[1:] == table[:-1]).all(dim=2)
+    index = torch.arange(batch * seats, device=table.device).view(batch, seats)
+    return torch.where(start, index, 0).cummax(dim=0).values.flatten()
+
+
+def _local(heads: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Positions among the sorted `heads` of `rows`, each of which is a head."""
+    return torch.searchsorted(heads, rows)
 
 
 def _rows_equal(table: torch.Tensor, source: torch.Tensor) -> bool:
