@@ -1,0 +1,99 @@
+"""How many distinct ship grids a PPO minibatch holds, by how its rows are drawn.
+
+    python scripts/minibatch_grids.py --chunks 1,8,16,32,64 --seed 1
+
+Collects one rollout of `farlight train ppo`'s defaults (16 games in one process, 64 steps
+each, the shipped policy against the heuristic) and draws minibatches of 256 rows from it the
+way the learner does for each `--minibatch-chunk` (shuffled runs of that many consecutive steps
+of one game; 1: single steps). The ship CNN runs once per distinct grid of a minibatch
+(agents/policy/cache.py), so these counts are its work per update step. Grids are compared by
+their bytes, exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def rollout_grids(seed: int) -> np.ndarray:
+    """Ids of each (env, step, seat) ship grid of one default rollout, equal ids equal bytes."""
+    import sb3_contrib
+
+    from farlight_env import farlight_v0
+    from training.config import PPOConfig
+    from training.train_ppo import train
+
+    seen: dict[str, np.ndarray] = {}
+    original = sb3_contrib.MaskablePPO.train
+
+    def capture(model: object) -> None:
+        buffer = model.rollout_buffer  # type: ignore[attr-defined]
+        where, (seats, *_planes) = farlight_v0.env().unwrapped.observation_layout()["ships"]
+        ships = buffer._storage[:, :, where]  # (env, step, seats * planes)
+        envs, steps = ships.shape[:2]
+        rows = ships.reshape(envs * steps * seats, -1)
+        ids: dict[bytes, int] = {}
+        seen["grids"] = np.array(
+            [ids.setdefault(row.tobytes(), len(ids)) for row in rows]
+        ).reshape(envs, steps, seats)
+        raise KeyboardInterrupt  # one rollout is all it needs
+
+    sb3_contrib.MaskablePPO.train = capture
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            config = PPOConfig(
+                run_dir=str(Path(tmp) / "run"),
+                init_from=str(ROOT / "agents" / "data" / "ppo.pt"),
+                total_steps=2048,
+                opponents=["heuristic"],
+                eval_every=0,
+                checkpoint_every=0,
+                seed=seed,
+            )
+            try:
+                train(config, progress=False)
+            except KeyboardInterrupt:
+                pass
+    finally:
+        sb3_contrib.MaskablePPO.train = original
+    return seen["grids"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", default="1,8,16,32,64", help="--minibatch-chunk values")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the run and the draws")
+    parser.add_argument("--draws", type=int, default=20, help="shuffles of the rollout per chunk")
+    args = parser.parse_args()
+    try:
+        chunks = [int(c) for c in args.chunks.split(",")]
+    except ValueError:
+        sys.exit("minibatch_grids: --chunks takes whole numbers, e.g. 1,16,64")
+    if not chunks or min(chunks) < 1 or args.draws < 1:
+        sys.exit("minibatch_grids: chunks and --draws must be at least 1")
+    from training.sb3_policy import chunked_order
+
+    grids = rollout_grids(args.seed)
+    envs, steps, seats = grids.shape
+    flat = grids.reshape(envs * steps, seats)
+    print(f"one rollout: {envs} games x {steps} steps, {len(np.unique(grids))} distinct grids")
+    print(f"{'chunk':>6} {'distinct grids per minibatch of 256':>38}")
+    np.random.seed(args.seed)
+    for chunk in chunks:
+        counts = []
+        for _ in range(args.draws):
+            order = chunked_order(envs, steps, chunk)
+            counts += [len(np.unique(flat[order[i : i + 256]])) for i in range(0, len(order), 256)]
+        print(f"{chunk:>6} {np.mean(counts):>38.1f}")
+
+
+if __name__ == "__main__":
+    main()
