@@ -13,6 +13,7 @@ their bytes, exactly.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +22,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+class _Collected(Exception):
+    """Raised in place of the first update: the rollout it would learn from is recorded."""
 
 
 def rollout_grids(seed: int) -> np.ndarray:
@@ -41,10 +46,10 @@ def rollout_grids(seed: int) -> np.ndarray:
         envs, steps = ships.shape[:2]
         rows = ships.reshape(envs * steps * seats, -1)
         ids: dict[bytes, int] = {}
-        seen["grids"] = np.array(
-            [ids.setdefault(row.tobytes(), len(ids)) for row in rows]
-        ).reshape(envs, steps, seats)
-        raise KeyboardInterrupt  # one rollout is all it needs
+        seen["grids"] = np.array([ids.setdefault(row.tobytes(), len(ids)) for row in rows]).reshape(
+            envs, steps, seats
+        )
+        raise _Collected  # one rollout is all it needs
 
     sb3_contrib.MaskablePPO.train = capture
     try:
@@ -58,10 +63,8 @@ def rollout_grids(seed: int) -> np.ndarray:
                 checkpoint_every=0,
                 seed=seed,
             )
-            try:
+            with contextlib.suppress(_Collected):
                 train(config, progress=False)
-            except KeyboardInterrupt:
-                pass
     finally:
         sb3_contrib.MaskablePPO.train = original
     return seen["grids"]

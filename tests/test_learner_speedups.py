@@ -394,9 +394,7 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
         fill(buffer, np.random.default_rng(0))
     np.random.seed(0)
     (everything,) = list(plain.get(batch_size=None))  # every row, in a shuffled order
-    by_observation = {
-        row.numpy().tobytes(): i for i, row in enumerate(everything.observations)
-    }
+    by_observation = {row.numpy().tobytes(): i for i, row in enumerate(everything.observations)}
     seen = []
     for batch in runs.get(batch_size=6):
         assert batch.observations.shape[0] == 6
