@@ -11,7 +11,8 @@ jobs falls on both alike. Figures are per CPU-second of the whole process tree (
 its env workers) over `model.learn` only: learner steps, with `--vec-env subproc` the same per
 CPU-second of the learner's own process (network and updates; the env workers, which play the
 opponents and the autopilot, left out), and games (learner steps divided by the mean learner
-steps per game of the run's episodes).
+steps per game of the run's episodes); and the CPU of one learner step split into the PPO
+updates (`MaskablePPO.train`, thread CPU time) and the rest (rollouts: games and forward passes).
 """
 
 from __future__ import annotations
@@ -42,6 +43,17 @@ EDITS = (
     ),
     ("    train(config, progress=False)\n", "    model = train(config, progress=False)\n"),
     (
+        "sb3_contrib.MaskablePPO.learn = timed_learn\n",
+        "sb3_contrib.MaskablePPO.learn = timed_learn\n"
+        "import time\n"
+        "update, update_cpu = sb3_contrib.MaskablePPO.train, [0.0]\n"
+        "def timed_update(self):\n"
+        "    start = time.thread_time()\n"
+        "    update(self)\n"
+        "    update_cpu[0] += time.thread_time() - start\n"
+        "sb3_contrib.MaskablePPO.train = timed_update\n",
+    ),
+    (
         "    start, steps = tree_cpu(self), self.num_timesteps\n",
         "    start, steps = tree_cpu(self), self.num_timesteps\n"
         "    own = cpu_seconds(os.getpid())\n",
@@ -56,7 +68,8 @@ EDITS = (
         "import numpy as np\n"
         'per_game = float(np.mean([e["l"] for e in model.ep_info_buffer]))\n'
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"], '
-        '"per_game": per_game, "learner": spent["steps"] / spent["learner"]}))',
+        '"per_game": per_game, "learner": spent["steps"] / spent["learner"], '
+        '"update_ms": 1000 * update_cpu[0] / spent["steps"]}))',
     ),
 )
 
@@ -124,6 +137,9 @@ def main() -> None:
     if args.vec_env == "subproc":  # in one process the learner's CPU is the whole run's
         rows.append(("  learner process alone", lambda r: r["learner"]))
     rows.append(("games/CPU-s", lambda r: r["rate"] / r["per_game"]))
+    # CPU per learner step: the PPO updates, and everything else (games, forward passes)
+    rows.append(("  update, ms/learner step", lambda r: r["update_ms"]))
+    rows.append(("  rest, ms/learner step", lambda r: 1000 / r["rate"] - r["update_ms"]))
     for label, key in rows:
         full, bids = median("all", key), median("bidding", key)
         print(f"{label:<26}{full:>10,.2f}{bids:>10,.2f}{bids / full:>7.2f}x")

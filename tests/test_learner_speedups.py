@@ -410,3 +410,53 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
         for batch in runs.get(batch_size=6)
     ]
     assert all(j % 3 == 0 for j in firsts)  # every minibatch starts a run
+
+
+def test_buffer_marks_repeated_ship_grids_as_distinct_rows_would_group_them() -> None:
+    """The buffer's per-rollout repeat flags (rows whose seat's grid equals the previous step's
+    of the same environment) are exact, and grouping with them gives the same (first, inverse)
+    as comparing every minibatch's rows, with runs of one game or single shuffled steps."""
+    from gymnasium import spaces
+
+    from agents.policy.cache import SHIP_REPEATS
+    from training.common import EnvMajorRolloutBuffer
+
+    rng = np.random.default_rng(4)
+    space, actions = spaces.Box(-1, 1, (9,), np.float32), spaces.Discrete(5)
+    grids = rng.choice([0.0, 1.0], size=(4, 4), p=[0.7, 0.3]).astype(np.float32)
+    for chunk in (1, 3):
+        buffer = EnvMajorRolloutBuffer(
+            8, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3,
+            chunk=chunk, ships=(1, 9, 2),  # columns 1-8: 2 seats of 4
+        )  # fmt: skip
+        buffer.reset()
+        picks = np.zeros((3, 2), dtype=int)
+        for _ in range(buffer.buffer_size):
+            changes = rng.random((3, 2)) < 0.3  # each seat's grid changes now and then
+            picks = np.where(changes, rng.integers(0, 4, (3, 2)), picks)
+            obs = rng.random((3, 9), dtype=np.float32)
+            obs[:, 1:] = grids[picks].reshape(3, 8)
+            buffer.add(
+                obs,
+                rng.integers(0, 5, (3,)),
+                rng.random(3, dtype=np.float32),
+                np.zeros(3, dtype=bool),
+                torch.zeros(3),
+                torch.zeros(3),
+                action_masks=np.ones((3, 5), dtype=bool),
+            )
+        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
+        np.random.seed(chunk)
+        marked = 0
+        for batch in buffer.get(batch_size=8):
+            repeats = getattr(batch.observations, SHIP_REPEATS)
+            rows = batch.observations[:, 1:].reshape(len(repeats), 2, 4)
+            for i, seat in repeats.nonzero().tolist():
+                assert torch.equal(rows[i, seat], rows[i - 1, seat])
+            marked += int(repeats.sum())
+            for with_flags, compared in zip(
+                distinct_rows(rows, repeats), distinct_rows(rows.clone()), strict=True
+            ):
+                assert torch.equal(with_flags, compared)
+        if chunk > 1:
+            assert marked > 0  # runs of one game repeat grids

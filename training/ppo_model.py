@@ -23,6 +23,12 @@ def observation_layout(config: PPOConfig) -> dict[str, tuple[int, int, tuple[int
     return {name: (f.start, f.start + f.size, f.shape) for name, f in encoder.fields.items()}
 
 
+def ship_columns(config: PPOConfig) -> tuple[int, int, int]:
+    """(first column, end column, seats) of the ship planes in the run's observations."""
+    start, stop, shape = observation_layout(config)["ships"]
+    return start, stop, shape[0]
+
+
 def structured_vf(vf: Sequence[int]) -> int:
     """The structured network's one value layer takes the first --vf width."""
     return int(vf[0]) if vf else 128
@@ -92,7 +98,7 @@ def build_model(config: PPOConfig, env: Any) -> Any:
         ent_coef=config.ent_coef,
         policy_kwargs=policy_kwargs(config),
         rollout_buffer_class=EnvMajorRolloutBuffer,
-        rollout_buffer_kwargs={"chunk": config.minibatch_chunk},
+        rollout_buffer_kwargs={"chunk": config.minibatch_chunk, "ships": ship_columns(config)},
         seed=config.seed,
         device=resolve_device(config.device),
         verbose=0,

@@ -14,6 +14,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.policy import ARCHITECTURES, ObservationNet, StructuredNet
+from agents.policy.cache import SHIP_REPEATS
 
 
 class FarlightExtractor(BaseFeaturesExtractor):
@@ -162,9 +163,18 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
 
     _storage: np.ndarray | None = None
 
-    def __init__(self, *args: Any, chunk: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        chunk: int = 1,
+        ships: tuple[int, int, int] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.chunk = chunk
+        #: (first column, end column, seats) of the observations' ship planes, if known
+        self.ships = ships
+        self._repeats: np.ndarray | None = None
 
     def reset(self) -> None:
         super().reset()
@@ -172,12 +182,15 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         if self._storage is None or self._storage.shape != shape:
             self._storage = np.zeros(shape, dtype=self.observation_space.dtype)
         self.observations = self._storage.swapaxes(0, 1)  # SB3's (step, env, ...) indexing
+        self._repeats = None
 
     def get(self, batch_size: int | None = None) -> Iterator[MaskableRolloutBufferSamples]:  # type: ignore[override]
         """Minibatches of shuffled runs of `chunk` consecutive steps of one environment (1:
         single steps, sb3-contrib's shuffle). A run's steps share most ship grids, which the
         network computes once per distinct grid of a minibatch (agents.policy.cache), so
         runs of 16 steps hold about half as many grids as 256 scattered steps."""
+        if not self.generator_ready:
+            self._repeats = self._ship_repeats()
         if self.chunk <= 1:
             yield from super().get(batch_size)
             return
@@ -191,6 +204,19 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         for start in range(0, len(indices), batch_size):
             yield self._get_samples(indices[start : start + batch_size])
 
+    def _ship_repeats(self) -> np.ndarray | None:
+        """Whether each stored row's ship grids equal its environment's previous step's, per
+        seat, env-major (rows, seats): found once per rollout, where each of 4 epochs would
+        compare every minibatch again."""
+        if self.ships is None or self._storage is None:
+            return None
+        start, stop, seats = self.ships
+        repeats = np.zeros((self.n_envs, self.buffer_size, seats), dtype=bool)
+        for env, rows in enumerate(self._storage):  # one environment at a time: bounded memory
+            grids = rows[:, start:stop].reshape(self.buffer_size, seats, -1)
+            repeats[env, 1:] = (grids[1:] == grids[:-1]).all(axis=2)
+        return repeats.reshape(-1, seats)
+
     def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
         data = (
             self.actions[batch_inds],
@@ -202,6 +228,11 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         )
         observations = torch.from_numpy(self.observations[batch_inds])  # a fresh copy already
         observations = observations.to(self.device)  # the same tensor on the CPU
+        if self._repeats is not None:  # rows that repeat the row before them, per seat
+            repeats = np.zeros((len(batch_inds), self._repeats.shape[1]), dtype=bool)
+            follows = batch_inds[1:] == batch_inds[:-1] + 1
+            repeats[1:] = self._repeats[batch_inds[1:]] & follows[:, None]
+            setattr(observations, SHIP_REPEATS, torch.from_numpy(repeats).to(self.device))
         return MaskableRolloutBufferSamples(observations, *map(self.to_torch, data))
 
 
