@@ -87,6 +87,17 @@ def test_save_load_round_trip_keeps_weights_config_and_outputs(saved) -> None:
     assert not loaded.training  # ready to act: eval mode
 
 
+def test_loading_a_policy_leaves_torchs_generator_alone(saved) -> None:
+    """A network's random start is overwritten by the file's weights, so loading draws nothing
+    from torch's global generator: an opponent loaded inside a training process (in-process
+    envs) must not change the learner's action samples (runs equal across --vec-env)."""
+    torch.manual_seed(7)
+    expected = torch.rand(4)
+    torch.manual_seed(7)
+    load_policy(saved[0])
+    assert torch.equal(torch.rand(4), expected)
+
+
 def test_save_keeps_only_the_actor_and_writes_atomically(tmp_path: Path) -> None:
     net, config = random_net()
     state = dict(net.state_dict())

@@ -175,7 +175,8 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
         count = parameter_count(network)
         if count > MAX_PARAMETERS:
             raise ValueError(f"its network has {count:,} parameters, more than {MAX_PARAMETERS:,}")
-        net = PolicyNet(network)
+        with torch.random.fork_rng(devices=[]):  # the weights' random start is overwritten:
+            net = PolicyNet(network)  # leave the caller's torch generator where it was
     except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
         raise ValueError(f"{path}: {exc}") from exc
     state = payload.get("state_dict")
