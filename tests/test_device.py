@@ -311,4 +311,4 @@ def test_a_run_config_from_before_chunked_minibatches_resumes_with_single_steps(
     del stored["minibatch_chunk"]
     (tmp_path / "run_config.json").write_text(json.dumps(stored))
     assert stored_config(tmp_path, PPOConfig).minibatch_chunk == 1
-    assert PPOConfig().minibatch_chunk == 64
+    assert PPOConfig().minibatch_chunk == 1

@@ -98,9 +98,10 @@ class PPOConfig(SubGameOptions, GameOptions):
     )
     n_epochs: int = opt(4, "passes over each rollout")
     # runs of steps of one game share ship grids, which the network computes once per
-    # minibatch: 1.35x learner steps, as strong (docs/performance.md, "The learner")
+    # minibatch: ~1.3x learner steps per CPU-second, but over 4 seeds runs of 64 learnt less
+    # per step than the old setup (docs/performance.md, "Minibatches of runs of one game")
     minibatch_chunk: int = opt(
-        64,
+        1,
         "minibatches are shuffled runs of this many consecutive steps of one game, which share "
         "ship grids the network computes once (1: single steps, SB3's shuffle)",
     )
