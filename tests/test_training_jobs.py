@@ -375,6 +375,9 @@ def test_resume_hides_tensorboard_events_logged_after_its_checkpoint(tmp_path: P
     first = run_logger(tmp_path)
     log(first, [128, 256, 384], 0.0)
     first.close()
+    # a resume comes later: event files load in name order, which starts with the second they
+    # were made in; two writers made in one second loaded out of order once (under -n 2)
+    time.sleep(1.1)
     resumed = run_logger(tmp_path, resumed_at=256)
     log(resumed, [384, 512], 1.0)
     resumed.close()
