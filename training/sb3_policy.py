@@ -189,11 +189,11 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         single steps, sb3-contrib's shuffle). A run's steps share most ship grids, which the
         network computes once per distinct grid of a minibatch (agents.policy.cache), so
         runs of 16 steps hold about half as many grids as 256 scattered steps."""
-        if not self.generator_ready:
-            self._repeats = self._ship_repeats()
-        if self.chunk <= 1:
+        if self.chunk <= 1:  # shuffled single steps rarely follow each other: no flags
             yield from super().get(batch_size)
             return
+        if not self.generator_ready:
+            self._repeats = self._ship_repeats()
         assert self.full, ""
         if not self.generator_ready:
             for name in _ROLLOUT_ARRAYS:

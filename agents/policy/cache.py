@@ -56,7 +56,7 @@ def distinct_rows(
             unique, inverse = torch.unique(keys, return_inverse=True)
             first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=device)
             first.scatter_reduce_(0, inverse, heads, reduce="amin")
-            if _rows_equal(head_rows, _local(heads, first[inverse])):
+            if _rows_equal(head_rows, torch.searchsorted(heads, first[inverse])):
                 # a group's first row heads a run, so these equal grouping every row alone
                 return first, inverse[torch.searchsorted(heads, head)]
     every = torch.arange(count, device=device)
@@ -75,11 +75,6 @@ def _run_heads(table: torch.Tensor, repeats: torch.Tensor | None = None) -> torc
             start[1:] = ~(table[1:] == table[:-1]).all(dim=2)
     index = torch.arange(batch * seats, device=table.device).view(batch, seats)
     return torch.where(start, index, 0).cummax(dim=0).values.flatten()
-
-
-def _local(heads: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """Positions among the sorted `heads` of `rows`, each of which is a head."""
-    return torch.searchsorted(heads, rows)
 
 
 def _rows_equal(table: torch.Tensor, source: torch.Tensor) -> bool:
