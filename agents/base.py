@@ -50,9 +50,15 @@ class EngineAgent:
                 f"{self.name} plans on game states: pass info['view'] (a PlayerView), as the "
                 "Farlight env infos, tournaments and play loops do"
             )
-        game = view.redacted()
-        action = self.choose(game, view.seat)
-        index = self.codec_for(view).encode(action)
+        return self.decide(view.redacted(), view.seat, action_mask, self.codec_for(view))
+
+    def decide(
+        self, game: FarlightGame, seat: int, action_mask: np.ndarray, codec: ActionCodec
+    ) -> int:
+        """The index `act` returns for `game` (the seat's redacted copy): `choose`, encoded.
+        Agents may decide straight from the mask where that is cheaper (same decision)."""
+        action = self.choose(game, seat)
+        index = codec.encode(action)
         if not action_mask[index]:
             raise RuntimeError(
                 f"{self.name} chose {action} (index {index}), which the mask forbids"

@@ -6,6 +6,7 @@ its choices per phase and the caches that make it cheap to call from search agen
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -22,6 +23,7 @@ from agents.heuristic.placements import (
 )
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
+from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS, NUM_TILES, ActionCodec
 from farlight_env.game import (
     Action,
     Bid,
@@ -36,7 +38,7 @@ from farlight_env.game import (
     SelectPart,
     SkipEngine,
 )
-from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, MAX_ENGINE
+from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, MAX_ENGINE, TEMP_BIOTECH_COST
 
 VALUES_CACHE_SIZE = 4096  # cached bid valuations per agent before the cache is cleared
 
@@ -98,7 +100,7 @@ class HeuristicAgent(EngineAgent):
             if part is not None:
                 values[slot] = plan.part_value(part) + 0.45 * game.bonus[slot]
         crew = game.crew[seat]
-        values[k + HIRE] = 1.2 + (1.0 if crew < 3 else 0.0)
+        values[k + HIRE] = 1.2 + (1.0 if crew < TEMP_BIOTECH_COST else 0.0)  # crew // 3 == 0
         values[k + DISCOVER] = 1.3 + plan.progress(science=1)
         values[k + ENGINEER] = plan.engineer_value()
         for s, mission_id in enumerate(game.available_missions()):
@@ -190,10 +192,15 @@ class HeuristicAgent(EngineAgent):
 
         Vectorised form of `_placement_score` over all placements at once; the float
         operations are the same, in the same order, so the scores are bit-identical. Gains are
-        read from a table of every slot's placements: the slots without bids from one cached
-        table per valuation, those with bids from blocks cached per slot.
+        read from a table of every slot's placements (`slot_gains`).
         """
         rows = self._placements(game, legal)
+        return self.slot_gains(game, seat)[rows.cells] + 1e-3 * self.rng.random(len(legal))
+
+    def slot_gains(self, game: FarlightGame, seat: int) -> np.ndarray:
+        """`_placement_score` of every `SLOT_BLOCK` placement on every target slot, slot-major:
+        the slots without bids from one cached table per valuation, those with bids from
+        blocks cached per slot."""
         lone_zero = game.config.rule_options.lone_zero_mission_chance
         self._check_cards(game)
         valuation = self._valuation_key(game, seat)
@@ -208,7 +215,23 @@ class HeuristicAgent(EngineAgent):
                 worth, is_mission = float(worths[slot]), slot >= first_mission
                 block = block_gains(worth, mine, rival, is_mission, crew_low, lone_zero)
                 table[slot * width : (slot + 1) * width] = block
-        return table[rows.cells] + 1e-3 * self.rng.random(len(legal))
+        return table
+
+    def decide(
+        self, game: FarlightGame, seat: int, action_mask: np.ndarray, codec: ActionCodec
+    ) -> int:
+        """A bid straight from the mask: the legal bids in index order are `legal_actions`'
+        order (hand ascending, then target, then crew), so scoring them draws the same
+        tie-breakers and picks the same bid as `choose`, without building the action list."""
+        if game.phase is not Phase.BIDDING or not _ascending(game.hands[seat]):
+            return super().decide(game, seat, action_mask, codec)
+        bids = codec.blocks["bid"]
+        legal = np.flatnonzero(action_mask[bids.start : bids.stop])
+        cells = _bid_cells(game.num_spaces)[legal]
+        if len(legal) == 0 or bool((cells < 0).any()):  # not the engine's bids: say so there
+            return super().decide(game, seat, action_mask, codec)
+        scores = self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(legal))
+        return bids.start + int(legal[int(scores.argmax())])
 
     @staticmethod
     def _seen_bids(game: FarlightGame, seat: int) -> list[tuple[int, int, float]]:
@@ -381,3 +404,26 @@ class HeuristicAgent(EngineAgent):
         shortfall = game.biotech_shortfall(seat, mission.biotech)
         cost = (mission.science * 1.5 + 3 * shortfall) / 3.0
         return complete if points > cost else passing
+
+
+def _ascending(hand: list[int]) -> bool:
+    return all(a < b for a, b in itertools.pairwise(hand))
+
+
+@functools.cache
+def _bid_cells(num_spaces: int) -> np.ndarray:
+    """For each index of the codec's bid block, its cell in `slot_gains`' table (-1 for a
+    part space this layout lacks)."""
+    cells = np.full(NUM_TILES * NUM_TARGETS * 2, -1, dtype=np.int64)
+    first_facility, first_stack = MAX_SPACES, MAX_SPACES + len(FACILITIES)
+    for tile, position, crew in itertools.product(range(NUM_TILES), range(NUM_TARGETS), (0, 1)):
+        if position < first_facility:
+            slot = position if position < num_spaces else -1
+        elif position < first_stack:
+            slot = num_spaces + position - first_facility
+        else:
+            slot = num_spaces + len(FACILITIES) + position - first_stack
+        if slot >= 0:
+            index = (tile * NUM_TARGETS + position) * 2 + crew
+            cells[index] = slot * len(SLOT_BLOCK) + tile * 2 + crew
+    return cells

@@ -9,7 +9,7 @@ import functools
 
 from farlight_env.cards.model import IconKind, Timing
 from farlight_env.game import FarlightGame
-from farlight_env.game.facts import MAX_ENGINE
+from farlight_env.game.facts import MAX_ENGINE, TEMP_BIOTECH_COST
 
 ICON_WORTH = {
     (IconKind.SCIENCE, Timing.EVERY_ROUND): 2.2,
@@ -59,11 +59,13 @@ def valuation_key(game: FarlightGame, seat: int) -> tuple:
 
 
 def _seat_facts(game: FarlightGame, seat: int) -> tuple:
-    """The seat's part of `planner_key`: its ship stamp and tokens."""
+    """The seat's part of `planner_key`: its ship stamp and tokens. Crew counts only in whole
+    temporary bio-tech purchases (`gap`, `can_complete`, and "crew < 3" for Hire read nothing
+    finer), so a crew bid that leaves that number alone keeps the plan and the valuations."""
     return (
         seat,
         game.ship_stamps[seat],
-        game.crew[seat],
+        game.crew[seat] // TEMP_BIOTECH_COST,
         game.science[seat],
         game.temp_biotech[seat],
     )
@@ -104,8 +106,8 @@ class Planner:
         m = game.cards.missions[mission_id]
         eng = engine_deficit(self.engine_values if engines is None else engines, m.engines)
         bio_short = max(0, m.biotech - self.biotech - biotech)
-        crew_left = game.crew[seat] + crew
-        bio_cost = max(0.0, bio_short - crew_left // 3) * 1.5 + min(bio_short, crew_left // 3) * 0.5
+        bought = (game.crew[seat] + crew) // TEMP_BIOTECH_COST  # bio-tech the crew could buy
+        bio_cost = max(0.0, bio_short - bought) * 1.5 + min(bio_short, bought) * 0.5
         sci = max(0, m.science - game.science[seat] - science)
         return eng * 0.8 + bio_cost + sci * 1.0
 

@@ -15,6 +15,7 @@ import numpy as np
 from farlight_env.cards.model import CardSet
 from farlight_env.game import serialize
 from farlight_env.game.game import TILES, FarlightGame, Phase
+from farlight_env.game.ship import new_stamp
 
 
 def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None) -> FarlightGame:
@@ -32,7 +33,25 @@ def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None
     if copy.phase is Phase.BIDDING:  # every rival's tiles in the canonical order
         _deal_tiles(copy, [None if q == seat else iter(TILES) for q in range(copy.num_players)])
     copy.invalidate_cache()
+    copy.board_stamp = _redacted_board_stamp(game.board_stamp)
     return copy
+
+
+#: Board stamp of a game -> the board stamp of its redacted copies (bounded; a cleared entry
+#: only costs a miss). Copies of one board are equal boards (canonical deck and awards), so
+#: sharing a stamp lets caches keyed on it (an agent's valuations) hit from one decision to
+#: the next, as they do on the live game.
+_REDACTED_BOARDS: dict[int, int] = {}
+REDACTED_BOARDS_KEPT = 4096
+
+
+def _redacted_board_stamp(stamp: int) -> int:
+    found = _REDACTED_BOARDS.get(stamp)
+    if found is None:
+        if len(_REDACTED_BOARDS) >= REDACTED_BOARDS_KEPT:
+            _REDACTED_BOARDS.clear()
+        found = _REDACTED_BOARDS[stamp] = new_stamp()
+    return found
 
 
 def determinize(game: FarlightGame, seat: int, rng: np.random.Generator) -> FarlightGame:
