@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from farlight_env.game import FarlightGame, Phase
+from farlight_env.game.hidden import determinize, redact
 from tests import scenarios
 
 
@@ -161,3 +162,25 @@ def test_scenario_edits_keep_the_ledger_true() -> None:
     scenarios.clear_space(game, 1)
     ledger.check(game)
     assert game.phase is Phase.BIDDING
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_redacted_copies_keep_the_ledger_true(num_players: int) -> None:
+    """Redacted copies of one board share a board stamp (their boards are equal: canonical
+    deck and awards), so agents' caches keyed on it hit from one decision to the next; the
+    ledger holds for them as for live games, and determinizations take their own stamps."""
+    ledger, rng = Ledger(), random.Random(num_players)
+    game = FarlightGame(num_players, seed=num_players)
+    stamps = 0
+    while not game.is_over:
+        seat = rng.randrange(num_players)
+        first, second = redact(game, seat), redact(game, (seat + 1) % num_players)
+        assert first.board_stamp == second.board_stamp != game.board_stamp
+        ledger.check(first)
+        ledger.check(second)
+        drawn = determinize(game, seat, np.random.default_rng(stamps))
+        assert drawn.board_stamp not in (first.board_stamp, game.board_stamp)
+        ledger.check(drawn)
+        stamps += 1
+        play(game, rng, rng.randrange(1, 12), ledger)
+    assert stamps > 10

@@ -1,13 +1,17 @@
 """The heuristic's bid gains, assembled from cached per-slot blocks, equal the gains computed
-over the whole legal list at once, bit for bit (speed work must not change a decision)."""
+over the whole legal list at once, bit for bit, and its shortcuts (bids from the mask, plans
+shared across crew) decide as before (speed work must not change a decision)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.heuristic import UNKNOWN_TILE, HeuristicAgent, _placement_gains
+from agents.base import EngineAgent
+from agents.heuristic import UNKNOWN_TILE, HeuristicAgent, _placement_gains, valuation_key
+from farlight_env import farlight_v0
 from farlight_env.game import FarlightGame, Phase
+from farlight_env.game.hidden import PlayerView
 
 
 def seen_bids(game: FarlightGame, seat: int) -> tuple[list[int], list[float]]:
@@ -47,3 +51,49 @@ def test_block_gains_equal_whole_list_gains(players: int, lone_zero: bool) -> No
                 checked += 1
             game.apply(player.choose(game, seat))
     assert checked > 50
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_act_bids_from_the_mask_as_choose_does(players: int) -> None:
+    """`act` scores the mask's bid indices instead of an action list: the same bid, and the
+    same tie-breakers drawn (the generators stay in step), as `choose` through the codec."""
+    env = farlight_v0.env(num_players=players).unwrapped
+    checked = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        fast, plain = HeuristicAgent(seed=seed), HeuristicAgent(seed=seed)
+        while not env.game.is_over:
+            game, seat = env.game, env.game.current_player
+            mask = env.action_mask(env.possible_agents[seat])
+            view = PlayerView(game, seat)
+            index = fast.act(env._blank_observation, mask, {"view": view})
+            expected = EngineAgent.decide(plain, view.redacted(), seat, mask, fast.codec_for(view))
+            assert index == expected
+            checked += game.phase is Phase.BIDDING
+            env.step(index)
+        assert fast.rng.random() == plain.rng.random()
+    assert checked > 40
+
+
+def test_plans_keyed_on_whole_bio_tech_purchases_of_crew() -> None:
+    """Crew enters a plan only as bio-tech it could buy (crew // 3): games that differ in crew
+    alone within one such step value every target alike, so they may share cached plans."""
+    compared = 0
+    for seed in range(6):
+        game = FarlightGame(3, seed=seed)
+        player = HeuristicAgent(seed=seed)
+        while not game.is_over:
+            seat = game.current_player
+            if game.phase is Phase.BIDDING and compared < 60:
+                crew = game.crew[seat]
+                for other in {crew - crew % 3, crew - crew % 3 + 2} - {crew}:
+                    twin = game.clone()
+                    twin.crew[seat] = other
+                    twin.invalidate_cache()
+                    assert valuation_key(twin, seat) == valuation_key(game, seat)
+                    fresh = HeuristicAgent(seed=0)  # no caches shared with the other game
+                    ours = HeuristicAgent(seed=0).target_values(game, seat)
+                    assert fresh.target_values(twin, seat) == ours
+                    compared += 1
+            game.apply(player.choose(game, seat))
+    assert compared >= 60

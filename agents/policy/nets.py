@@ -4,7 +4,6 @@ without SB3 from a policy file's config."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +20,6 @@ from agents.policy.cache import (
     gather_rows,
     pool_maps,
 )
-from agents.policy.crop import croppable, cropped_ships
 from agents.torch_threads import library_default
 from farlight_env.encode.layout import DECISIONS
 from farlight_env.game.config import Phase
@@ -59,18 +57,16 @@ class ObservationNet(nn.Module):
             nn.ReLU(),
         )
         self.ship_features = ship_features
-        #: Whether training may run the CNN on windows around the ships (agents/policy/crop.py).
-        self.croppable = croppable(self.ship_cnn) and self.grid == ships_shape[3]
         self.map_cache = ShipMapCache()
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.features_and_ships(obs)[0]
+        return self.features_and_ships(obs)[0]  # the own map is the structured net's
 
     def features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The feature vector, and the CNN map of the observer's own ship (batch, C, row, col)."""
         features, ships = self.features_and_ships(obs)
-        return features, ships.maps_of(ships.own)
+        return features, ships.maps.index_select(0, ships.own)
 
     def features_and_ships(self, obs: torch.Tensor) -> tuple[torch.Tensor, DistinctShips]:
         """The feature vector, and the CNN of the batch's distinct ship grids."""
@@ -81,7 +77,7 @@ class ObservationNet(nn.Module):
     def ship_features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Mean- and max-pooled CNN features per seat, and seat 0's full map."""
         ships = self.distinct_ships(obs)
-        return ships.pooled, ships.maps_of(ships.own)
+        return ships.pooled, ships.maps.index_select(0, ships.own)
 
     def distinct_ships(self, obs: torch.Tensor) -> DistinctShips:
         """The ship CNN run once per distinct ship grid of the batch, not once per seat.
@@ -95,20 +91,14 @@ class ObservationNet(nn.Module):
         grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
         first, inverse = distinct_rows(grids, getattr(obs, SHIP_REPEATS, None))
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
-        if planes.device.type == "cpu" and torch.is_grad_enabled() and self.croppable:
-            # training: the CNN on windows around the ships, full maps only where asked for
-            cropped = cropped_ships(self.ship_cnn, planes)
-            pooled, maps_of = cropped.pooled, cropped.maps
+        if torch.is_grad_enabled() or planes.device.type != "cpu":  # the cache keys CPU bytes
+            # channels-last input: oneDNN's CPU convolutions run forward and backward ~1.4x
+            # faster on these small grids (same outputs up to float rounding)
+            maps = self.ship_cnn(planes.contiguous(memory_format=torch.channels_last))
         else:
-            if torch.is_grad_enabled() or planes.device.type != "cpu":  # cache keys CPU bytes
-                # channels-last input: oneDNN's CPU convolutions run forward and backward ~1.4x
-                # faster on these small grids (same outputs up to float rounding)
-                maps = self.ship_cnn(planes.contiguous(memory_format=torch.channels_last))
-            else:
-                maps = self.map_cache.maps(self.ship_cnn, planes)
-            pooled, maps_of = pool_maps(maps), functools.partial(maps.index_select, 0)
-        pooled = pooled.index_select(0, inverse).view(batch, self.num_seats, -1)
-        return DistinctShips(pooled, maps_of, planes, inverse.view(batch, self.num_seats)[:, 0])
+            maps = self.map_cache.maps(self.ship_cnn, planes)
+        pooled = pool_maps(maps).index_select(0, inverse).view(batch, self.num_seats, -1)
+        return DistinctShips(pooled, maps, planes, inverse.view(batch, self.num_seats)[:, 0])
 
 
 class StructuredNet(nn.Module):
@@ -207,7 +197,7 @@ class StructuredNet(nn.Module):
     ) -> torch.Tensor:
         """`_install_logits`, its context-free 1x1 convolution run once per distinct own ship."""
         own, inverse = torch.unique(ships.own, return_inverse=True)
-        inputs = torch.cat([ships.maps_of(own), ships.planes.index_select(0, own)], 1)
+        inputs = torch.cat([ships.maps.index_select(0, own), ships.planes.index_select(0, own)], 1)
         return self._cell_logits(obs, context, self.cell(inputs).index_select(0, inverse))
 
     def _cell_logits(
