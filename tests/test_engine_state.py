@@ -42,6 +42,22 @@ def test_every_attribute_of_a_game_is_declared() -> None:
             assert other._rng is other.rng and other._rng_recipe is None
 
 
+def test_a_clone_shares_no_mutable_attribute_but_the_tables() -> None:
+    """clone() copies the whole attribute dict at once, then replaces every mutable value: a
+    list, dict or set still shared with the original (tables aside) would let one game's moves
+    change the other's state."""
+    for steps in (0, 30, 400):
+        game = _random_game(4, 2, steps)
+        game.legal_actions()  # fill the caches too
+        other = game.clone()
+        for name, value in vars(game).items():
+            if name not in SHARED_TABLES and isinstance(value, (list, dict, set)):
+                assert vars(other)[name] is not value, name
+                for inner in value if isinstance(value, list) else ():
+                    if isinstance(inner, (list, dict, set)):
+                        assert all(inner is not o for o in vars(other)[name]), name
+
+
 def test_a_clone_makes_its_generator_on_first_use_and_draws_what_an_eager_one_draws() -> None:
     """clone() continues the game's stream, clone(rng=k) is PCG64(k), a clone of a clone whose
     generator was never made continues the same stream; the original is not advanced."""

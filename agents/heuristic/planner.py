@@ -23,7 +23,7 @@ ICON_WORTH = {
 }
 
 
-def engine_deficit(have: list[int], need: tuple[int, ...]) -> float:
+def engine_deficit(have: list[int] | tuple[int, ...], need: tuple[int, ...]) -> float:
     """Pips (and missing engines) short of matching required dice one-to-one (R-MIS-4)."""
     return _deficit(tuple(have), need)
 
@@ -89,8 +89,17 @@ class Planner:
         self.seat = seat
         self.engine_values = [v for _, v in game.engines(seat)]
         self.biotech = game.biotech(seat) + game.temp_biotech[seat]
+        self._science = game.science[seat]
+        self._bought = game.crew[seat] // TEMP_BIOTECH_COST  # bio-tech the crew could buy
         self._gaps: dict[int, float] = {}  # each target's gap as things stand
         self.targets = self._target_missions()
+        missions = game.cards.missions
+        #: Per target, what `progress` reads: (value, 1 / (1 + gap now), dice, bio-tech, science)
+        self._target_facts = [
+            (m.value, 1.0 / (1.0 + self._gaps[mission_id]), m.engines, m.biotech, m.science)
+            for mission_id, _weight in self.targets
+            for m in (missions[mission_id],)
+        ]
         self._part_values: dict[tuple[int, tuple[int, ...]], float] = {}
 
     def gap(
@@ -102,14 +111,23 @@ class Planner:
         crew: int = 0,
     ) -> float:
         """Rough cost to complete a mission, in 'things still to get'."""
-        game, seat = self.game, self.seat
-        m = game.cards.missions[mission_id]
-        eng = engine_deficit(self.engine_values if engines is None else engines, m.engines)
-        bio_short = max(0, m.biotech - self.biotech - biotech)
-        bought = (game.crew[seat] + crew) // TEMP_BIOTECH_COST  # bio-tech the crew could buy
+        m = self.game.cards.missions[mission_id]
+        have = tuple(self.engine_values if engines is None else engines)
+        return self._gap(have, m.engines, m.biotech - biotech, m.science - science, crew)
+
+    def _gap(
+        self, have: tuple[int, ...], need: tuple[int, ...], bio: int, sci: int, crew: int
+    ) -> float:
+        """`gap` of a mission needing `need` dice, `bio` bio-tech and `sci` science (less what a
+        change brings) with dice `have`: each float operation as the rule of thumb reads."""
+        eng = _deficit(have, need)
+        bio_short = max(0, bio - self.biotech)
+        bought = self._bought
+        if crew:
+            bought = (self.game.crew[self.seat] + crew) // TEMP_BIOTECH_COST
         bio_cost = max(0.0, bio_short - bought) * 1.5 + min(bio_short, bought) * 0.5
-        sci = max(0, m.science - game.science[seat] - science)
-        return eng * 0.8 + bio_cost + sci * 1.0
+        sci_short = max(0, sci - self._science)
+        return eng * 0.8 + bio_cost + sci_short * 1.0
 
     def _target_missions(self) -> list[tuple[int, float]]:
         """Available missions with a weight: value discounted by how far off they are."""
@@ -123,14 +141,20 @@ class Planner:
         out.sort(key=lambda t: -t[1])
         return out
 
-    def progress(self, **gain: int | list[int]) -> float:
+    def progress(
+        self,
+        engines: list[int] | None = None,
+        biotech: int = 0,
+        science: int = 0,
+        crew: int = 0,
+    ) -> float:
         """Value of a change in resources towards the target missions."""
+        have = tuple(self.engine_values if engines is None else engines)
+        gap = self._gap
         total = 0.0
-        for mission_id, _weight in self.targets:
-            value = self.game.cards.missions[mission_id].value
-            before = self._gaps[mission_id]
-            after = self.gap(mission_id, **gain)  # type: ignore[arg-type]
-            total += value * (1.0 / (1.0 + after) - 1.0 / (1.0 + before))
+        for value, inverse_before, need, bio, sci in self._target_facts:
+            after = gap(have, need, bio - biotech, sci - science, crew)
+            total += value * (1.0 / (1.0 + after) - inverse_before)
         return total
 
     def part_value(self, part_id: int) -> float:

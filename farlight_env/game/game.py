@@ -376,8 +376,9 @@ class FarlightGame:
         """
         other = object.__new__(FarlightGame)
         mine, copy = self.__dict__, other.__dict__  # direct dict access: clones are hot
-        for name in _SHARED_TABLES:
-            copy[name] = mine[name]
+        # every attribute by reference in one C call (shared tables and immutable values are
+        # meant to be shared); each mutable one is replaced by a copy or reset below
+        copy.update(mine)
         if isinstance(rng, np.random.Generator):
             copy["_rng"], copy["_rng_recipe"] = rng, None
         elif rng is not None:
@@ -386,8 +387,6 @@ class FarlightGame:
             copy["_rng"], copy["_rng_recipe"] = None, mine["_rng"].bit_generator.state
         else:  # this game's generator was never made: the copy has the same recipe
             copy["_rng"], copy["_rng_recipe"] = None, mine["_rng_recipe"]
-        for name in _VALUE_STATE:
-            copy[name] = mine[name]
         for name in _LIST_STATE:
             copy[name] = mine[name][:]
         for name in _NESTED_STATE:
