@@ -62,10 +62,10 @@ class HeuristicAgent(EngineAgent):
         self._values_cache: dict[tuple, np.ndarray] = {}
         self._values_cards: object = None
         self._bid_table: dict | None = None
-        self._bid_fields: dict[int, tuple[int, int, int]] = {}
-        self._fields_cache: dict[tuple[int, ...], Placements] = {}
-        #: (length, first id, last id) -> (a copy of the legal list, its placements)
-        self._recent_fields: dict[tuple[int, int, int], tuple[list[Action], Placements]] = {}
+        self._bid_cells: dict[int, int] = {}  # id of one of the table's Bids -> its cell
+        self._cells_cache: dict[tuple[int, ...], np.ndarray] = {}
+        #: (length, first id, last id) -> (a copy of the legal list, its cells)
+        self._recent_cells: dict[tuple[int, int, int], tuple[list[Action], np.ndarray]] = {}
         self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
@@ -194,8 +194,8 @@ class HeuristicAgent(EngineAgent):
         operations are the same, in the same order, so the scores are bit-identical. Gains are
         read from a table of every slot's placements (`slot_gains`).
         """
-        rows = self._placements(game, legal)
-        return self.slot_gains(game, seat)[rows.cells] + 1e-3 * self.rng.random(len(legal))
+        cells = self._cells(game, legal)
+        return self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(legal))
 
     def slot_gains(self, game: FarlightGame, seat: int) -> np.ndarray:
         """`_placement_score` of every `SLOT_BLOCK` placement on every target slot, slot-major:
@@ -275,45 +275,45 @@ class HeuristicAgent(EngineAgent):
         return gains
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
-        """The placements of `legal`; cached for lists of the game's canonical Bids."""
+        """The placements of `legal` with every term that depends on them alone."""
+        rows = [(game.target_slot[a.target], a.tile, int(a.crew)) for a in legal]  # type: ignore[attr-defined]
+        fields = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+        return Placements.of(fields, game.num_spaces + len(FACILITIES))
+
+    def _cells(self, game: FarlightGame, legal: list[Action]) -> np.ndarray:
+        """Each legal bid's cell in `slot_gains`' table; cached for lists of the game's
+        canonical Bids (search and the engine hand out the same instances)."""
         table = game.bid_actions
         if table is not self._bid_table:  # the table keeps its Bids alive, so ids are stable
             self._bid_table = table
-            self._bid_fields = {
-                id(bid): (slot, tile, int(crew)) for (tile, slot, crew), bid in table.items()
+            width = len(SLOT_BLOCK)
+            self._bid_cells = {
+                id(bid): slot * width + tile * 2 + int(crew)
+                for (tile, slot, crew), bid in table.items()
             }
-            for cache in (self._fields_cache, self._open_cache, self._recent_fields):
+            for cache in (self._cells_cache, self._open_cache, self._recent_cells):
                 cache.clear()
             self._all_rows = None
         if legal:  # a short key, checked against the list it stood for (identity compares)
             short = (len(legal), id(legal[0]), id(legal[-1]))
-            seen = self._recent_fields.get(short)
+            seen = self._recent_cells.get(short)
             if seen is not None and seen[0] == legal:
                 return seen[1]
         key = tuple(map(id, legal))
-        cached = self._fields_cache.get(key)
-        if cached is not None:
-            self._remember_fields(legal, cached)
-            return cached
-        known = self._bid_fields
-        rows = [known.get(i) for i in key]
-        canonical = None not in rows
-        if not canonical:
-            rows = [(game.target_slot[a.target], a.tile, int(a.crew)) for a in legal]  # type: ignore[attr-defined]
-        fields = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
-        placements = Placements.of(fields, game.num_spaces + len(FACILITIES))
-        if canonical:
-            if len(self._fields_cache) >= VALUES_CACHE_SIZE:
-                self._fields_cache.clear()
-            self._fields_cache[key] = placements
-        return placements
-
-    def _remember_fields(self, legal: list[Action], placements: Placements) -> None:
-        """Key `placements` of a list met again by its length and end ids too: hashing those is
-        cheaper than hashing every id, and a hit is confirmed by comparing the lists."""
-        if len(self._recent_fields) >= VALUES_CACHE_SIZE:
-            self._recent_fields.clear()
-        self._recent_fields[(len(legal), id(legal[0]), id(legal[-1]))] = (list(legal), placements)
+        cells = self._cells_cache.get(key)
+        if cells is None:
+            found = list(map(self._bid_cells.get, key))
+            if None in found:  # bids made elsewhere: read their fields
+                return self._placements(game, legal).cells
+            cells = np.array(found, dtype=np.int64)
+            if len(self._cells_cache) >= VALUES_CACHE_SIZE:
+                self._cells_cache.clear()
+            self._cells_cache[key] = cells
+        if legal:
+            if len(self._recent_cells) >= VALUES_CACHE_SIZE:
+                self._recent_cells.clear()
+            self._recent_cells[short] = (list(legal), cells)
+        return cells
 
     @staticmethod
     def _placement_score(
