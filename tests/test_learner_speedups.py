@@ -412,14 +412,14 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
     assert all(j % 3 == 0 for j in firsts)  # every minibatch starts a run
 
 
-def test_buffer_marks_repeated_ship_grids_as_distinct_rows_would_group_them() -> None:
-    """The buffer's per-rollout repeat flags (rows whose seat's grid equals the previous step's
-    of the same environment) are exact, and grouping with them gives the same (first, inverse)
-    as comparing every minibatch's rows, with runs of a few steps or of a whole rollout.
-    Shuffled single steps carry no flags (rarely consecutive): the network compares them."""
+def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
+    """The buffer's per-rollout grid ids are exact (equal ids exactly for equal grids, across
+    environments too), and grouping a minibatch by them gives each row the same first equal
+    row as comparing the minibatch's rows, with single steps, runs of a few steps or of a whole
+    rollout."""
     from gymnasium import spaces
 
-    from agents.policy.cache import SHIP_REPEATS
+    from agents.policy.cache import SHIP_IDS
     from training.common import EnvMajorRolloutBuffer
 
     rng = np.random.default_rng(4)
@@ -448,18 +448,14 @@ def test_buffer_marks_repeated_ship_grids_as_distinct_rows_would_group_them() ->
             )
         buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
         np.random.seed(chunk)
-        marked = 0
+        names: dict[int, bytes] = {}
         for batch in buffer.get(batch_size=8):
-            if chunk == 1:
-                assert not hasattr(batch.observations, SHIP_REPEATS)
-                continue
-            repeats = getattr(batch.observations, SHIP_REPEATS)
-            rows = batch.observations[:, 1:].reshape(len(repeats), 2, 4)
-            for i, seat in repeats.nonzero().tolist():
-                assert torch.equal(rows[i, seat], rows[i - 1, seat])
-            marked += int(repeats.sum())
-            for with_flags, compared in zip(
-                distinct_rows(rows, repeats), distinct_rows(rows.clone()), strict=True
-            ):
-                assert torch.equal(with_flags, compared)
-        assert marked > 0 or chunk == 1  # runs of one game repeat grids
+            ids = getattr(batch.observations, SHIP_IDS)
+            rows = batch.observations[:, 1:].reshape(len(ids), 2, 4)
+            for name, row in zip(ids.flatten().tolist(), rows.reshape(-1, 4), strict=True):
+                assert names.setdefault(name, row.numpy().tobytes()) == row.numpy().tobytes()
+            first, inverse = distinct_rows(rows, ids)
+            plain_first, plain_inverse = distinct_rows(rows.clone())
+            assert torch.equal(first[inverse], plain_first[plain_inverse])
+            assert sorted(first.tolist()) == sorted(plain_first.tolist())
+        assert len(set(names.values())) == len(names) > 1  # one id per distinct grid

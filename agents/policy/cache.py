@@ -25,12 +25,12 @@ CHECK_BYTES = 1 << 20
 
 
 #: Attribute a minibatch's observations may carry (training.sb3_policy's buffer sets it): a
-#: (batch, seat) bool tensor, True where that seat's ship grid equals the row before's.
-SHIP_REPEATS = "ship_repeats"
+#: (batch, seat) int64 tensor naming each seat's ship grid, equal ids exactly for equal grids.
+SHIP_IDS = "ship_ids"
 
 
 def distinct_rows(
-    rows: torch.Tensor, repeats: torch.Tensor | None = None
+    rows: torch.Tensor, ids: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(first, inverse) with rows == rows[first][inverse], first holding one index per distinct
     row (its first occurrence). Rows are grouped by a random projection (float32, else float64
@@ -38,14 +38,16 @@ def distinct_rows(
     `rows` is (n, width) or (batch, seat, width), read as batch * seat rows: a strided view of
     the observations' ship planes is neither copied nor gathered whole. A row equal to the same
     seat's row one observation before joins that row's group without hashing: consecutive steps
-    of one game (the learner's minibatches) repeat most ships. `repeats` (batch, seat), if
-    given, says which rows do (found exactly by whoever passes it); else they are compared."""
+    of one game repeat most ships. `ids` (batch, seat), if given, names the rows exactly (equal
+    ids for equal rows, as the buffer finds them once per rollout): they are grouped by id."""
+    if ids is not None:
+        return _distinct_ids(ids.flatten())
     table = rows.detach() if rows.dim() == 3 else rows.detach()[:, None]
     batch, seats = table.shape[0], table.shape[1]
     count = batch * seats
     device = table.device
     with torch.no_grad():
-        head = _run_heads(table, repeats)  # each row's earliest equal row in its seat's run
+        head = _run_heads(table)  # each row's earliest equal row in its seat's run
         heads = torch.unique(head)  # sorted: the first row of each run
         head_rows = gather_rows(table, heads).view(len(heads), 1, -1)
         for dtype in (torch.float32, torch.float64):
@@ -63,16 +65,22 @@ def distinct_rows(
     return every, every
 
 
-def _run_heads(table: torch.Tensor, repeats: torch.Tensor | None = None) -> torch.Tensor:
+def _distinct_ids(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`distinct_rows` of rows named by `ids` (equal ids, equal rows)."""
+    unique, inverse = torch.unique(ids, return_inverse=True)
+    count = ids.shape[0]
+    first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=ids.device)
+    positions = torch.arange(count, device=ids.device)
+    return first.scatter_reduce_(0, inverse, positions, reduce="amin"), inverse
+
+
+def _run_heads(table: torch.Tensor) -> torch.Tensor:
     """For each of the batch * seat rows, the row that starts its run: the earliest row of the
     same seat from which every observation up to this one holds an equal row."""
     batch, seats = table.shape[0], table.shape[1]
-    if repeats is not None:
-        start = ~repeats.view(batch, seats)
-    else:
-        start = torch.ones(batch, seats, dtype=torch.bool, device=table.device)
-        if batch > 1:
-            start[1:] = ~(table[1:] == table[:-1]).all(dim=2)
+    start = torch.ones(batch, seats, dtype=torch.bool, device=table.device)
+    if batch > 1:
+        start[1:] = ~(table[1:] == table[:-1]).all(dim=2)
     index = torch.arange(batch * seats, device=table.device).view(batch, seats)
     return torch.where(start, index, 0).cummax(dim=0).values.flatten()
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from agents.policy.cache import (
-    SHIP_REPEATS,
+    SHIP_IDS,
     DistinctShips,
     ShipEntry,
     ShipMapCache,
@@ -89,7 +89,7 @@ class ObservationNet(nn.Module):
         a, b = self.ships_slice
         batch = obs.shape[0]
         grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
-        first, inverse = distinct_rows(grids, getattr(obs, SHIP_REPEATS, None))
+        first, inverse = distinct_rows(grids, getattr(obs, SHIP_IDS, None))
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
         if torch.is_grad_enabled() or planes.device.type != "cpu":  # the cache keys CPU bytes
             # channels-last input: oneDNN's CPU convolutions run forward and backward ~1.4x
