@@ -7,7 +7,9 @@ each, the shipped policy against the heuristic) and draws minibatches of 256 row
 way the learner does for each `--minibatch-chunk` (shuffled runs of that many consecutive steps
 of one game; 1: single steps). The ship CNN runs once per distinct grid of a minibatch
 (agents/policy/cache.py), so these counts are its work per update step. Grids are compared by
-their bytes, exactly.
+their bytes, exactly. It also says how much of each grid a ship covers: the CNN's two 3x3
+layers see two cells around a cell, so beyond two cells of a ship every grid's map is the same,
+and only the cells near ships carry work that differs from grid to grid.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ class _Collected(Exception):
     """Raised in place of the first update: the rollout it would learn from is recorded."""
 
 
-def rollout_grids(seed: int) -> np.ndarray:
-    """Ids of each (env, step, seat) ship grid of one default rollout, equal ids equal bytes."""
+def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Ids of each (env, step, seat) ship grid of one default rollout (equal ids, equal bytes),
+    the footprints of its distinct grids and the cells of a grid."""
     import sb3_contrib
 
     from farlight_env import farlight_v0
@@ -41,10 +44,13 @@ def rollout_grids(seed: int) -> np.ndarray:
 
     def capture(model: object) -> None:
         buffer = model.rollout_buffer  # type: ignore[attr-defined]
-        where, (seats, *_planes) = farlight_v0.env().unwrapped.observation_layout()["ships"]
+        where, (seats, *planes) = farlight_v0.env().unwrapped.observation_layout()["ships"]
         ships = buffer._storage[:, :, where]  # (env, step, seats * planes)
         envs, steps = ships.shape[:2]
         rows = ships.reshape(envs * steps * seats, -1)
+        distinct = np.unique(rows, axis=0).reshape(-1, planes[0], planes[1], planes[2])
+        seen["cover"] = footprints(distinct)
+        seen["cells"] = np.array(planes[1] * planes[2])
         ids: dict[bytes, int] = {}
         seen["grids"] = np.array([ids.setdefault(row.tobytes(), len(ids)) for row in rows]).reshape(
             envs, steps, seats
@@ -67,7 +73,23 @@ def rollout_grids(seed: int) -> np.ndarray:
                 train(config, progress=False)
     finally:
         sb3_contrib.MaskablePPO.train = original
-    return seen["grids"]
+    return seen["grids"], seen["cover"], int(seen["cells"])
+
+
+def footprints(grids: np.ndarray) -> np.ndarray:
+    """Per grid (n, channels, side, side): cells with anything on them, and cells within one
+    and within two steps of those (king moves: a 3x3 layer's reach), as (n, 3) counts."""
+    reach = grids.any(axis=1)
+    counts = [reach.sum(axis=(1, 2))]
+    for _ in range(2):
+        padded = np.pad(reach, ((0, 0), (1, 1), (1, 1)))
+        side = reach.shape[1]
+        reach = np.zeros_like(reach)
+        for dr in range(3):
+            for dc in range(3):
+                reach |= padded[:, dr : dr + side, dc : dc + side]
+        counts.append(reach.sum(axis=(1, 2)))
+    return np.stack(counts, axis=1)
 
 
 def main() -> None:
@@ -84,10 +106,15 @@ def main() -> None:
         sys.exit("minibatch_grids: chunks and --draws must be at least 1")
     from training.sb3_policy import chunked_order
 
-    grids = rollout_grids(args.seed)
+    grids, cover, cells = rollout_grids(args.seed)
     envs, steps, seats = grids.shape
     flat = grids.reshape(envs * steps, seats)
     print(f"one rollout: {envs} games x {steps} steps, {len(np.unique(grids))} distinct grids")
+    occupied, near, reach = cover.mean(axis=0)
+    print(
+        f"cells per distinct grid: {occupied:.1f} occupied, {near:.1f} within one of those, "
+        f"{reach:.1f} within two (of {cells})"
+    )
     print(f"{'chunk':>6} {'distinct grids per minibatch of 256':>38}")
     np.random.seed(args.seed)
     for chunk in chunks:
