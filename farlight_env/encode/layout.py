@@ -3,6 +3,7 @@ fields (name -> start, shape, meaning) of the flat float32 vector."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,7 +59,7 @@ class Field:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)  # not np.prod: read on hot paths, 20x cheaper
 
     @property
     def slice(self) -> slice:
