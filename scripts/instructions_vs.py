@@ -13,11 +13,9 @@ and once with the work, and the difference is reported (imports and setup cancel
 
 - heuristic-env: heuristic self-play through the AEC env, each decision through `act` with
   the seat's view (as opponents and sub-game autopilots play), 20 games at 2 players;
-- heuristic: heuristic self-play on engine states (`choose`, as search play-outs call it), 10
-  games at 4 players;
-- ismcts: 60-iteration searches on 4 positions at 4 players (heuristic self-play, every 9th
-  decision; building the positions is setup);
-- env: random legal play through the PettingZoo loop, 5 games at 4 players.
+- heuristic, ismcts, env: speed_vs's measurements at 4 players (heuristic self-play on engine
+  states, 8 games; 60-iteration searches on its 12 positions, building them counted as setup;
+  random legal play through the PettingZoo loop, 25 games).
 
 Needs valgrind (Debian: apt install valgrind); about 5 minutes.
 """
@@ -34,85 +32,54 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from speed_vs import baseline_checkout  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import MEASURE, baseline_checkout  # noqa: E402  (this folder is sys.path[0])
 
-WORKLOAD = r"""
-import random, sys
-import numpy as np
-from farlight_env.game import FarlightGame
+#: speed_vs's measurements (engine, env, positions, ismcts, heuristic), without its main line.
+DEFINITIONS = MEASURE.split("\nkind, players = sys.argv")[0]
 
-kind, size = sys.argv[1], int(sys.argv[2])
-
-def heuristic_env():
+WORKLOAD = (
+    DEFINITIONS
+    + r"""
+def heuristic_env(players):
     from agents.heuristic import HeuristicAgent
     from farlight_env import farlight_v0
     from farlight_env.game.hidden import PlayerView
-    env = farlight_v0.env(num_players=2).unwrapped
-    for seed in range(size):
+    env = farlight_v0.env(num_players=players).unwrapped
+    for seed in range(20):
         env.reset(seed=seed)
-        agents = [HeuristicAgent(s) for s in range(2)]
+        agents = [HeuristicAgent(s) for s in range(players)]
         while not env.game.is_over:
             game, seat = env.game, env.game.current_player
             mask = env.action_mask(env.possible_agents[seat])
             info = {"view": PlayerView(game, seat)}
             env.step(agents[seat].act(env._blank_observation, mask, info))
 
-def heuristic():
-    from agents.heuristic import HeuristicAgent
-    for seed in range(size):
-        game = FarlightGame(4, seed=seed)
-        agents = [HeuristicAgent(p) for p in range(4)]
-        while not game.is_over:
-            seat = game.current_player
-            game.apply(agents[seat].choose(game, seat))
-
-def ismcts():
-    from agents.heuristic import HeuristicAgent
-    from agents.ismcts import ISMCTSAgent
-    from farlight_env.game.hidden import PlayerView
-    positions, seed = [], 0
-    while len(positions) < 4:
-        game, policy, step = FarlightGame(4, seed=seed), HeuristicAgent(1), 0
-        while not game.is_over and len(positions) < 4:
-            if step % 9 == 0 and len(game.legal_actions()) > 1:
-                positions.append(game.clone())
-            game.apply(policy.choose(game, game.current_player))
-            step += 1
-        seed += 1
-    agent = ISMCTSAgent(seed=0)
-    for game in positions[:size]:
-        agent.search(PlayerView(game, game.current_player))
-
-def env():
-    from farlight_env import farlight_v0
-    e = farlight_v0.env(num_players=4)
-    for seed in range(size):
-        rng = random.Random(seed)
-        e.reset(seed=seed)
-        for agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-            e.step(action)
-
-{"heuristic-env": heuristic_env, "heuristic": heuristic, "ismcts": ismcts, "env": env}[kind]()
+kind, players, setup_only = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "setup"
+work = {"heuristic-env": heuristic_env, "heuristic": heuristic, "ismcts": ismcts, "env": env}
+from farlight_env import farlight_v0  # every workload's imports, in both runs
+from farlight_env.game.hidden import PlayerView
+from agents.heuristic import HeuristicAgent
+from agents.ismcts import ISMCTSAgent
+if not setup_only:
+    work[kind](players)
+elif kind == "ismcts":
+    positions(players, 12)  # the positions it searches are setup
 """
+)
 
-#: (workload, size of the measured run, what the size counts)
+#: (workload, players, what one run does)
 WORKLOADS = (
-    ("heuristic-env", 20, "games, 2 players"),
-    ("heuristic", 10, "games, 4 players"),
-    ("ismcts", 4, "searches, 4 players"),
-    ("env", 5, "games, 4 players"),
+    ("heuristic-env", 2, "20 games"),
+    ("heuristic", 4, "8 games"),
+    ("ismcts", 4, "12 searches"),
+    ("env", 4, "25 games"),
 )
 
 
-def instructions(tree: Path, kind: str, size: int) -> int:
-    """Instructions executed by the workload at `size` in `tree` (valgrind's I refs)."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+def instructions(tree: Path, kind: str, players: int, part: str) -> int:
+    """Instructions executed by the workload (`part`: "setup" or "all") in `tree`, valgrind's
+    I refs; string hashing fixed, so set and dict orders repeat from run to run."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     command = [
         "valgrind",
         "--tool=cachegrind",
@@ -122,7 +89,8 @@ def instructions(tree: Path, kind: str, size: int) -> int:
         "-c",
         WORKLOAD,
         kind,
-        str(size),
+        str(players),
+        part,
     ]
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
@@ -132,9 +100,9 @@ def instructions(tree: Path, kind: str, size: int) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def work(tree: Path, kind: str, size: int) -> int:
-    """Instructions of the work alone: the run at `size` less the run that only sets up."""
-    return instructions(tree, kind, size) - instructions(tree, kind, 0)
+def work(tree: Path, kind: str, players: int) -> int:
+    """Instructions of the work alone: the whole run less the run that only sets up."""
+    return instructions(tree, kind, players, "all") - instructions(tree, kind, players, "setup")
 
 
 def main() -> None:
@@ -145,8 +113,8 @@ def main() -> None:
         sys.exit("instructions_vs: needs valgrind on the PATH (Debian: apt install valgrind)")
     with baseline_checkout(args.baseline, "instructions_vs") as base:
         counts = {
-            (label, kind): work(tree, kind, size)
-            for kind, size, _ in WORKLOADS
+            (label, kind): work(tree, kind, players)
+            for kind, players, _ in WORKLOADS
             for label, tree in (("baseline", base), ("current", ROOT))
         }
     head = subprocess.run(
@@ -154,9 +122,9 @@ def main() -> None:
     ).stdout.strip()
     print(f"instructions executed (millions), baseline {args.baseline}, current {head}")
     print(f"{'workload':<40}{'baseline':>10}{'current':>10}{'fewer':>8}")
-    for kind, size, unit in WORKLOADS:
+    for kind, players, runs in WORKLOADS:
         old, new = counts[("baseline", kind)], counts[("current", kind)]
-        name = f"{kind} ({size} {unit})"
+        name = f"{kind} ({runs}, {players} players)"
         print(f"{name:<40}{old / 1e6:>10,.0f}{new / 1e6:>10,.0f}{old / new:>7.2f}x")
 
 
