@@ -70,7 +70,7 @@ from farlight_env.game.phases.missions import mission_bidders
 from farlight_env.game.phases.missions import mission_order as _mission_order  # noqa: F401 - tests sort as the engine does
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import CLONE_GROUPS, GameState
-from farlight_env.game.tables import SHARED_TABLES as _SHARED_TABLES
+from farlight_env.game.tables import SHARED_TABLES as _SHARED_TABLES  # noqa: F401 - clones share them (tests read this name)
 from farlight_env.game.tables import resolve_card_set, resolve_seed
 
 # Names other modules import from here (kept for compatibility; declared in game/config.py,
@@ -101,7 +101,6 @@ __all__ = [
     "mission_bidders",
     "resolve_card_set",
 ]
-_VALUE_STATE = CLONE_GROUPS["value"]
 _LIST_STATE = CLONE_GROUPS["list"]
 _NESTED_STATE = CLONE_GROUPS["nested"]
 _CALL_STATE = CLONE_GROUPS["call"]
@@ -372,7 +371,8 @@ class FarlightGame:
 
         The copy's chance comes from `rng` if given (an int: a generator seeded with it), else
         from a copy of this game's generator. Copies attributes directly (search clones one
-        game per iteration), in the groups that `state.FIELDS` and `state.DERIVED` declare.
+        game per iteration): all at once, then each list, nested list or other mutable value
+        again by the group that `state.FIELDS` and `state.DERIVED` declare for it.
         """
         other = object.__new__(FarlightGame)
         mine, copy = self.__dict__, other.__dict__  # direct dict access: clones are hot
