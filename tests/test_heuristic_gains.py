@@ -76,8 +76,9 @@ def test_act_bids_from_the_mask_as_choose_does(players: int) -> None:
 
 
 def test_plans_keyed_on_whole_bio_tech_purchases_of_crew() -> None:
-    """Crew enters a plan only as bio-tech it could buy (crew // 3): games that differ in crew
-    alone within one such step value every target alike, so they may share cached plans."""
+    """Crew enters a plan only as the temporary bio-tech it could buy (3 crew each, R-MIS-5):
+    games that differ in crew alone within one such step value every target alike, so they
+    may share cached plans."""
     compared = 0
     for seed in range(6):
         game = FarlightGame(3, seed=seed)

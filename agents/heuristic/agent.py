@@ -6,7 +6,6 @@ its choices per phase and the caches that make it cheap to call from search agen
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
@@ -23,7 +22,7 @@ from agents.heuristic.placements import (
 )
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
-from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS, NUM_TILES, ActionCodec
+from farlight_env.encode.codec import ActionCodec
 from farlight_env.game import (
     Action,
     Bid,
@@ -63,6 +62,8 @@ class HeuristicAgent(EngineAgent):
         self._values_cards: object = None
         self._bid_table: dict | None = None
         self._bid_cells: dict[int, int] = {}  # id of one of the table's Bids -> its cell
+        #: (bid table, codec, each bid index's cell) for the table and codec last met
+        self._index_cells_for: tuple[dict, ActionCodec, np.ndarray] | None = None
         self._cells_cache: dict[tuple[int, ...], np.ndarray] = {}
         #: (length, first id, last id) -> (a copy of the legal list, its cells)
         self._recent_cells: dict[tuple[int, int, int], tuple[list[Action], np.ndarray]] = {}
@@ -227,11 +228,25 @@ class HeuristicAgent(EngineAgent):
             return super().decide(game, seat, action_mask, codec)
         bids = codec.blocks["bid"]
         legal = np.flatnonzero(action_mask[bids.start : bids.stop])
-        cells = _bid_cells(game.num_spaces)[legal]
+        cells = self._index_cells(game, codec)[legal]
         if len(legal) == 0 or bool((cells < 0).any()):  # not the engine's bids: say so there
             return super().decide(game, seat, action_mask, codec)
         scores = self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(legal))
         return bids.start + int(legal[int(scores.argmax())])
+
+    def _index_cells(self, game: FarlightGame, codec: ActionCodec) -> np.ndarray:
+        """For each index of the codec's bid block, its bid's cell in `slot_gains`' table (-1
+        where the game has no such bid), read from the game's bid table through the codec."""
+        table, known = game.bid_actions, self._index_cells_for
+        if known is not None and known[0] is table and known[1] is codec:
+            return known[2]
+        bids = codec.blocks["bid"]
+        cells = np.full(bids.size, -1, dtype=np.int64)
+        width = len(SLOT_BLOCK)
+        for (tile, slot, crew), bid in table.items():
+            cells[codec.encode(bid) - bids.start] = slot * width + tile * 2 + int(crew)
+        self._index_cells_for = (table, codec, cells)
+        return cells
 
     @staticmethod
     def _seen_bids(game: FarlightGame, seat: int) -> list[tuple[int, int, float]]:
@@ -408,22 +423,3 @@ class HeuristicAgent(EngineAgent):
 
 def _ascending(hand: list[int]) -> bool:
     return all(a < b for a, b in itertools.pairwise(hand))
-
-
-@functools.cache
-def _bid_cells(num_spaces: int) -> np.ndarray:
-    """For each index of the codec's bid block, its cell in `slot_gains`' table (-1 for a
-    part space this layout lacks)."""
-    cells = np.full(NUM_TILES * NUM_TARGETS * 2, -1, dtype=np.int64)
-    first_facility, first_stack = MAX_SPACES, MAX_SPACES + len(FACILITIES)
-    for tile, position, crew in itertools.product(range(NUM_TILES), range(NUM_TARGETS), (0, 1)):
-        if position < first_facility:
-            slot = position if position < num_spaces else -1
-        elif position < first_stack:
-            slot = num_spaces + position - first_facility
-        else:
-            slot = num_spaces + len(FACILITIES) + position - first_stack
-        if slot >= 0:
-            index = (tile * NUM_TARGETS + position) * 2 + crew
-            cells[index] = slot * len(SLOT_BLOCK) + tile * 2 + crew
-    return cells

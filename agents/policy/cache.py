@@ -56,8 +56,7 @@ def distinct_rows(
             # rows differently by their place in the matrix and split half the batches)
             keys = (head_rows[:, 0].to(dtype) * weights).sum(dim=1)
             unique, inverse = torch.unique(keys, return_inverse=True)
-            first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=device)
-            first.scatter_reduce_(0, inverse, heads, reduce="amin")
+            first = _first_rows(inverse, heads, len(unique), count)
             if _rows_equal(head_rows, torch.searchsorted(heads, first[inverse])):
                 # a group's first row heads a run, so these equal grouping every row alone
                 return first, inverse[torch.searchsorted(heads, head)]
@@ -68,10 +67,15 @@ def distinct_rows(
 def _distinct_ids(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """`distinct_rows` of rows named by `ids` (equal ids, equal rows)."""
     unique, inverse = torch.unique(ids, return_inverse=True)
-    count = ids.shape[0]
-    first = torch.full((int(unique.shape[0]),), count, dtype=torch.long, device=ids.device)
-    positions = torch.arange(count, device=ids.device)
-    return first.scatter_reduce_(0, inverse, positions, reduce="amin"), inverse
+    rows = torch.arange(ids.shape[0], device=ids.device)
+    return _first_rows(inverse, rows, len(unique), ids.shape[0]), inverse
+
+
+def _first_rows(groups: torch.Tensor, rows: torch.Tensor, count: int, end: int) -> torch.Tensor:
+    """For each of `count` groups, the smallest of `rows` whose entry of `groups` names it
+    (`end` for a group none names)."""
+    first = torch.full((count,), end, dtype=torch.long, device=rows.device)
+    return first.scatter_reduce_(0, groups, rows, reduce="amin")
 
 
 def _run_heads(table: torch.Tensor) -> torch.Tensor:

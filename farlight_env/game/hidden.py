@@ -40,7 +40,9 @@ def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None
 #: Board stamp of a game -> the board stamp of its redacted copies (bounded; a cleared entry
 #: only costs a miss). Copies of one board are equal boards (canonical deck and awards), so
 #: sharing a stamp lets caches keyed on it (an agent's valuations) hit from one decision to
-#: the next, as they do on the live game.
+#: the next, as they do on the live game. The engine renews a board stamp only with a public
+#: change (a won space, a completed mission, a new round), so a shared stamp tells nothing
+#: hidden.
 _REDACTED_BOARDS: dict[int, int] = {}
 REDACTED_BOARDS_KEPT = 4096
 
