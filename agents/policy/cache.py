@@ -9,6 +9,8 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+from agents.policy.reach import ReachMaps
+
 #: Seed of the fixed random projection that hashes ship grids (not the training RNG's).
 ROW_HASH_SEED = 20_251_123
 
@@ -112,13 +114,26 @@ def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
 
 class DistinctShips(NamedTuple):
     """The ship CNN over a batch's distinct grids: `pooled` (batch, seat, 2C) per seat, the
-    distinct grids' `maps` (n, C, row, col) and input `planes`, and `own`, each observation's
-    row of seat 0 (the observer) among them."""
+    distinct grids' `maps` (n, C, row, col; or held compactly, `reach.ReachMaps`) and input
+    `planes`, and `own`, each observation's row of seat 0 (the observer) among them."""
 
     pooled: torch.Tensor
-    maps: torch.Tensor
+    maps: torch.Tensor | ReachMaps
     planes: torch.Tensor
     own: torch.Tensor
+
+    def maps_of(self, grids: torch.Tensor) -> torch.Tensor:
+        """The maps (len(grids), C, row, col) of distinct grids `grids`."""
+        if isinstance(self.maps, ReachMaps):
+            return self.maps.select(grids)
+        return self.maps.index_select(0, grids)
+
+    def rows_of(self, grids: torch.Tensor) -> torch.Tensor:
+        """The same maps as rows, one per cell in row-major order: (len(grids), row * col, C)."""
+        if isinstance(self.maps, ReachMaps):
+            return self.maps.rows_of(grids)
+        maps = self.maps.index_select(0, grids)
+        return maps.permute(0, 2, 3, 1).reshape(len(grids), -1, maps.shape[1])
 
 
 class ShipEntry:
