@@ -43,51 +43,48 @@ def reach_layers(cnn: nn.Module) -> tuple[nn.Conv2d, nn.Conv2d] | None:
 
 
 @functools.cache
-def _neighbours(grid: int, device: torch.device) -> torch.Tensor:
-    """(grid * grid, 9): each cell's neighbour under each tap, -1 off the grid."""
-    rows = torch.arange(grid).repeat_interleave(grid)
-    cols = torch.arange(grid).repeat(grid)
-    taps = []
-    for dr, dc in TAPS:
-        r, c = rows + dr, cols + dc
-        inside = (r >= 0) & (r < grid) & (c >= 0) & (c < grid)
-        taps.append(torch.where(inside, r * grid + c, -1))
-    return torch.stack(taps, dim=1).to(device)
+def _tap_offsets(padded: int, device: torch.device) -> torch.Tensor:
+    """Each tap's offset in a flat grid of side `padded` (a grid with a border of one cell)."""
+    return torch.tensor([dr * padded + dc for dr, dc in TAPS], device=device)
 
 
-def _neighbour_rows(
-    cells: torch.Tensor, row_of: torch.Tensor, off_grid: int, grid: int
-) -> torch.Tensor:
-    """(len(cells), 9): for each of `cells` (flat indices into n * grid * grid) and each tap,
-    the row `row_of` (indexed like `cells`) gives that neighbour, or `off_grid` past the edge."""
-    area = grid * grid
-    within = cells % area
-    near = _neighbours(grid, cells.device)[within]
-    return torch.where(near >= 0, row_of[(cells - within)[:, None] + near.clamp(min=0)], off_grid)
+def _cells(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The cells set in `mask` (n, grid, grid), in order: their flat indices in the bordered
+    frame (n, grid + 2, grid + 2), in the plain one (n * grid * grid), and their grids."""
+    grids, rows, cols = mask.nonzero(as_tuple=True)
+    grid = mask.shape[1]
+    bordered = (grids * (grid + 2) + rows + 1) * (grid + 2) + cols + 1
+    return bordered, (grids * grid + rows) * grid + cols, grids
 
 
-def _tap_rows(cells: torch.Tensor, row_of: torch.Tensor, off_grid: int, grid: int) -> torch.Tensor:
-    """`_neighbour_rows` as entries of a table of 9 per-tap blocks per row: row * 9 + tap."""
-    rows = _neighbour_rows(cells, row_of, off_grid, grid)
+def _rows_of(cells: torch.Tensor, n: int, grid: int, inside: int, border: int) -> torch.Tensor:
+    """Bordered flat cell -> its row among `cells` (bordered indices); `inside` for the other
+    cells of the grid, `border` for the border."""
+    frame = torch.full((n, grid + 2, grid + 2), border, dtype=torch.long, device=cells.device)
+    frame[:, 1:-1, 1:-1] = inside
+    frame = frame.view(-1)
+    frame[cells] = torch.arange(len(cells), device=cells.device)
+    return frame
+
+
+def _tap_rows(cells: torch.Tensor, row_of: torch.Tensor, grid: int) -> torch.Tensor:
+    """(len(cells), 9): the table entry each of `cells` (bordered) reads under each tap: the
+    neighbour's row (`row_of`) times 9, plus the tap (tables hold 9 per-tap blocks per row)."""
+    offsets = _tap_offsets(grid + 2, cells.device)
+    rows = row_of[cells[:, None] + offsets]
     return rows * len(TAPS) + torch.arange(len(TAPS), device=cells.device)
 
 
-def _rows_of(cells: torch.Tensor, size: int) -> torch.Tensor:
-    """Flat cell -> its row among `cells`, len(cells) (the row after them) for the rest."""
-    row_of = torch.full((size,), len(cells), dtype=torch.long, device=cells.device)
-    row_of[cells] = torch.arange(len(cells), device=cells.device)
-    return row_of
-
-
 def _back_rows(
-    cells_in: torch.Tensor, cells_out: torch.Tensor, size: int, grid: int, rows: int
+    cells_in: torch.Tensor, row_of_out: torch.Tensor, none: int, rows: int, grid: int
 ) -> torch.Tensor:
-    """For each entry of a `rows`-row tap table whose first rows are `cells_in`: the row among
-    `cells_out` of the one output cell it feeds (len(cells_out), the zero row, if none or if
-    the entry belongs to the rows after `cells_in`). The tap (dr, dc) of cell c feeds c - (dr, dc),
-    which is the reversed tap's neighbour."""
-    back = _neighbour_rows(cells_in, _rows_of(cells_out, size), len(cells_out), grid).flip(1)
-    pad = back.new_full((rows - len(cells_in), len(TAPS)), len(cells_out))
+    """For each entry of a `rows`-row tap table whose first rows are `cells_in` (bordered): the
+    output row it feeds (`row_of_out`), `none` (the zero row) for entries that feed no output
+    and for the rows after `cells_in`. Tap (dr, dc) of cell c feeds cell c - (dr, dc), the
+    neighbour under the reversed tap."""
+    offsets = _tap_offsets(grid + 2, cells_in.device).flip(0)
+    back = row_of_out[cells_in[:, None] + offsets]
+    pad = back.new_full((rows - len(cells_in), len(TAPS)), none)
     return torch.cat([back, pad]).flatten()
 
 
@@ -208,24 +205,26 @@ def reach_maps(cnn: nn.Module, planes: torch.Tensor) -> ReachMaps:
     n, channels, grid, _ = planes.shape
     area, device = grid * grid, planes.device
     with torch.no_grad():
-        occupied = (planes.abs().amax(dim=1) > 0).float()  # a cell with any non-zero input
-        near1 = _dilate(occupied)  # where the first layer differs from the blank grid's
+        occupied = planes.abs().amax(dim=1) > 0  # a cell with any non-zero input
+        near1 = _dilate(occupied.float())  # where the first layer differs from the blank's
         near2 = _dilate(near1)  # where the second does
-        cells0, cells1, cells2 = (
-            c.flatten().nonzero().squeeze(1) for c in (occupied, near1, near2)
-        )
+        cells0, flat0, grids0 = _cells(occupied)
+        cells1, _, _ = _cells(near1 > 0)
+        cells2, flat2, _ = _cells(near2 > 0)
         # the first layer reads [occupied cells' input rows; zero row]
-        rows0 = planes.permute(0, 2, 3, 1).reshape(n * area, channels).index_select(0, cells0)
+        rows0 = planes.view(n, channels, area)[grids0, :, flat0 % area]
         rows0 = torch.cat([rows0, rows0.new_zeros(1, channels)])
-        row_of = _rows_of(cells0, n * area)
-        taps1 = _tap_rows(cells1, row_of, len(cells0), grid)
-        back1 = _back_rows(cells0, cells1, n * area, grid, rows=len(cells0) + 1)
-        # the second reads [first layer's rows of cells1; blank cell; padding]
-        taps2 = _tap_rows(cells2, _rows_of(cells1, n * area), len(cells1) + 1, grid)
-        back2 = _back_rows(cells1, cells2, n * area, grid, rows=len(cells1) + 2)
+        zero0 = len(cells0)
+        taps1 = _tap_rows(cells1, _rows_of(cells0, n, grid, zero0, zero0), grid)
+        none1 = len(cells1)
+        back1 = _back_rows(cells0, _rows_of(cells1, n, grid, none1, none1), none1, zero0 + 1, grid)
+        # the second reads [first layer's rows of cells1; blank cell; zero row (the border)]
+        taps2 = _tap_rows(cells2, _rows_of(cells1, n, grid, none1, none1 + 1), grid)
+        none2 = len(cells2)
+        back2 = _back_rows(cells1, _rows_of(cells2, n, grid, none2, none2), none2, none1 + 2, grid)
         # the output reads [second layer's rows of cells2; the blank grid's map]
-        out_rows = len(cells2) + torch.arange(n * area, device=device) % area
-        out_rows[cells2] = torch.arange(len(cells2), device=device)
+        out_rows = none2 + torch.arange(n * area, device=device) % area
+        out_rows[flat2] = torch.arange(none2, device=device)
         out_rows = out_rows.view(n, area)
     hidden1 = _convolve(rows0, first, taps1, back1)
     blank1 = torch.relu(first.bias)[None]
@@ -233,4 +232,4 @@ def reach_maps(cnn: nn.Module, planes: torch.Tensor) -> ReachMaps:
     hidden2 = _convolve(rows1, second, taps2, back2, blank=len(cells1))
     blank = cnn(planes.new_zeros(1, channels, grid, grid))  # (1, C, grid, grid)
     table = torch.cat([hidden2, blank.permute(0, 2, 3, 1).reshape(area, -1)])
-    return ReachMaps(table, out_rows, cells2, grid)
+    return ReachMaps(table, out_rows, flat2, grid)
