@@ -181,3 +181,44 @@ def test_the_observation_net_trains_the_same_with_and_without_reach() -> None:
         results.append([features, own, *(p.grad.clone() for p in net.parameters())])
     for got, want in zip(*results, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pointwise_convolution_on_reach_maps_equals_it_on_dense_maps(seed: int) -> None:
+    """The install head's 1x1 convolution over [maps; planes], computed once per table row."""
+    planes = edge_grids(seed) if seed else real_grids()
+    cnn = ship_cnn(seed)
+    torch.manual_seed(seed)
+    conv = nn.Conv2d(8 + CHANNELS, 6, 1).to(torch.float64)
+    grids = torch.tensor([0, 2, 2, len(planes) - 1, 1])  # repeats, as observations share ships
+    dense = conv(torch.cat([cnn(planes), planes], dim=1))[grids]
+    dense = dense.permute(0, 2, 3, 1).flatten(1, 2)
+    expected = gradients(conv, (dense * dense.detach().sign()).sum())
+    got = reach_maps(cnn, planes).pointwise(grids, conv)
+    torch.testing.assert_close(got, dense, rtol=1e-12, atol=1e-12)
+    for mine, want in zip(
+        gradients(conv, (got * dense.detach().sign()).sum()), expected, strict=True
+    ):
+        torch.testing.assert_close(mine, want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_structured_net_trains_the_same_with_and_without_reach() -> None:
+    """Logits, values and every gradient, on batches mixing install and other decisions."""
+    from agents.policy import StructuredNet
+
+    env = farlight_v0.raw_env(num_players=2)
+    layout = {k: (f.start, f.start + f.size, f.shape) for k, f in env.encoder.fields.items()}
+    torch.manual_seed(5)
+    net = StructuredNet(layout, env.codec.size, embed=16, ship_features=8, hidden=32, vf=16)
+    rows = [o for players in (2, 4) for o, _m, _i in random_states(players, seed=players, every=2)]
+    obs = torch.as_tensor(np.stack(rows[:120]))
+    assert 0 < float(obs[:, net.install_flag].sum()) < len(obs)
+    results = []
+    for use_reach in (True, False):
+        net.observation.use_reach = use_reach
+        net.zero_grad()
+        logits, value = net(obs)
+        (logits.tanh().sum() + value.square().sum()).backward()
+        results.append([logits, value, *(p.grad.clone() for p in net.parameters())])
+    for got, want in zip(*results, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)

@@ -128,6 +128,18 @@ class DistinctShips(NamedTuple):
             return self.maps.select(grids)
         return self.maps.index_select(0, grids)
 
+    def pointwise(self, grids: torch.Tensor, conv: nn.Conv2d) -> torch.Tensor:
+        """A 1x1 convolution `conv` over [maps; planes] at every cell of distinct grids `grids`
+        (repeats allowed): (len(grids), row * col, out), cells as rows."""
+        if isinstance(self.maps, ReachMaps):
+            return self.maps.pointwise(grids, conv)
+        unique, inverse = torch.unique(grids, return_inverse=True)
+        planes = self.planes.index_select(0, unique)
+        planes = planes.permute(0, 2, 3, 1).reshape(len(unique), -1, planes.shape[1])
+        inputs = torch.cat([self.rows_of(unique), planes], dim=2)
+        cells = nn.functional.linear(inputs, conv.weight.flatten(1), conv.bias)
+        return cells.index_select(0, inverse)
+
     def rows_of(self, grids: torch.Tensor) -> torch.Tensor:
         """The same maps as rows, one per cell in row-major order: (len(grids), row * col, C)."""
         if isinstance(self.maps, ReachMaps):

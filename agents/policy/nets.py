@@ -226,17 +226,11 @@ class StructuredNet(nn.Module):
     def _distinct_install_logits(
         self, obs: torch.Tensor, context: torch.Tensor, ships: DistinctShips
     ) -> torch.Tensor:
-        """`_install_logits`, its context-free 1x1 convolution run once per distinct own ship,
-        all of it on cells as rows (grid, cell, channel): as a matrix product instead of a
-        convolution over mixed memory formats, a third of the time forward and backward."""
-        own, inverse = torch.unique(ships.own, return_inverse=True)
-        planes = ships.planes.index_select(0, own)
-        planes = planes.permute(0, 2, 3, 1).reshape(len(own), -1, planes.shape[1])
-        inputs = torch.cat([ships.rows_of(own), planes], dim=2)
-        cells = nn.functional.linear(inputs, self.cell.weight.flatten(1), self.cell.bias)
-        hidden = torch.relu(
-            cells.index_select(0, inverse) + self._cell_condition(obs, context)[:, None]
-        )
+        """`_install_logits` on cells as rows (grid, cell, channel), its context-free 1x1
+        convolution computed once per distinct own ship (`DistinctShips.pointwise`): matrix
+        products instead of a convolution over mixed memory formats."""
+        cells = ships.pointwise(ships.own, self.cell)
+        hidden = torch.relu(cells + self._cell_condition(obs, context)[:, None])
         return hidden @ self.cell_out.weight.flatten() + self.cell_out.bias
 
     def _cell_condition(self, obs: torch.Tensor, context: torch.Tensor) -> torch.Tensor:

@@ -145,12 +145,16 @@ def _convolve(
 class ReachMaps(NamedTuple):
     """The CNN maps of n grids, held compactly: `table` (R, C) holds the computed cells' rows,
     then the blank grid's map (grid * grid rows); `rows` (n, grid * grid) names each cell's row,
-    `computed` the flat cell (of n * grid * grid) of each computed row, in ascending order."""
+    `computed` the flat cell (of n * grid * grid) of each computed row, in ascending order.
+    (Every non-zero input cell is a computed cell.)"""
 
     table: torch.Tensor
     rows: torch.Tensor
     computed: torch.Tensor
     grid: int
+    #: The non-zero input cells: their planes (N0, in) and their rows in `table`.
+    inputs: torch.Tensor
+    input_rows: torch.Tensor
 
     def select(self, grids: torch.Tensor) -> torch.Tensor:
         """The maps of `grids` (k indices) as (k, C, grid, grid), channels-last in memory."""
@@ -160,6 +164,19 @@ class ReachMaps(NamedTuple):
         """The maps of `grids` (k indices) as rows: (k, grid * grid, C)."""
         rows = self.rows.index_select(0, grids).flatten()
         return self.table.index_select(0, rows).view(len(grids), self.grid * self.grid, -1)
+
+    def pointwise(self, grids: torch.Tensor, conv: nn.Conv2d) -> torch.Tensor:
+        """A 1x1 convolution `conv` over [maps; input planes] at every cell of `grids` (k
+        indices, repeats allowed): (k, grid * grid, out). Computed once per table row, the
+        input planes' part only at the non-zero input cells."""
+        width = self.table.shape[1]
+        weight = conv.weight.flatten(1)
+        values = self.table @ weight[:, :width].t()
+        values = values.index_add(0, self.input_rows, self.inputs @ weight[:, width:].t())
+        if conv.bias is not None:
+            values = values + conv.bias
+        rows = self.rows.index_select(0, grids).flatten()
+        return values.index_select(0, rows).view(len(grids), self.grid * self.grid, -1)
 
     def pooled(self) -> torch.Tensor:
         """`cache.pool_maps` of every grid's maps: (n, 2C), mean then max over cells."""
@@ -221,7 +238,8 @@ def reach_maps(cnn: nn.Module, planes: torch.Tensor) -> ReachMaps:
         # the second reads [first layer's rows of cells1; blank cell; zero row (the border)]
         taps2 = _tap_rows(cells2, _rows_of(cells1, n, grid, none1, none1 + 1), grid)
         none2 = len(cells2)
-        back2 = _back_rows(cells1, _rows_of(cells2, n, grid, none2, none2), none2, none1 + 2, grid)
+        row_of2 = _rows_of(cells2, n, grid, none2, none2)
+        back2 = _back_rows(cells1, row_of2, none2, none1 + 2, grid)
         # the output reads [second layer's rows of cells2; the blank grid's map]
         out_rows = none2 + torch.arange(n * area, device=device) % area
         out_rows[flat2] = torch.arange(none2, device=device)
@@ -232,4 +250,4 @@ def reach_maps(cnn: nn.Module, planes: torch.Tensor) -> ReachMaps:
     hidden2 = _convolve(rows1, second, taps2, back2, blank=len(cells1))
     blank = cnn(planes.new_zeros(1, channels, grid, grid))  # (1, C, grid, grid)
     table = torch.cat([hidden2, blank.permute(0, 2, 3, 1).reshape(area, -1)])
-    return ReachMaps(table, out_rows, flat2, grid)
+    return ReachMaps(table, out_rows, flat2, grid, rows0[:-1], row_of2[cells0])
