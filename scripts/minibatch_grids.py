@@ -9,7 +9,9 @@ of one game; 1: single steps). The ship CNN runs once per distinct grid of a min
 (agents/policy/cache.py), so these counts are its work per update step. Grids are compared by
 their bytes, exactly. It also says how much of each grid a ship covers: the CNN's two 3x3
 layers see two cells around a cell, so beyond two cells of a ship every grid's map is the same,
-and only the cells near ships carry work that differs from grid to grid.
+and only the cells near ships carry work that differs from grid to grid. Last, how many of the
+other observation columns (the flat layer's inputs) are non-zero somewhere in a minibatch of
+single steps: the learner's flat layer reads only those (agents/policy/nets.py).
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ class _Collected(Exception):
     """Raised in place of the first update: the rollout it would learn from is recorded."""
 
 
-def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """Ids of each (env, step, seat) ship grid of one default rollout (equal ids, equal bytes),
-    the footprints of its distinct grids and the cells of a grid."""
+    the footprints of its distinct grids, the cells of a grid, and which of each step's other
+    observation columns are non-zero, (env * step, columns)."""
     import sb3_contrib
 
     from farlight_env import farlight_v0
@@ -51,6 +54,8 @@ def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
         distinct = np.unique(rows, axis=0).reshape(-1, planes[0], planes[1], planes[2])
         seen["cover"] = footprints(distinct)
         seen["cells"] = np.array(planes[1] * planes[2])
+        others = np.delete(buffer._storage, np.arange(where.start, where.stop), axis=2)
+        seen["flat"] = (others != 0).reshape(envs * steps, -1)
         ids: dict[bytes, int] = {}
         seen["grids"] = np.array([ids.setdefault(row.tobytes(), len(ids)) for row in rows]).reshape(
             envs, steps, seats
@@ -73,7 +78,7 @@ def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
                 train(config, progress=False)
     finally:
         sb3_contrib.MaskablePPO.train = original
-    return seen["grids"], seen["cover"], int(seen["cells"])
+    return seen["grids"], seen["cover"], int(seen["cells"]), seen["flat"]
 
 
 def footprints(grids: np.ndarray) -> np.ndarray:
@@ -106,7 +111,7 @@ def main() -> None:
         sys.exit("minibatch_grids: chunks and --draws must be at least 1")
     from training.sb3_policy import chunked_order
 
-    grids, cover, cells = rollout_grids(args.seed)
+    grids, cover, cells, nonzero = rollout_grids(args.seed)
     envs, steps, seats = grids.shape
     flat = grids.reshape(envs * steps, seats)
     print(f"one rollout: {envs} games x {steps} steps, {len(np.unique(grids))} distinct grids")
@@ -123,6 +128,14 @@ def main() -> None:
             order = chunked_order(envs, steps, chunk)
             counts += [len(np.unique(flat[order[i : i + 256]])) for i in range(0, len(order), 256)]
         print(f"{chunk:>6} {np.mean(counts):>38.1f}")
+    used = []
+    for _ in range(args.draws):
+        order = np.random.permutation(len(nonzero))
+        used += [nonzero[order[i : i + 256]].any(axis=0).mean() for i in range(0, len(order), 256)]
+    print(
+        f"other columns non-zero in a row: {nonzero.mean():.1%}; in some row of a minibatch of "
+        f"256 single steps: {np.mean(used):.1%} (of {nonzero.shape[1]})"
+    )
 
 
 if __name__ == "__main__":
