@@ -13,6 +13,7 @@ both alike. Thread CPU time; the table gives each setting's median and best turn
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import statistics
 import sys
@@ -58,10 +59,8 @@ def collected_model():  # noqa: ANN201 - a MaskablePPO, imported lazily
                 arch="structured",
                 ship_features=32,
             )
-            try:
+            with contextlib.suppress(_Collected):
                 train(config, progress=False)
-            except _Collected:
-                pass
     finally:
         sb3_contrib.MaskablePPO.train = original
     return captured["model"]
@@ -94,7 +93,9 @@ def main() -> None:
     print(f"model.train() on one rollout of {steps} steps, {args.turns} turns, thread CPU time")
     print(f"{'ship CNN':<24}{'median s':>10}{'best s':>10}")
     for use_reach, name in ((False, "dense"), (True, "where ships reach")):
-        print(f"{name:<24}{statistics.median(times[use_reach]):>10.3f}{min(times[use_reach]):>10.3f}")
+        print(
+            f"{name:<24}{statistics.median(times[use_reach]):>10.3f}{min(times[use_reach]):>10.3f}"
+        )
     ratio = statistics.median(times[False]) / statistics.median(times[True])
     print(f"dense / reach, medians: {ratio:.2f}x")
 
