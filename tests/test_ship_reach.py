@@ -222,3 +222,24 @@ def test_the_structured_net_trains_the_same_with_and_without_reach() -> None:
         results.append([logits, value, *(p.grad.clone() for p in net.parameters())])
     for got, want in zip(*results, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_gradient_for_the_observations_is_the_dense_networks() -> None:
+    """Saliency maps differentiate the observations themselves: the speed-ups that give no
+    gradient to the inputs (reach, the flat layer's zero columns) step aside for them."""
+    from agents.policy import StructuredNet
+
+    env = farlight_v0.raw_env(num_players=2)
+    layout = {k: (f.start, f.start + f.size, f.shape) for k, f in env.encoder.fields.items()}
+    torch.manual_seed(8)
+    net = StructuredNet(layout, env.codec.size, embed=16, ship_features=8, hidden=32, vf=16)
+    rows = [o for o, _m, _i in random_states(2, seed=4, every=5)][:30]
+    grads = []
+    for use_reach in (True, False):
+        net.observation.use_reach = use_reach
+        obs = torch.as_tensor(np.stack(rows)).requires_grad_()
+        logits, value = net(obs)
+        (logits.tanh().sum() + value.sum()).backward()
+        grads.append(obs.grad)
+    assert grads[0].abs().sum() > 0
+    torch.testing.assert_close(grads[0], grads[1])

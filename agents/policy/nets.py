@@ -82,9 +82,10 @@ class ObservationNet(nn.Module):
     def flat_features(self, flat: torch.Tensor) -> torch.Tensor:
         """`self.flat(flat)`. In training, over the columns not zero in every row only: a
         minibatch leaves about three quarters of them zero (pending parts of absent seats,
-        empty stacks), and those add exact zeros to the outputs and the weights' gradients."""
-        if not torch.is_grad_enabled() or flat.device.type != "cpu":
-            return self.flat(flat)
+        empty stacks), and those add exact zeros to the outputs and the weights' gradients
+        (not to the observations' own gradient, so inputs that want one take every column)."""
+        if not torch.is_grad_enabled() or flat.device.type != "cpu" or flat.requires_grad:
+            return self.flat(flat)  # (a gradient for the inputs needs every column)
         linear = self.flat[0]
         used = flat.abs().amax(dim=0).nonzero().squeeze(1)
         weight = linear.weight.index_select(1, used)
@@ -97,10 +98,12 @@ class ObservationNet(nn.Module):
 
     def _reach(self, planes: torch.Tensor) -> bool:
         """Whether to run the CNN on `planes` as `reach_maps`: training on a CPU (inference
-        keeps its cache and its exact numbers; a GPU runs dense convolutions best)."""
+        keeps its cache and its exact numbers; a GPU runs dense convolutions best; a gradient
+        for the observations themselves, as saliency maps take, needs the dense CNN)."""
         return (
             self.use_reach
             and torch.is_grad_enabled()
+            and not planes.requires_grad  # it computes no gradient for the input planes
             and planes.device.type == "cpu"
             and reach_layers(self.ship_cnn) is not None
         )
