@@ -17,9 +17,7 @@ single steps: the learner's flat layer reads only those (agents/policy/nets.py).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -27,58 +25,26 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-class _Collected(Exception):
-    """Raised in place of the first update: the rollout it would learn from is recorded."""
+from first_rollout import collected_model  # noqa: E402  (this folder is sys.path[0])
 
 
 def rollout_grids(seed: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """Ids of each (env, step, seat) ship grid of one default rollout (equal ids, equal bytes),
     the footprints of its distinct grids, the cells of a grid, and which of each step's other
     observation columns are non-zero, (env * step, columns)."""
-    import sb3_contrib
-
     from farlight_env import farlight_v0
-    from training.config import PPOConfig
-    from training.train_ppo import train
 
-    seen: dict[str, np.ndarray] = {}
-    original = sb3_contrib.MaskablePPO.train
-
-    def capture(model: object) -> None:
-        buffer = model.rollout_buffer  # type: ignore[attr-defined]
-        where, (seats, *planes) = farlight_v0.env().unwrapped.observation_layout()["ships"]
-        ships = buffer._storage[:, :, where]  # (env, step, seats * planes)
-        envs, steps = ships.shape[:2]
-        rows = ships.reshape(envs * steps * seats, -1)
-        distinct = np.unique(rows, axis=0).reshape(-1, planes[0], planes[1], planes[2])
-        seen["cover"] = footprints(distinct)
-        seen["cells"] = np.array(planes[1] * planes[2])
-        others = np.delete(buffer._storage, np.arange(where.start, where.stop), axis=2)
-        seen["flat"] = (others != 0).reshape(envs * steps, -1)
-        ids: dict[bytes, int] = {}
-        seen["grids"] = np.array([ids.setdefault(row.tobytes(), len(ids)) for row in rows]).reshape(
-            envs, steps, seats
-        )
-        raise _Collected  # one rollout is all it needs
-
-    sb3_contrib.MaskablePPO.train = capture
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            config = PPOConfig(
-                run_dir=str(Path(tmp) / "run"),
-                init_from=str(ROOT / "agents" / "data" / "ppo.pt"),
-                total_steps=2048,
-                opponents=["heuristic"],
-                eval_every=0,
-                checkpoint_every=0,
-                seed=seed,
-            )
-            with contextlib.suppress(_Collected):
-                train(config, progress=False)
-    finally:
-        sb3_contrib.MaskablePPO.train = original
-    return seen["grids"], seen["cover"], int(seen["cells"]), seen["flat"]
+    buffer = collected_model(opponents=["heuristic"], seed=seed).rollout_buffer
+    where, (seats, *planes) = farlight_v0.env().unwrapped.observation_layout()["ships"]
+    ships = buffer._storage[:, :, where]  # (env, step, seats * planes)
+    envs, steps = ships.shape[:2]
+    rows = ships.reshape(envs * steps * seats, -1)
+    distinct = np.unique(rows, axis=0).reshape(-1, planes[0], planes[1], planes[2])
+    ids: dict[bytes, int] = {}
+    grids = np.array([ids.setdefault(row.tobytes(), len(ids)) for row in rows])
+    others = np.delete(buffer._storage, np.arange(where.start, where.stop), axis=2)
+    nonzero = (others != 0).reshape(envs * steps, -1)
+    return grids.reshape(envs, steps, seats), footprints(distinct), planes[1] * planes[2], nonzero
 
 
 def footprints(grids: np.ndarray) -> np.ndarray:

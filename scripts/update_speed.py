@@ -13,64 +13,35 @@ both alike. Thread CPU time; the table gives each setting's median and best turn
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-class _Collected(Exception):
-    """Raised from the first update: the rollout is in the buffer, nothing trained yet."""
+from first_rollout import collected_model  # noqa: E402  (this folder is sys.path[0])
 
 
-def collected_model():  # noqa: ANN201 - a MaskablePPO, imported lazily
-    """A MaskablePPO model holding one full rollout, before its first update."""
-    import sb3_contrib
-
-    from training.config import PPOConfig
-    from training.train_ppo import train
-
-    captured = {}
-    original = sb3_contrib.MaskablePPO.train
-
-    def capture(model) -> None:  # noqa: ANN001
-        captured["model"] = model
-        raise _Collected
-
-    sb3_contrib.MaskablePPO.train = capture
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            config = PPOConfig(
-                run_dir=str(Path(tmp) / "run"),
-                init_from=str(ROOT / "agents" / "data" / "ppo.pt"),
-                learning_rate=0.0006,
-                total_steps=2048,
-                opponents=["heuristic"],
-                reward_mode="margin",
-                eval_every=0,
-                checkpoint_every=0,
-                seed=1,
-                arch="structured",
-                ship_features=32,
-            )
-            with contextlib.suppress(_Collected):
-                train(config, progress=False)
-    finally:
-        sb3_contrib.MaskablePPO.train = original
-    return captured["model"]
+def stage_two_model():  # noqa: ANN201 - a MaskablePPO, imported lazily
+    """The stage-2 run's model holding one full rollout, before its first update."""
+    return collected_model(
+        learning_rate=0.0006,
+        opponents=["heuristic"],
+        reward_mode="margin",
+        seed=1,
+        arch="structured",
+        ship_features=32,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=4, help="timed updates per setting")
     args = parser.parse_args()
-    model = collected_model()
+    model = stage_two_model()
     nets = [m for m in model.policy.modules() if hasattr(m, "use_reach")]
     weights = copy.deepcopy(model.policy.state_dict())
     optimiser = copy.deepcopy(model.policy.optimizer.state_dict())
