@@ -230,8 +230,9 @@ class StructuredNet(nn.Module):
         self, obs: torch.Tensor, context: torch.Tensor, ships: DistinctShips
     ) -> torch.Tensor:
         """`_install_logits` on cells as rows (grid, cell, channel), its context-free 1x1
-        convolution computed once per distinct own ship (`DistinctShips.pointwise`): matrix
-        products instead of a convolution over mixed memory formats."""
+        convolution computed once per distinct own ship, or once per row of the reach CNN's
+        table (`DistinctShips.pointwise`): matrix products instead of a convolution over mixed
+        memory formats."""
         cells = ships.pointwise(ships.own, self.cell)
         hidden = torch.relu(cells + self._cell_condition(obs, context)[:, None])
         return hidden @ self.cell_out.weight.flatten() + self.cell_out.bias
