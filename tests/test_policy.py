@@ -72,6 +72,30 @@ def write_payload(path: Path, **payload: object) -> Path:
 
 
 # ------------------------------------------------------------------------------ round trip
+def test_each_load_is_a_network_of_its_own_and_a_changed_file_is_read_again(saved) -> None:
+    """Loads after the first rebuild the checked file without reading it (tournaments load a
+    seat's policy every game); a network changed by its user changes no later load, and a file
+    replaced on disk, by another policy or by garbage, is read and checked again."""
+    path, net, config = saved
+    first, _ = load_policy(path)
+    with torch.no_grad():
+        for parameter in first.parameters():
+            parameter.add_(1.0)
+    second, second_config = load_policy(path)
+    second_config["name"] = "changed"
+    for want, got in zip(net.state_dict().values(), second.state_dict().values(), strict=True):
+        assert torch.equal(want, got)
+    assert load_policy(path)[1] == config
+    other, _ = random_net(seed=1)
+    save_policy(other.state_dict(), config, path)
+    third, _ = load_policy(path)
+    for want, got in zip(other.state_dict().values(), third.state_dict().values(), strict=True):
+        assert torch.equal(want, got)
+    path.write_bytes(b"PK\x03\x04 not a zip archive")
+    with pytest.raises(ValueError, match="not a loadable policy file"):
+        load_policy(path)
+
+
 def test_save_load_round_trip_keeps_weights_config_and_outputs(saved) -> None:
     path, net, config = saved
     loaded, loaded_config = load_policy(path)
