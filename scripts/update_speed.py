@@ -41,6 +41,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=4, help="timed updates per setting")
     args = parser.parse_args()
+    if args.turns < 1:
+        sys.exit("update_speed: --turns must be at least 1")
     model = stage_two_model()
     nets = [m for m in model.policy.modules() if hasattr(m, "use_reach")]
     weights = copy.deepcopy(model.policy.state_dict())

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import check_invariants
 
-import farlight_env.game.game as game_module
 from farlight_env.game import (
     Bid,
     ChooseEngine,
@@ -33,6 +32,7 @@ from farlight_env.game import (
     action_to_dict,
 )
 from farlight_env.game.ship import legal_cells
+from farlight_env.game.tables import SHARED_TABLES as ENGINE_SHARED_TABLES
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 CONFIGS = (
@@ -132,10 +132,10 @@ def test_unseeded_games_differ() -> None:
 
 # -------------------------------------------------------------------------------------- clones
 #: Derived lookup tables that clones may share: the engine treats them as immutable (and
-#: declares them in game.py's _SHARED_TABLES, when it has that list).
+#: declares them in game/tables.py's SHARED_TABLES).
 SHARED_TABLES = frozenset(
     ["config", "cards", "part_index", "mission_index", "part_masks", "rank_part", "targets"]
-    + ["target_slot", "bid_actions", *getattr(game_module, "_SHARED_TABLES", ())]
+    + ["target_slot", "bid_actions", *ENGINE_SHARED_TABLES]
 )
 
 

@@ -195,8 +195,12 @@ class HeuristicAgent(EngineAgent):
         operations are the same, in the same order, so the scores are bit-identical. Gains are
         read from a table of every slot's placements (`slot_gains`).
         """
-        cells = self._cells(game, legal)
-        return self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(legal))
+        return self._cell_scores(game, seat, self._cells(game, legal))
+
+    def _cell_scores(self, game: FarlightGame, seat: int, cells: np.ndarray) -> np.ndarray:
+        """The gains of the placements at `cells` of `slot_gains`' table, each plus its tiny
+        random tie-breaker (one draw per placement, in order)."""
+        return self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(cells))
 
     def slot_gains(self, game: FarlightGame, seat: int) -> np.ndarray:
         """`_placement_score` of every `SLOT_BLOCK` placement on every target slot, slot-major:
@@ -231,7 +235,7 @@ class HeuristicAgent(EngineAgent):
         cells = self._index_cells(game, codec)[legal]
         if len(legal) == 0 or bool((cells < 0).any()):  # not the engine's bids: say so there
             return super().decide(game, seat, action_mask, codec)
-        scores = self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(legal))
+        scores = self._cell_scores(game, seat, cells)
         return bids.start + int(legal[int(scores.argmax())])
 
     def _index_cells(self, game: FarlightGame, codec: ActionCodec) -> np.ndarray:

@@ -79,11 +79,11 @@ def _back_rows(
     cells_in: torch.Tensor, row_of_out: torch.Tensor, none: int, rows: int, grid: int
 ) -> torch.Tensor:
     """For each entry of a `rows`-row tap table whose first rows are `cells_in` (bordered): the
-    output row it feeds (`row_of_out`), `none` (the zero row) for entries that feed no output
-    and for the rows after `cells_in`. Tap (dr, dc) of cell c feeds cell c - (dr, dc), the
-    neighbour under the reversed tap."""
+    output row it feeds (`row_of_out`; a row it gives past `none` counts as none), `none` (the
+    zero row) for entries that feed no output and for the rows after `cells_in`. Tap (dr, dc)
+    of cell c feeds cell c - (dr, dc), the neighbour under the reversed tap."""
     offsets = _tap_offsets(grid + 2, cells_in.device).flip(0)
-    back = row_of_out[cells_in[:, None] + offsets]
+    back = row_of_out[cells_in[:, None] + offsets].clamp_(max=none)  # rows past `none`: none
     pad = back.new_full((rows - len(cells_in), len(TAPS)), none)
     return torch.cat([back, pad]).flatten()
 
@@ -162,8 +162,12 @@ class ReachMaps(NamedTuple):
 
     def rows_of(self, grids: torch.Tensor) -> torch.Tensor:
         """The maps of `grids` (k indices) as rows: (k, grid * grid, C)."""
+        return self._cells_of(self.table, grids)
+
+    def _cells_of(self, values: torch.Tensor, grids: torch.Tensor) -> torch.Tensor:
+        """Rows of `values` (one per row of `table`) for every cell of `grids`, as `rows_of`."""
         rows = self.rows.index_select(0, grids).flatten()
-        return self.table.index_select(0, rows).view(len(grids), self.grid * self.grid, -1)
+        return values.index_select(0, rows).view(len(grids), self.grid * self.grid, -1)
 
     def pointwise(self, grids: torch.Tensor, conv: nn.Conv2d) -> torch.Tensor:
         """A 1x1 convolution `conv` over [maps; input planes] at every cell of `grids` (k
@@ -175,8 +179,7 @@ class ReachMaps(NamedTuple):
         values = values.index_add(0, self.input_rows, self.inputs @ weight[:, width:].t())
         if conv.bias is not None:
             values = values + conv.bias
-        rows = self.rows.index_select(0, grids).flatten()
-        return values.index_select(0, rows).view(len(grids), self.grid * self.grid, -1)
+        return self._cells_of(values, grids)
 
     def pooled(self) -> torch.Tensor:
         """`cache.pool_maps` of every grid's maps: (n, 2C), mean then max over cells."""
@@ -233,10 +236,11 @@ def reach_maps(cnn: nn.Module, planes: torch.Tensor) -> ReachMaps:
         rows0 = torch.cat([rows0, rows0.new_zeros(1, channels)])
         zero0 = len(cells0)
         taps1 = _tap_rows(cells1, _rows_of(cells0, n, grid, zero0, zero0), grid)
-        none1 = len(cells1)
-        back1 = _back_rows(cells0, _rows_of(cells1, n, grid, none1, none1), none1, zero0 + 1, grid)
         # the second reads [first layer's rows of cells1; blank cell; zero row (the border)]
-        taps2 = _tap_rows(cells2, _rows_of(cells1, n, grid, none1, none1 + 1), grid)
+        none1 = len(cells1)
+        row_of1 = _rows_of(cells1, n, grid, none1, none1 + 1)
+        back1 = _back_rows(cells0, row_of1, none1, zero0 + 1, grid)
+        taps2 = _tap_rows(cells2, row_of1, grid)
         none2 = len(cells2)
         row_of2 = _rows_of(cells2, n, grid, none2, none2)
         back2 = _back_rows(cells1, row_of2, none2, none1 + 2, grid)

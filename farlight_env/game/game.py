@@ -70,7 +70,6 @@ from farlight_env.game.phases.missions import mission_bidders
 from farlight_env.game.phases.missions import mission_order as _mission_order  # noqa: F401 - tests sort as the engine does
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import CLONE_GROUPS, GameState
-from farlight_env.game.tables import SHARED_TABLES as _SHARED_TABLES  # noqa: F401 - clones share them (tests read this name)
 from farlight_env.game.tables import resolve_card_set, resolve_seed
 
 # Names other modules import from here (kept for compatibility; declared in game/config.py,
