@@ -189,10 +189,19 @@ class ISMCTSAgent(EngineAgent):
         return self.policy.ranked_bids(game, seat, legal)
 
     def _rollout(self, game: FarlightGame) -> list[float]:
-        """Play to the end of the current round with the heuristic, then evaluate."""
+        """Play to the end of the current round with the heuristic, then evaluate.
+
+        The round's reset is held: it draws parts and rolls station dice, which change no
+        score, so it runs only when it ends the game (the evaluation is the same either way).
+        """
         start_round = game.round
+        game.hold_round_reset = True
+        choose = self.policy.choose
         while not game.is_over and game.round == start_round:
             seat = game.current_player
-            assert seat is not None
-            game.apply(self.policy.choose(game, seat))
+            if seat is None:  # the round is over, its reset held
+                break
+            game.apply(choose(game, seat))
+        if game.round_reset_held and game.reset_ends_game():
+            game.release_round_reset()
         return evaluate(game, self.policy)

@@ -111,7 +111,9 @@ class FarlightGame:
     `current_player` acts next by `apply`-ing one of `legal_actions()`. Decisions with a
     single legal option are taken automatically and not recorded in `history`; set
     `on_forced` (a callable taking the game and the action, called just before each) to watch
-    them (farlight_env.view.events does, on a copy). Copies and saved games never carry it.
+    them (farlight_env.view.events does, on a copy). Set `hold_round_reset` to stop at the end
+    of a round before its reset (search evaluates there: the reset's draws and dice change no
+    score); `release_round_reset()` goes on. Copies and saved games carry neither.
 
     Its attributes are the fields declared in `state.FIELDS` (saved) and `state.DERIVED`
     (caches), plus the shared lookup tables of `tables.py`; read them, and build positions
@@ -119,6 +121,7 @@ class FarlightGame:
     """
 
     on_forced: Callable[[FarlightGame, Action], None] | None = None
+    hold_round_reset: bool = False
 
     def __init__(
         self,
@@ -329,6 +332,11 @@ class FarlightGame:
         while True:
             resume = self._resume
             if resume is not None:
+                if resume is Resume.RESET and self.hold_round_reset:
+                    self._current = None  # the round is over: no one acts until the release
+                    self._legal = []
+                    self._legal_set = frozenset()
+                    return
                 self._resume = None
                 self._RESUME_STEPS[resume](self)
                 continue
@@ -350,6 +358,21 @@ class FarlightGame:
             self._legal = legal
             self._legal_set = None
             return
+
+    @property
+    def round_reset_held(self) -> bool:
+        """True when the round is over and `hold_round_reset` keeps its reset waiting."""
+        return self._resume is Resume.RESET and self.hold_round_reset
+
+    def reset_ends_game(self) -> bool:
+        """Whether the waiting round reset ends the game (R-RESET-1, -3, -6)."""
+        return reset.ends_game(self)
+
+    def release_round_reset(self) -> None:
+        """Stop holding round resets and run the one waiting, if any (R-RESET)."""
+        self.hold_round_reset = False
+        if self._resume is Resume.RESET:
+            self._advance()
 
     # --------------------------------------------------------- end of game
     def award_value(self, seat: int, award: str) -> int:
@@ -378,6 +401,8 @@ class FarlightGame:
         # every attribute by reference in one C call (shared tables and immutable values are
         # meant to be shared); each mutable one is replaced by a copy or reset below
         copy.update(mine)
+        copy.pop("on_forced", None)  # a watcher or a hold belongs to the game it was set on
+        copy.pop("hold_round_reset", None)
         if isinstance(rng, np.random.Generator):
             copy["_rng"], copy["_rng_recipe"] = rng, None
         elif rng is not None:

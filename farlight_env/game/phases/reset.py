@@ -16,6 +16,15 @@ if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
 
 
+def ends_game(g: FarlightGame) -> bool:
+    """Whether `round_reset` ends the game, without changing it: a climactic mission done
+    (R-RESET-1), too few parts to refill the spaces (R-RESET-3) or the round cap (R-RESET-6)."""
+    if g._climactic_done:
+        return True
+    empty = sum(part is None for part in g.spaces)
+    return empty > len(g.deck) or g.round >= g.config.max_rounds
+
+
 def round_reset(g: FarlightGame) -> None:
     """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
     g.board_stamp = new_stamp()
