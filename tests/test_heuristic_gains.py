@@ -98,3 +98,22 @@ def test_plans_keyed_on_whole_bio_tech_purchases_of_crew() -> None:
                     compared += 1
             game.apply(player.choose(game, seat))
     assert compared >= 60
+
+
+def test_cached_plans_keep_no_earlier_game_alive() -> None:
+    """Plans are cached across decisions but hold only the game being planned on: a redacted
+    copy an opponent decided on is freed once it decides on the next one (a cache holding
+    every copy kept thousands alive for the garbage collector to walk)."""
+    import weakref
+
+    game, agent = FarlightGame(3, seed=6), HeuristicAgent(seed=1)
+    earlier: list[weakref.ref] = []
+    for _ in range(60):
+        seat = game.current_player
+        copy = PlayerView(game, seat).redacted()
+        game.apply(agent.choose(copy, seat))
+        earlier.append(weakref.ref(copy))
+        del copy
+    assert sum(ref() is not None for ref in earlier) == 1  # the last one, still planned on
+    holding = {id(plan.game) for plan in agent._planners.values() if plan.game is not None}
+    assert len(holding) <= 1 and len(agent._planners) > 10

@@ -70,6 +70,8 @@ class HeuristicAgent(EngineAgent):
         self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
+        self._planned_game: FarlightGame | None = None  # the game the lent plans read
+        self._lent: list[Planner] = []  # plans given out for it; they let go of it after
         self._quality_cache: dict[tuple, float] = {}
         self._board_ids: dict[int, tuple[int, int]] = {}  # board stamp -> fact ids
         self._fact_ids: dict[tuple, int] = {}  # interned board facts -> id
@@ -115,16 +117,28 @@ class HeuristicAgent(EngineAgent):
         return values
 
     def planner(self, game: FarlightGame, seat: int) -> Planner:
-        """A `Planner` for `seat` in `game`, cached on `planner_key` (same answers as new)."""
+        """A `Planner` for `seat` in `game`, cached on `planner_key` (same answers as new).
+
+        Cached plans hold a game only while it is the one planned on: each plan keeping the
+        last game it served would keep thousands of game copies alive, which Python's garbage
+        collector then walks at every full collection (a sixth of a sub-game's env time)."""
         self._check_cards(game)
+        if game is not self._planned_game:
+            for lent in self._lent:
+                lent.game = None
+            self._lent = []
+            self._planned_game = game
         key = (*_seat_facts(game, seat), self._board_id(game)[1])
         plan = self._planners.get(key)
         if plan is None:
             if len(self._planners) >= VALUES_CACHE_SIZE:
                 self._planners.clear()
             plan = self._planners[key] = Planner(game, seat)
+        elif plan.game is game:
+            return plan
         else:
             plan.game = game  # equal keys: the plan's derived facts hold in this game too
+        self._lent.append(plan)
         return plan
 
     def _board_id(self, game: FarlightGame) -> tuple[int, int]:

@@ -85,7 +85,8 @@ class Planner:
     """One seat's read of a (redacted) game: target missions and what things are worth."""
 
     def __init__(self, game: FarlightGame, seat: int) -> None:
-        self.game = game
+        #: The game planned on; None once a cached plan has let go of it (HeuristicAgent).
+        self.game: FarlightGame = game
         self.seat = seat
         self.engine_values = [v for _, v in game.engines(seat)]
         self.biotech = game.biotech(seat) + game.temp_biotech[seat]
