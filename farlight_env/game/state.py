@@ -99,21 +99,21 @@ VALUE = Kind("value", _same, _same, _same)
 LIST = Kind("list", list, list, list)
 NESTED = Kind(
     "nested",
-    lambda x: [i[:] for i in x],
+    lambda x: list(map(list.copy, x)),
     lambda x: [list(i) for i in x],
     lambda x: [list(i) for i in x],
 )
 #: Per target slot, the bids on it as (seat, tile, crew) tuples.
 BIDS = Kind(
     "nested",
-    lambda x: [i[:] for i in x],
+    lambda x: list(map(list.copy, x)),
     lambda x: [[[p, t, c] for p, t, c in slot] for slot in x],
     lambda x: [[(p, t, bool(c)) for p, t, c in slot] for slot in x],
 )
 #: Per seat, the ship as {(row, col): piece}; saved as [row, col, piece] triples.
 SHIPS = Kind(
     "call",
-    lambda x: [dict(s) for s in x],
+    lambda x: list(map(dict.copy, x)),
     lambda x: [[[r, c, piece] for (r, c), piece in ship.items()] for ship in x],
     lambda x: [{(r, c): piece for r, c, piece in ship} for ship in x],
 )
