@@ -2,6 +2,7 @@
 
     python scripts/speed_vs.py --baseline 4d665c2 --rounds 3
     python scripts/speed_vs.py --baseline 0643af2 --build-baseline   # its Cython build
+    python scripts/speed_vs.py --baseline 205f752 --only ismcts,heuristic
 
 Checks the baseline out into a temporary directory (`git worktree`), then takes turns: each
 round runs every measurement once in a child process per tree, so load from other jobs falls on
@@ -199,9 +200,18 @@ def main() -> None:
         action="store_true",
         help="compile the baseline's extensions first (its setup.py; needs Cython)",
     )
+    parser.add_argument(
+        "--only",
+        help=f"measure only these figures, comma-separated (of {', '.join(UNITS)})",
+    )
     args = parser.parse_args()
     if args.rounds < 1:
         sys.exit("speed_vs: --rounds must be at least 1")
+    kinds = UNITS if args.only is None else args.only.split(",")
+    unknown = sorted(set(kinds) - set(UNITS))
+    if unknown:
+        sys.exit(f"speed_vs: unknown figure {unknown[0]!r}; choose from {', '.join(UNITS)}")
+    figures = [(kind, players) for kind, players in FIGURES if kind in kinds]
     best: dict[tuple[str, str, int], float] = {}
     with baseline_checkout(args.baseline, "speed_vs") as base:
         if args.build_baseline:
@@ -211,7 +221,7 @@ def main() -> None:
                 label: build_line(tree) for label, tree in (("baseline", base), ("current", ROOT))
             }
             for _ in range(args.rounds):
-                for kind, players in FIGURES:
+                for kind, players in figures:
                     for label, tree in (("baseline", base), ("current", ROOT)):
                         rate = measure(tree, kind, players)
                         key = (label, kind, players)
@@ -226,7 +236,7 @@ def main() -> None:
     for label, line in builds.items():
         print(f"{label}: {line}")
     print(f"{'figure':<34}{'baseline':>10}{'current':>10}{'ratio':>8}")
-    for kind, players in FIGURES:
+    for kind, players in figures:
         old, new = best[("baseline", kind, players)], best[("current", kind, players)]
         name = f"{kind} {players}p ({UNITS[kind]})"
         print(f"{name:<34}{old:>10,.0f}{new:>10,.0f}{new / old:>7.2f}x")

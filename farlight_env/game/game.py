@@ -412,7 +412,8 @@ class FarlightGame:
         else:  # this game's generator was never made: the copy has the same recipe
             copy["_rng"], copy["_rng_recipe"] = None, mine["_rng_recipe"]
         # map() copies in C: no Python frame per list (a comprehension makes one per field)
-        copy.update(zip(_LIST_STATE, map(list.copy, map(mine.__getitem__, _LIST_STATE))))
+        lists = map(list.copy, map(mine.__getitem__, _LIST_STATE))
+        copy.update(zip(_LIST_STATE, lists, strict=True))
         for name in _NESTED_STATE:
             copy[name] = list(map(list.copy, mine[name]))
         for name, copier in _CALL_STATE:
