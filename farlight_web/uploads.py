@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
+from farlight_env.cards.schema import CardSetFile
 from farlight_env.game.actions import RECORD_FIELDS  # the recorded fields of each action
 from farlight_env.records.record import (
     RECORD_FORMAT,
@@ -64,39 +65,6 @@ def _action_struct(cls: type, fields: dict[str, type]) -> type:
 ActionShape = Union[tuple(_action_struct(c, f) for c, f in RECORD_FIELDS.items())]  # noqa: UP007
 
 
-class Icon(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    kind: Word
-    timing: Word
-
-
-class Part(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    name: Word
-    connectors: Annotated[list[Word], msgspec.Meta(max_length=4)]
-    crew_cost: int = UNSET
-    biotech: int = UNSET
-    engines: Annotated[list[int], msgspec.Meta(max_length=8)] = UNSET
-    icons: Annotated[list[Icon], msgspec.Meta(max_length=8)] = UNSET
-
-
-class Mission(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    name: Word
-    value: int
-    climactic: bool = UNSET
-    engines: Annotated[list[int], msgspec.Meta(max_length=8)] = UNSET
-    biotech: int = UNSET
-    science: int = UNSET
-
-
-class CardSetShape(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """A card set in the card-file format (checked in full by the card loader on replay)."""
-
-    name: Word
-    parts: Annotated[list[Part], msgspec.Meta(max_length=256)]
-    missions: Annotated[list[Mission], msgspec.Meta(max_length=256)]
-    reconstructed: bool = UNSET
-    description: Annotated[str, msgspec.Meta(max_length=10_000)] = UNSET
-
-
 Option = bool | int | str | Annotated[dict[Word, bool | str], msgspec.Meta(max_length=32)]
 
 
@@ -124,7 +92,7 @@ class UploadRecord(msgspec.Struct, omit_defaults=True):
     end_reason: Word | None = UNSET
     human_seat: int = UNSET
     finished: bool = UNSET
-    card_set: CardSetShape = UNSET
+    card_set: CardSetFile = UNSET  # the card-file schema itself: one declaration of it
 
 
 class UploadResults(msgspec.Struct, omit_defaults=True):

@@ -305,6 +305,45 @@ def test_an_upload_that_does_not_replay_is_not_stored(data: Path) -> None:
     assert not (data / "uploads").exists() or not list((data / "uploads").iterdir())
 
 
+def _variant_record() -> dict[str, Any]:
+    """A finished 2-player record played with its own card set (one mission worth a point
+    more than the standard one), so the record carries its "card_set"."""
+    import dataclasses
+
+    from agents.heuristic import HeuristicAgent
+    from farlight_env.cards.io import standard_card_set
+    from farlight_env.game import FarlightGame
+    from farlight_env.records.record import build_record
+
+    standard = standard_card_set()
+    first = dataclasses.replace(standard.missions[0], value=standard.missions[0].value + 1)
+    cards = dataclasses.replace(standard, name="variant", missions=(first, *standard.missions[1:]))
+    game, policy = FarlightGame(2, seed=5, card_set=cards), HeuristicAgent(0)
+    while not game.is_over:
+        game.apply(policy.choose(game, game.current_player))
+    return build_record(game, ["heuristic", "heuristic"], None, {"num_players": 2})
+
+
+def test_an_upload_with_its_own_card_set_is_checked_by_the_card_file_schema(data: Path) -> None:
+    """An uploaded record's card set is read with the card-file schema itself (R-CARDS-5): a
+    valid one replays; a card the card loader would refuse is a 400 naming its field, and
+    nothing is stored."""
+    client = _client(make_app(data))
+    record = _variant_record()
+    good = client.post("/api/replays/upload", content=json.dumps(record).encode())
+    assert good.status_code == 200, good.text
+    for card, field, value, needle in (
+        ("missions", "value", 0, "card_set.missions[0].value"),
+        ("parts", "connectors", ["diagonal"], "card_set.parts[0].connectors[0]"),
+        ("parts", "crew_cost", -1, "card_set.parts[0].crew_cost"),
+    ):
+        bad = json.loads(json.dumps(record))
+        bad["card_set"][card][0][field] = value
+        response = client.post("/api/replays/upload", content=json.dumps(bad).encode())
+        assert response.status_code == 400 and needle in response.json()["error"], response.text
+    assert len(list((data / "uploads").iterdir())) == 1
+
+
 # ---------------------------------------------------------------------------------- listings
 def test_listings_read_only_new_and_changed_files(data: Path) -> None:
     from agents.tournament import run_tournament, write_results
