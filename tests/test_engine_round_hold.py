@@ -57,6 +57,21 @@ def test_held_game_goes_on_as_the_unheld_one(players: int, seed: int, rounds: in
     assert endings <= 1
 
 
+def test_a_held_game_saves_as_it_goes_on() -> None:
+    """A save rests between actions: a held game saves (JSON or GameState) as the game after
+    its reset, loads, and is itself left held."""
+    held = FarlightGame(3, seed=3)
+    plain = held.clone()
+    held.hold_round_reset = True
+    for action in play_round(held, HeuristicAgent(3)):
+        plain.apply(action)
+    assert held.round_reset_held
+    assert held.to_json() == plain.to_json()
+    assert FarlightGame.from_json(held.to_json()).to_json() == plain.to_json()
+    assert held.to_state() == plain.to_state()
+    assert held.round_reset_held and held.current_player is None
+
+
 def test_copies_carry_no_hold_and_no_watcher() -> None:
     """A hold or an `on_forced` watcher belongs to the game it was set on, not to its copies."""
     game = FarlightGame(3, seed=4)

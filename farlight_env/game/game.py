@@ -448,7 +448,16 @@ class FarlightGame:
 
     def to_json(self) -> str:
         """The full state, config, card set and RNG; `from_json` restores it exactly."""
-        return serialize.game_to_json(self)
+        return serialize.game_to_json(self._as_saved())
+
+    def _as_saved(self) -> FarlightGame:
+        """This game, or where a round reset is held, a copy with the reset run: saved games
+        rest between actions and carry no hold."""
+        if not self.round_reset_held:
+            return self
+        copy = self.clone()  # no hold: its driver runs the waiting reset
+        copy._advance()
+        return copy
 
     @classmethod
     def from_json(cls, text: str, cards: CardSet | None = None) -> FarlightGame:
@@ -458,7 +467,7 @@ class FarlightGame:
 
     def to_state(self) -> GameState:
         """A copy of this game's state as a `GameState` (plain values, nothing shared)."""
-        return state.state_of(self)
+        return state.state_of(self._as_saved())
 
     @classmethod
     def from_state(
