@@ -19,8 +19,6 @@ what long-lived caches keep shows up here first.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import subprocess
 import sys
@@ -28,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from speed_vs import baseline_checkout  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import baseline_checkout, run_in_tree  # noqa: E402  (this folder is sys.path[0])
 
 MEASURE = r"""
 import gc, json, sys, time
@@ -88,16 +86,7 @@ print(json.dumps({"step": total / steps, "gc": [s / steps for s in spent], "game
 
 
 def measure(tree: Path, kinds: str, steps: int, mode: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, kinds, str(steps), mode],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_in_tree(tree, MEASURE, kinds, str(steps), mode)
 
 
 def main() -> None:

@@ -11,14 +11,14 @@ bytes of every bid score array. Speed work on the heuristic must leave them all 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+from speed_vs import run_in_tree  # noqa: E402  (this folder is sys.path[0])
 
 PLAY = r"""
 import hashlib, json, sys
@@ -51,16 +51,7 @@ print(json.dumps([digest(i, 2 + i % 4) for i in range(games)]))
 
 def digests(tree: Path, games: int) -> list[str]:
     """One digest per game, played in a child process with `tree` first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", PLAY, str(games)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_in_tree(tree, PLAY, str(games))
 
 
 def export(ref: str, folder: Path) -> None:

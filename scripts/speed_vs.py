@@ -26,6 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -141,9 +142,15 @@ def build_line(tree: Path) -> str:
 
 
 def _child(tree: Path, kind: str, players: int) -> float | str:
+    return run_in_tree(tree, MEASURE, kind, str(players))
+
+
+def run_in_tree(tree: Path, code: str, *args: str) -> Any:
+    """Run `code` with `args` in a child Python with `tree` first on its path (one thread);
+    its last line of output, read as JSON. A failure raises CalledProcessError."""
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
-        [sys.executable, "-c", MEASURE, kind, str(players)],
+        [sys.executable, "-c", code, *args],
         cwd=tree,
         env=env,
         capture_output=True,

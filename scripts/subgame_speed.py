@@ -18,15 +18,13 @@ updates (`MaskablePPO.train`, thread CPU time) and the rest (rollouts: games and
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
 
+from speed_vs import run_in_tree  # noqa: E402  (this folder is sys.path[0])
 from train_speed_vs import MEASURE  # noqa: E402  (this folder is sys.path[0])
 
 #: What the measured run changes in train_speed_vs's: the learner's decision kinds as a fourth
@@ -88,16 +86,7 @@ SUBGAME_MEASURE = edited(MEASURE)
 
 
 def measure(steps: int, kinds: str, vec_env: str) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", SUBGAME_MEASURE, str(steps), vec_env, str(INIT_FROM), kinds],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_in_tree(ROOT, SUBGAME_MEASURE, str(steps), vec_env, str(INIT_FROM), kinds)
 
 
 def main() -> None:

@@ -16,8 +16,6 @@ tree's median and best round and their ratios.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import subprocess
 import sys
@@ -27,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Both trees warm-start from this checkout's shipped policy, so they learn the same network.
 INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
 
-from speed_vs import baseline_checkout, build_line  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import baseline_checkout, build_line, run_in_tree  # noqa: E402  (this folder is sys.path[0])
 
 MEASURE = r"""
 import json, os, sys, tempfile
@@ -80,16 +78,7 @@ print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"]}))
 
 def measure(tree: Path, steps: int, vec_env: str) -> dict[str, float]:
     """One training run in `tree`: learner steps per CPU-second of its process tree."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(steps), vec_env, str(INIT_FROM)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_in_tree(tree, MEASURE, str(steps), vec_env, str(INIT_FROM))
 
 
 def short_head(ref: str) -> str:
