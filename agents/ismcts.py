@@ -181,12 +181,7 @@ class ISMCTSAgent(EngineAgent):
         if game.phase is not Phase.BIDDING or len(legal) <= self.candidates:
             first = self.policy.choose(game, seat)
             return [first] + [a for a in legal if a != first][: max(self.candidates - 1, 0)]
-        return self.policy_ranked_bids(game, seat, legal)[: self.candidates]
-
-    def policy_ranked_bids(
-        self, game: FarlightGame, seat: int, legal: list[Action]
-    ) -> list[Action]:
-        return self.policy.ranked_bids(game, seat, legal)
+        return self.policy.ranked_bids(game, seat, legal, self.candidates)
 
     def _rollout(self, game: FarlightGame) -> list[float]:
         """Play to the end of the current round with the heuristic, then evaluate.

@@ -191,10 +191,13 @@ class HeuristicAgent(EngineAgent):
     def _bid(self, game: FarlightGame, seat: int, legal: list[Action]) -> Action:
         return legal[int(self.bid_scores(game, seat, legal).argmax())]  # method: no dispatch
 
-    def ranked_bids(self, game: FarlightGame, seat: int, legal: list[Action]) -> list[Action]:
-        """Legal placements best first (ties keep legal order), as `score_bids` ranks them."""
+    def ranked_bids(
+        self, game: FarlightGame, seat: int, legal: list[Action], limit: int | None = None
+    ) -> list[Action]:
+        """Legal placements best first (ties keep legal order), as `score_bids` ranks them;
+        the first `limit` only, if given (search asks for a few of ~150)."""
         order = (-self.bid_scores(game, seat, legal)).argsort(kind="stable")
-        return [legal[i] for i in order]
+        return [legal[i] for i in order[:limit].tolist()]
 
     def score_bids(
         self, game: FarlightGame, seat: int, legal: list[Action]
