@@ -68,6 +68,8 @@ class HeuristicAgent(EngineAgent):
         #: (length, first id, last id) -> (a copy of the legal list, its cells)
         self._recent_cells: dict[tuple[int, int, int], tuple[list[Action], np.ndarray]] = {}
         self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
+        #: (valuation key, crew low, lone-zero rule) -> (the worths as floats, the open table)
+        self._gains_cache: dict[tuple, tuple[list[float], np.ndarray]] = {}
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
         self._planned_game: FarlightGame | None = None  # the game the lent plans read
@@ -165,7 +167,13 @@ class HeuristicAgent(EngineAgent):
     def _check_cards(self, game: FarlightGame) -> None:
         """Forget every cached valuation when the card set changes."""
         if game.cards is not self._values_cards:
-            caches = (self._values_cache, self._planners, self._quality_cache, self._open_cache)
+            caches = (
+                self._values_cache,
+                self._planners,
+                self._quality_cache,
+                self._open_cache,
+                self._gains_cache,
+            )
             for cache in caches:
                 cache.clear()
             self._values_cards = game.cards
@@ -225,19 +233,29 @@ class HeuristicAgent(EngineAgent):
         blocks cached per slot."""
         lone_zero = game.config.rule_options.lone_zero_mission_chance
         self._check_cards(game)
-        valuation = self._valuation_key(game, seat)
         crew_low = game.crew[seat] <= 2
-        worths = self.slot_worths(game, seat, valuation)
-        table = self._open_gains(game, worths, (valuation, crew_low, lone_zero))
-        seen = self._seen_bids(game, seat)
-        if seen:
-            table = table.copy()
-            width, first_mission = len(SLOT_BLOCK), game.num_spaces + len(FACILITIES)
-            for slot, mine, rival in seen:
-                worth, is_mission = float(worths[slot]), slot >= first_mission
-                block = block_gains(worth, mine, rival, is_mission, crew_low, lone_zero)
-                table[slot * width : (slot + 1) * width] = block
-        return table
+        key = (*_seat_facts(game, seat), self._board_id(game)[0], crew_low, lone_zero)
+        found = self._gains_cache.get(key)  # one lookup for the valuation's worths and table
+        if found is None:
+            if len(self._gains_cache) >= VALUES_CACHE_SIZE:
+                self._gains_cache.clear()
+            valuation = key[:-2]
+            worths = self.slot_worths(game, seat, valuation)
+            table = self._open_gains(game, worths, (valuation, crew_low, lone_zero))
+            found = self._gains_cache[key] = (worths.tolist(), table)
+        worths_of, table = found
+        patched = None
+        width, first_mission = len(SLOT_BLOCK), game.num_spaces + len(FACILITIES)
+        for slot, placed in enumerate(game.bids):
+            if not placed:
+                continue
+            mine, rival = _seen_on(placed, seat)
+            is_mission = slot >= first_mission
+            block = block_gains(worths_of[slot], mine, rival, is_mission, crew_low, lone_zero)
+            if patched is None:
+                patched = table.copy()
+            patched[slot * width : (slot + 1) * width] = block
+        return table if patched is None else patched
 
     def decide(
         self, game: FarlightGame, seat: int, action_mask: np.ndarray, codec: ActionCodec
@@ -268,27 +286,6 @@ class HeuristicAgent(EngineAgent):
             cells[codec.encode(bid) - bids.start] = slot * width + tile * 2 + int(crew)
         self._index_cells_for = (table, codec, cells)
         return cells
-
-    @staticmethod
-    def _seen_bids(game: FarlightGame, seat: int) -> list[tuple[int, int, float]]:
-        """(slot, the seat's own bid, the best visible rival bid) for each slot with bids."""
-        seen = []
-        for s, placed in enumerate(game.bids):
-            if not placed:
-                continue
-            if len(placed) == 1:  # the common case, same sums as below
-                p, t, c = placed[0]
-                seen.append((s, t + c, 0.0) if p == seat else (s, 0, 0.0 + UNKNOWN_TILE + c))
-                continue
-            mine = 0
-            per_seat: dict[int, float] = {}
-            for p, t, c in placed:
-                if p == seat:
-                    mine += t + c
-                else:
-                    per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + c
-            seen.append((s, mine, max(per_seat.values(), default=0.0)))
-        return seen
 
     def _open_gains(self, game: FarlightGame, worths: np.ndarray, key: tuple) -> np.ndarray:
         """`_placement_gains` of every placement on every slot as if no one had bid, cached.
@@ -327,7 +324,8 @@ class HeuristicAgent(EngineAgent):
                 id(bid): slot * width + tile * 2 + int(crew)
                 for (tile, slot, crew), bid in table.items()
             }
-            for cache in (self._cells_cache, self._open_cache, self._recent_cells):
+            caches = (self._cells_cache, self._open_cache, self._gains_cache, self._recent_cells)
+            for cache in caches:
                 cache.clear()
             self._all_rows = None
         if legal:  # a short key, checked against the list it stood for (identity compares)
@@ -444,3 +442,19 @@ class HeuristicAgent(EngineAgent):
 
 def _ascending(hand: list[int]) -> bool:
     return all(a < b for a, b in itertools.pairwise(hand))
+
+
+def _seen_on(placed: list[tuple[int, int, bool]], seat: int) -> tuple[int, float]:
+    """The seat's own bid on a target and the best visible rival bid there (rivals' tiles
+    count as UNKNOWN_TILE each: their values are hidden)."""
+    if len(placed) == 1:  # the common case, same sums as below
+        p, t, c = placed[0]
+        return (t + c, 0.0) if p == seat else (0, 0.0 + UNKNOWN_TILE + c)
+    mine = 0
+    per_seat: dict[int, float] = {}
+    for p, t, c in placed:
+        if p == seat:
+            mine += t + c
+        else:
+            per_seat[p] = per_seat.get(p, 0.0) + UNKNOWN_TILE + c
+    return mine, max(per_seat.values(), default=0.0)
