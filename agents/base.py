@@ -36,6 +36,10 @@ class EngineAgent:
 
     name = "engine-agent"
     needs_observation = False  # decides on the view, never on the vector
+    #: True when `decide` and `choose` only read the game they are given: `act` then gives
+    #: them a redacted copy sharing the live game's public lists (`redact(share=True)`), much
+    #: cheaper than a full copy. An agent that changes that game (to simulate) leaves it False.
+    reads_only = False
 
     def __init__(self) -> None:
         self._codecs: dict[tuple[int, int], ActionCodec] = {}
@@ -50,7 +54,8 @@ class EngineAgent:
                 f"{self.name} plans on game states: pass info['view'] (a PlayerView), as the "
                 "Farlight env infos, tournaments and play loops do"
             )
-        return self.decide(view.redacted(), view.seat, action_mask, self.codec_for(view))
+        game = view.redacted(share=self.reads_only)
+        return self.decide(game, view.seat, action_mask, self.codec_for(view))
 
     def decide(
         self, game: FarlightGame, seat: int, action_mask: np.ndarray, codec: ActionCodec

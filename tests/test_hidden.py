@@ -207,6 +207,61 @@ def test_redact_leaves_the_game_unchanged() -> None:
         assert game.to_json() == before
 
 
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_a_shared_redacted_copy_equals_a_full_one(num_players: int) -> None:
+    """R-BID-5: `redact(share=True)` gives the same copy as `redact` (same `to_json`: blind to
+    hidden facts alike) at every kind of decision, and leaves the live game unchanged."""
+    phases = set()
+    for game in random_states(num_players, seed=31, every=2):
+        before = game.to_json()
+        for seat in range(num_players):
+            assert redact(game, seat, share=True).to_json() == redact(game, seat).to_json()
+        assert game.to_json() == before
+        phases.add(game.phase)
+    assert len(phases) >= 4
+
+
+def test_a_shared_redacted_copy_never_shows_later_hidden_facts() -> None:
+    """A shared copy kept past its decision follows later public changes only: bids placed
+    afterwards (their tile values hidden) and the deck's order never show through it."""
+    game = FarlightGame(3, seed=8)
+    kept = redact(game, 0, share=True)
+    rng = np.random.default_rng(0)
+    while game.phase is Phase.BIDDING and game.current_player is not None:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+        if game.phase is Phase.BIDDING:
+            assert not any(kept.bids) and kept.hands[1] == kept.hands[2] == TILES
+            assert kept.deck == sorted(kept.deck) and kept.history == []
+
+
+def test_the_heuristic_decides_on_shared_copies_as_on_full_ones() -> None:
+    """`act` hands the heuristic (reads_only) a shared copy: the same moves as on full copies,
+    and the live game is untouched by its decisions."""
+    from agents.base import EngineAgent
+    from agents.heuristic import HeuristicAgent
+    from farlight_env.encode.codec import ActionCodec
+
+    class FullCopies(HeuristicAgent):
+        reads_only = False
+
+    for seed in (1, 2):
+        game = FarlightGame(3, seed=seed)
+        shared, full = HeuristicAgent(seed), FullCopies(seed)
+        codec = ActionCodec(game.cards, game.config.grid_size)
+        assert shared.reads_only and not EngineAgent.reads_only
+        while not game.is_over:
+            view, mask, before = (
+                PlayerView(game, game.current_player),
+                codec.mask(game),
+                game.to_json(),
+            )
+            index = shared.act(None, mask, {"view": view})
+            assert game.to_json() == before
+            assert full.act(None, mask, {"view": view}) == index
+            game.apply(codec.decode(index, game))
+
+
 # ------------------------------------------------------------------------------ determinize
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_determinize_is_blind_to_hidden_facts(num_players: int) -> None:

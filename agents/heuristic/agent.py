@@ -54,6 +54,7 @@ class HeuristicAgent(EngineAgent):
     """
 
     name = "heuristic"
+    reads_only = True  # its decisions read the game and change nothing in it
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()

@@ -18,14 +18,25 @@ from farlight_env.game.game import TILES, FarlightGame, Phase
 from farlight_env.game.ship import new_stamp
 
 
-def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None) -> FarlightGame:
+def redact(
+    game: FarlightGame,
+    seat: int,
+    rng: np.random.Generator | None = None,
+    share: bool = False,
+) -> FarlightGame:
     """A copy in which every fact hidden from `seat` is replaced by a canonical stand-in.
 
     Two games that look the same to `seat` give identical redacted copies (same `to_json`).
     The copy's `history` is empty (the real one would reveal tile values) and its seed is 0;
     its chance comes from `rng` if given, else from a generator seeded with 0.
+
+    `share=True` makes the copy share the game's public lists and dicts (crew, ships, spaces,
+    ...) instead of copying them; the hidden facts and every list they could later appear in
+    (bids, hands, deck, awards, history) are still its own. For a reader that changes nothing
+    in the copy: it costs a fraction of a full copy, and later public changes of `game` show
+    through it.
     """
-    copy = game.clone(rng=0 if rng is None else rng)
+    copy = _shared_copy(game, rng) if share else game.clone(rng=0 if rng is None else rng)
     copy.seed = 0
     copy.history = []
     copy.deck = sorted(copy.deck)
@@ -34,6 +45,19 @@ def redact(game: FarlightGame, seat: int, rng: np.random.Generator | None = None
         _deal_tiles(copy, [None if q == seat else iter(TILES) for q in range(copy.num_players)])
     copy.invalidate_cache()
     copy.board_stamp = _redacted_board_stamp(game.board_stamp)
+    return copy
+
+
+def _shared_copy(game: FarlightGame, rng: np.random.Generator | None) -> FarlightGame:
+    """A copy holding `game`'s attributes by reference, but for the lists `redact` rewrites
+    (each target's bids, the hands) and the generator (`rng`, else seeded with 0)."""
+    copy = object.__new__(type(game))
+    copy.__dict__.update(game.__dict__)
+    copy.__dict__.pop("on_forced", None)
+    copy.__dict__.pop("hold_round_reset", None)
+    copy._rng, copy._rng_recipe = (None, 0) if rng is None else (rng, None)
+    copy.bids = list(map(list.copy, game.bids))  # a rival's later bid must not show through
+    copy.hands = game.hands[:]  # rivals' hands are replaced while bidding
     return copy
 
 
@@ -129,8 +153,9 @@ class PlayerView:
     def num_players(self) -> int:
         return self._game.num_players
 
-    def redacted(self) -> FarlightGame:
-        return redact(self._game, self.seat)
+    def redacted(self, share: bool = False) -> FarlightGame:
+        """`redact` of the game for this seat (`share`: see `redact`)."""
+        return redact(self._game, self.seat, share=share)
 
     def determinize(self, rng: np.random.Generator) -> FarlightGame:
         return determinize(self._game, self.seat, rng)
