@@ -68,8 +68,8 @@ class HeuristicAgent(EngineAgent):
         self._cells_cache: dict[tuple[int, ...], np.ndarray] = {}
         #: (length, first id, last id) -> (a copy of the legal list, its cells)
         self._recent_cells: dict[tuple[int, int, int], tuple[list[Action], np.ndarray]] = {}
-        self._open_cache: dict[tuple, np.ndarray] = {}  # every slot's gains without bids
-        #: (valuation key, crew low, lone-zero rule) -> (the worths as floats, the open table)
+        #: (valuation key, crew low, lone-zero rule) -> (the worths as floats, every slot's
+        #: gains without bids)
         self._gains_cache: dict[tuple, tuple[list[float], np.ndarray]] = {}
         self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
@@ -172,7 +172,6 @@ class HeuristicAgent(EngineAgent):
                 self._values_cache,
                 self._planners,
                 self._quality_cache,
-                self._open_cache,
                 self._gains_cache,
             )
             for cache in caches:
@@ -242,7 +241,7 @@ class HeuristicAgent(EngineAgent):
                 self._gains_cache.clear()
             valuation = key[:-2]
             worths = self.slot_worths(game, seat, valuation)
-            table = self._open_gains(game, worths, (valuation, crew_low, lone_zero))
+            table = self._open_gains(game, worths, crew_low, lone_zero)
             found = self._gains_cache[key] = (worths.tolist(), table)
         worths_of, table = found
         patched = None
@@ -288,25 +287,20 @@ class HeuristicAgent(EngineAgent):
         self._index_cells_for = (table, codec, cells)
         return cells
 
-    def _open_gains(self, game: FarlightGame, worths: np.ndarray, key: tuple) -> np.ndarray:
-        """`_placement_gains` of every placement on every slot as if no one had bid, cached.
-
-        `key`: the valuation key, whether crew is low, the lone-zero rule (all it reads).
-        Element-wise float operations give the same result in any array, so a slot's part of
-        this table equals its block computed alone.
-        """
-        gains = self._open_cache.get(key)
-        if gains is None:
-            if len(self._open_cache) >= VALUES_CACHE_SIZE:
-                self._open_cache.clear()
-            if self._all_rows is None:
-                slots = range(len(game.targets))
-                fields = np.array([(s, tile, crew) for s in slots for tile, crew in SLOT_BLOCK])
-                self._all_rows = Placements.of(fields, game.num_spaces + len(FACILITIES))
-            none = [0] * len(game.targets)
-            gains = _placement_gains(self._all_rows, worths, none, [0.0] * len(none), *key[1:])
-            self._open_cache[key] = gains
-        return gains
+    def _open_gains(
+        self, game: FarlightGame, worths: np.ndarray, crew_low: bool, lone_zero: bool
+    ) -> np.ndarray:
+        """`_placement_gains` of every placement on every slot as if no one had bid (cached by
+        `slot_gains` with the valuation). Element-wise float operations give the same result
+        in any array, so a slot's part of this table equals its block computed alone."""
+        if self._all_rows is None:
+            slots = range(len(game.targets))
+            fields = np.array([(s, tile, crew) for s in slots for tile, crew in SLOT_BLOCK])
+            self._all_rows = Placements.of(fields, game.num_spaces + len(FACILITIES))
+        none = [0] * len(game.targets)
+        return _placement_gains(
+            self._all_rows, worths, none, [0.0] * len(none), crew_low, lone_zero
+        )
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
         """The placements of `legal` with every term that depends on them alone."""
@@ -325,7 +319,7 @@ class HeuristicAgent(EngineAgent):
                 id(bid): slot * width + tile * 2 + int(crew)
                 for (tile, slot, crew), bid in table.items()
             }
-            caches = (self._cells_cache, self._open_cache, self._gains_cache, self._recent_cells)
+            caches = (self._cells_cache, self._gains_cache, self._recent_cells)
             for cache in caches:
                 cache.clear()
             self._all_rows = None
