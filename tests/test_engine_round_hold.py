@@ -29,7 +29,9 @@ def play_round(game: FarlightGame, policy: HeuristicAgent) -> list:
 
 
 @pytest.mark.parametrize(("players", "seed", "rounds"), GAMES)
-def test_held_game_goes_on_as_the_unheld_one(players: int, seed: int, rounds: int) -> None:
+def test_r_reset_1_3_6_a_held_reset_ends_the_game_exactly_when_releasing_it_does(
+    players: int, seed: int, rounds: int
+) -> None:
     """R-RESET: at each held reset no one acts; `reset_ends_game` says whether the release
     ends the game, and after it the game equals the same game played without holds."""
     held = FarlightGame(players, seed=seed, max_rounds=rounds)

@@ -324,7 +324,7 @@ def _variant_record() -> dict[str, Any]:
     return build_record(game, ["heuristic", "heuristic"], None, {"num_players": 2})
 
 
-def test_an_upload_with_its_own_card_set_is_checked_by_the_card_file_schema(data: Path) -> None:
+def test_r_cards_5_an_uploaded_card_set_is_checked_by_the_card_file_schema(data: Path) -> None:
     """An uploaded record's card set is read with the card-file schema itself (R-CARDS-5): a
     valid one replays; a card the card loader would refuse is a 400 naming its field, and
     nothing is stored."""

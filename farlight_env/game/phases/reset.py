@@ -19,10 +19,17 @@ if TYPE_CHECKING:
 def ends_game(g: FarlightGame) -> bool:
     """Whether `round_reset` ends the game, without changing it: a climactic mission done
     (R-RESET-1), too few parts to refill the spaces (R-RESET-3) or the round cap (R-RESET-6)."""
-    if g._climactic_done:
-        return True
-    empty = sum(part is None for part in g.spaces)
-    return empty > len(g.deck) or g.round >= g.config.max_rounds
+    return g._climactic_done or _deck_short(g) or _at_round_cap(g)
+
+
+def _deck_short(g: FarlightGame) -> bool:
+    """R-RESET-3: the deck cannot fill every empty part space."""
+    return sum(part is None for part in g.spaces) > len(g.deck)
+
+
+def _at_round_cap(g: FarlightGame) -> bool:
+    """R-RESET-6: this round is the last one the cap allows."""
+    return g.round >= g.config.max_rounds
 
 
 def round_reset(g: FarlightGame) -> None:
@@ -34,10 +41,10 @@ def round_reset(g: FarlightGame) -> None:
     for slot, part in enumerate(g.spaces):
         if part is not None:
             g.bonus[slot] += 1
-    empty = [slot for slot, part in enumerate(g.spaces) if part is None]
-    if len(empty) > len(g.deck):
+    if _deck_short(g):
         end(g, EndReason.DECK)
         return
+    empty = [slot for slot, part in enumerate(g.spaces) if part is None]
     for part in g.spaces:  # R-RESET-4: station dice come off before the new roll
         if part is not None:
             for rank in g.cards.parts[part].engines:
@@ -46,7 +53,7 @@ def round_reset(g: FarlightGame) -> None:
         g.spaces[slot] = g.deck.pop()
     roll_station_dice(g)
     g.first_player = (g.first_player + 1) % g.num_players
-    if g.round >= g.config.max_rounds:
+    if _at_round_cap(g):
         end(g, EndReason.ROUND_CAP)
         return
     g.round += 1
