@@ -396,13 +396,8 @@ class FarlightGame:
         game per iteration): all at once, then each list, nested list or other mutable value
         again by the group that `state.FIELDS` and `state.DERIVED` declare for it.
         """
-        other = object.__new__(FarlightGame)
+        other = self._shallow_copy()  # each mutable attribute is replaced by a copy or reset below
         mine, copy = self.__dict__, other.__dict__  # direct dict access: clones are hot
-        # every attribute by reference in one C call (shared tables and immutable values are
-        # meant to be shared); each mutable one is replaced by a copy or reset below
-        copy.update(mine)
-        copy.pop("on_forced", None)  # a watcher or a hold belongs to the game it was set on
-        copy.pop("hold_round_reset", None)
         if isinstance(rng, np.random.Generator):
             copy["_rng"], copy["_rng_recipe"] = rng, None
         elif rng is not None:
@@ -423,6 +418,17 @@ class FarlightGame:
         other._share_ship_stamps = self.compact_changes
         other._reset_bid_cache()
         other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
+        return other
+
+    def _shallow_copy(self) -> FarlightGame:
+        """A game holding every attribute of this one by reference (one C call), but for a
+        watcher (`on_forced`) or a hold, which belong to the game they were set on. `clone`
+        and redaction replace what must be their own."""
+        other = object.__new__(type(self))
+        copy = other.__dict__
+        copy.update(self.__dict__)
+        copy.pop("on_forced", None)
+        copy.pop("hold_round_reset", None)
         return other
 
     @property

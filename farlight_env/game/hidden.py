@@ -51,10 +51,7 @@ def redact(
 def _shared_copy(game: FarlightGame, rng: np.random.Generator | None) -> FarlightGame:
     """A copy holding `game`'s attributes by reference, but for the lists `redact` rewrites
     (each target's bids, the hands) and the generator (`rng`, else seeded with 0)."""
-    copy = object.__new__(type(game))
-    copy.__dict__.update(game.__dict__)
-    copy.__dict__.pop("on_forced", None)
-    copy.__dict__.pop("hold_round_reset", None)
+    copy = game._shallow_copy()
     copy._rng, copy._rng_recipe = (None, 0) if rng is None else (rng, None)
     copy.bids = list(map(list.copy, game.bids))  # a rival's later bid must not show through
     copy.hands = game.hands[:]  # rivals' hands are replaced while bidding
