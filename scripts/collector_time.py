@@ -100,11 +100,15 @@ def main() -> None:
     if args.steps < 1 or args.rounds < 1:
         sys.exit("collector_time: --steps and --rounds must be at least 1")
     runs: dict[str, list[dict]] = {"baseline": [], "current": []}
+    mode = "train" if args.train else "play"
     with baseline_checkout(args.baseline, "collector_time") as base:
-        for _ in range(args.rounds):
-            for name, tree in (("baseline", base), ("current", ROOT)):
-                mode = "train" if args.train else "play"
-                runs[name].append(measure(tree, args.learner_decisions, args.steps, mode))
+        try:
+            for _ in range(args.rounds):
+                for name, tree in (("baseline", base), ("current", ROOT)):
+                    runs[name].append(measure(tree, args.learner_decisions, args.steps, mode))
+        except subprocess.CalledProcessError as exc:
+            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            sys.exit(f"collector_time: a measurement failed: {last[0]}")
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
