@@ -26,7 +26,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from speed_vs import baseline_checkout, run_in_tree  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import (  # noqa: E402  (this folder is sys.path[0])
+    baseline_checkout,
+    measurement_failed,
+    run_in_tree,
+    short_head,
+)
 
 MEASURE = r"""
 import gc, json, sys, time
@@ -107,11 +112,8 @@ def main() -> None:
                 for name, tree in (("baseline", base), ("current", ROOT)):
                     runs[name].append(measure(tree, args.learner_decisions, args.steps, mode))
         except subprocess.CalledProcessError as exc:
-            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
-            sys.exit(f"collector_time: a measurement failed: {last[0]}")
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+            measurement_failed("collector_time", exc)
+    head = short_head()
     what = "training run" if args.train else "env loop"
     print(
         f"{what}, median of {args.rounds} runs, {args.steps} learner steps, learner decisions "

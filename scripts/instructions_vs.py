@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from speed_vs import MEASURE, baseline_checkout  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import MEASURE, baseline_checkout, short_head  # noqa: E402  (this folder is sys.path[0])
 
 #: speed_vs's measurements (engine, env, positions, ismcts, heuristic), without its main line.
 DEFINITIONS = MEASURE.split("\nkind, players = sys.argv")[0]
@@ -117,9 +117,7 @@ def main() -> None:
             for kind, players, _ in WORKLOADS
             for label, tree in (("baseline", base), ("current", ROOT))
         }
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    head = short_head()
     print(f"instructions executed (millions), baseline {args.baseline}, current {head}")
     print(f"{'workload':<40}{'baseline':>10}{'current':>10}{'fewer':>8}")
     for kind, players, runs in WORKLOADS:

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,6 +145,19 @@ def _child(tree: Path, kind: str, players: int) -> float | str:
     return run_in_tree(tree, MEASURE, kind, str(players))
 
 
+def short_head(ref: str = "HEAD") -> str:
+    """`ref`'s short commit id in this repository."""
+    return subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def measurement_failed(prog: str, exc: subprocess.CalledProcessError) -> NoReturn:
+    """Stop with one line: the last line a failed child printed."""
+    last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+    sys.exit(f"{prog}: a measurement failed: {last[0]}")
+
+
 def run_in_tree(tree: Path, code: str, *args: str) -> Any:
     """Run `code` with `args` in a child Python with `tree` first on its path (one thread);
     its last line of output, read as JSON. A failure raises CalledProcessError."""
@@ -234,11 +247,8 @@ def main() -> None:
                         key = (label, kind, players)
                         best[key] = max(best.get(key, 0.0), rate)
         except subprocess.CalledProcessError as exc:
-            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
-            sys.exit(f"speed_vs: a measurement failed: {last[0]}")
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+            measurement_failed("speed_vs", exc)
+    head = short_head()
     print(f"best of {args.rounds} turns, thread CPU time, baseline {args.baseline}, current {head}")
     for label, line in builds.items():
         print(f"{label}: {line}")

@@ -25,7 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Both trees warm-start from this checkout's shipped policy, so they learn the same network.
 INIT_FROM = ROOT / "agents" / "data" / "ppo.pt"
 
-from speed_vs import baseline_checkout, build_line, run_in_tree  # noqa: E402  (this folder is sys.path[0])
+from speed_vs import (  # noqa: E402  (this folder is sys.path[0])
+    baseline_checkout,
+    build_line,
+    measurement_failed,
+    run_in_tree,
+    short_head,
+)
 
 MEASURE = r"""
 import json, os, sys, tempfile
@@ -81,12 +87,6 @@ def measure(tree: Path, steps: int, vec_env: str) -> dict[str, float]:
     return run_in_tree(tree, MEASURE, str(steps), vec_env, str(INIT_FROM))
 
 
-def short_head(ref: str) -> str:
-    return subprocess.run(
-        ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="git commit to compare against")
@@ -120,8 +120,7 @@ def main() -> None:
                     )
                     rates[label].append(result["rate"])
         except subprocess.CalledProcessError as exc:
-            last = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
-            sys.exit(f"train_speed_vs: a run failed: {last[0]}")
+            measurement_failed("train_speed_vs", exc)
     print(
         f"{args.rounds} turns, {args.steps} steps, {args.vec_env} envs, process-tree CPU "
         f"time, baseline {short_head(args.baseline)}, current {short_head('HEAD')}"
