@@ -1,5 +1,6 @@
-"""The heuristic's scalar per-slot gains (`block_gains`) equal the vectorised `_placement_gains`
-bit for bit, over worths, bids and options that play reaches and a few it rarely does."""
+"""The heuristic's scalar per-slot gains (`block_gains`) and its table of slots without bids
+(`open_gains`) equal the vectorised `_placement_gains` bit for bit, over worths, bids and
+options that play reaches and a few it rarely does."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import itertools
 
 import numpy as np
 
-from agents.heuristic.placements import SLOT_BLOCK, Placements, _placement_gains, block_gains
+from agents.heuristic.placements import (
+    SLOT_BLOCK,
+    OpenRows,
+    Placements,
+    _placement_gains,
+    block_gains,
+    open_gains,
+)
 
 WORTHS = (0.0, -0.0, -1.25, 0.1, 0.35, 1.3, 2.7182818, 6.0, 11.5)
 RIVALS = (0.0, 1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5)
@@ -27,3 +35,19 @@ def test_scalar_blocks_equal_vectorised_gains() -> None:
             rows[is_mission], np.array([worth]), [mine], [rival], crew_low, lone_zero
         )
         assert got.tobytes() == want.tobytes(), (worth, mine, rival, is_mission)
+
+
+def test_open_table_equals_vectorised_gains_without_bids() -> None:
+    """Every slot's placements, first missions at slot 7 (as at 4 players): worths drawn from
+    WORTHS, so -0.0, 0 and negative worths meet both kinds of target."""
+    slots, first_mission = 19, 7
+    fields = np.array([(s, t, c) for s in range(slots) for t, c in SLOT_BLOCK])
+    rows = Placements.of(fields, first_mission)
+    open_rows = OpenRows.of(rows)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        worths = np.array(rng.choice(WORTHS, size=slots))
+        for crew_low, lone_zero in itertools.product((False, True), repeat=2):
+            got = open_gains(open_rows, worths, crew_low, lone_zero)
+            want = _placement_gains(rows, worths, [0] * slots, [0.0] * slots, crew_low, lone_zero)
+            assert got.tobytes() == want.tobytes(), (worths.tolist(), crew_low, lone_zero)

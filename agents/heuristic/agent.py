@@ -15,9 +15,10 @@ from agents.base import EngineAgent
 from agents.heuristic.placements import (
     SLOT_BLOCK,
     UNKNOWN_TILE,
+    OpenRows,
     Placements,
-    _placement_gains,
     block_gains,
+    open_gains,
     win_chance,
 )
 from agents.heuristic.planner import Planner, _seat_facts, board_facts
@@ -71,7 +72,7 @@ class HeuristicAgent(EngineAgent):
         #: (valuation key, crew low, lone-zero rule) -> (the worths as floats, every slot's
         #: gains without bids)
         self._gains_cache: dict[tuple, tuple[list[float], np.ndarray]] = {}
-        self._all_rows: Placements | None = None  # every slot's SLOT_BLOCK placements
+        self._all_rows: OpenRows | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
         self._planned_game: FarlightGame | None = None  # the game the lent plans read
         self._lent: list[Planner] = []  # plans given out for it; they let go of it after
@@ -296,11 +297,9 @@ class HeuristicAgent(EngineAgent):
         if self._all_rows is None:
             slots = range(len(game.targets))
             fields = np.array([(s, tile, crew) for s in slots for tile, crew in SLOT_BLOCK])
-            self._all_rows = Placements.of(fields, game.num_spaces + len(FACILITIES))
-        none = [0] * len(game.targets)
-        return _placement_gains(
-            self._all_rows, worths, none, [0.0] * len(none), crew_low, lone_zero
-        )
+            rows = Placements.of(fields, game.num_spaces + len(FACILITIES))
+            self._all_rows = OpenRows.of(rows)
+        return open_gains(self._all_rows, worths, crew_low, lone_zero)
 
     def _placements(self, game: FarlightGame, legal: list[Action]) -> Placements:
         """The placements of `legal` with every term that depends on them alone."""
