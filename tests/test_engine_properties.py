@@ -455,3 +455,25 @@ def test_r_ship_1_connectors_after_equals_a_recount(num_players, seed, steps, ed
             for cell in legal_cells(ship, game.part_masks, mask, game.half):
                 placed = {**ship, cell: part}
                 assert game.connectors_after(seat, cell, part) == game.count_connectors(placed)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    num_players=st.integers(2, 5),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 400),
+    grid_size=st.sampled_from([5, 13]),
+)
+def test_r_inst_3_can_install_says_whether_any_cell_is_legal(
+    num_players, seed, steps, grid_size
+) -> None:
+    """R-INST-3: `can_install` (stopping at the first legal cell) agrees with `legal_cells`,
+    both before the cells are listed and from the cache after; a 5-wide grid fills up, so
+    parts with no legal cell come up too."""
+    game = random_game(num_players, seed, steps=steps, grid_size=grid_size)
+    for seat in range(num_players):
+        for part in range(len(game.cards.parts)):
+            game.cells_cache.clear()
+            before = game.can_install(seat, part)
+            cells = game.legal_cells(seat, part)
+            assert before == bool(cells) == game.can_install(seat, part), (seat, part)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from farlight_env.cards.model import IconKind, Timing
+from farlight_env.cards.model import IconKind, PartCard, Timing
 from farlight_env.game import FarlightGame
 from farlight_env.game.facts import MAX_ENGINE, TEMP_BIOTECH_COST
 
@@ -42,6 +42,28 @@ def _deficit(have: tuple[int, ...], need: tuple[int, ...]) -> float:
 def _descending(need: tuple[int, ...]) -> tuple[int, ...]:
     """A mission's required dice, largest first (few distinct tuples: cached)."""
     return tuple(sorted(need, reverse=True))
+
+
+#: id of a part card -> (that card, its `_icon_terms`): a card's icons never change, and the
+#: card kept here keeps its id from being reused. Bounded (a cleared entry is a recount).
+_ICON_TERMS: dict[int, tuple[PartCard, tuple[float, bool]]] = {}
+ICON_TERMS_KEPT = 4096
+
+
+def _icon_terms(card: PartCard) -> tuple[float, bool]:
+    """The worth of a part's icons (ICON_WORTH summed in icon order) and whether any of them
+    upgrades or overhauls: fixed per card, so counted once."""
+    found = _ICON_TERMS.get(id(card))
+    if found is not None and found[0] is card:
+        return found[1]
+    terms = (
+        sum(ICON_WORTH[(i.kind, i.timing)] for i in card.icons),
+        any(i.kind in (IconKind.UPGRADE, IconKind.OVERHAUL) for i in card.icons),
+    )
+    if len(_ICON_TERMS) >= ICON_TERMS_KEPT:
+        _ICON_TERMS.clear()
+    _ICON_TERMS[id(card)] = (card, terms)
+    return terms
 
 
 def planner_key(game: FarlightGame, seat: int) -> tuple:
@@ -174,8 +196,7 @@ class Planner:
         card = game.cards.parts[part_id]
         if not self.installable(part_id):
             return 0.0
-        value = sum(ICON_WORTH[(i.kind, i.timing)] for i in card.icons)
-        boosts = any(i.kind in (IconKind.UPGRADE, IconKind.OVERHAUL) for i in card.icons)
+        value, boosts = _icon_terms(card)
         if boosts and not self.engine_values and not card.engines:
             value *= 0.3
         value += sum(0.4 + 0.25 * d for d in dice) + 1.2 * card.biotech
@@ -183,7 +204,7 @@ class Planner:
         return max(0.0, value - 0.6 * card.crew_cost)
 
     def installable(self, part_id: int) -> bool:
-        return bool(self.game.legal_cells(self.seat, part_id))
+        return self.game.can_install(self.seat, part_id)
 
     def engineer_value(self) -> float:
         if not any(v < MAX_ENGINE for v in self.engine_values):

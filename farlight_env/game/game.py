@@ -245,6 +245,7 @@ class FarlightGame:
     connectors = queries.connectors
     connectors_after = queries.connectors_after
     legal_cells = queries.legal_cells
+    can_install = queries.can_install
     renew_ship_stamps = queries.renew_ship_stamps
     count_connectors = queries.count_connectors
     bid_total = queries.bid_total

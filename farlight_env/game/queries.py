@@ -7,7 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from farlight_env.game.ship import Cell, connector_counts, connector_delta, new_stamp
+from farlight_env.game.ship import (
+    Cell,
+    connector_counts,
+    connector_delta,
+    has_legal_cell,
+    new_stamp,
+)
 from farlight_env.game.ship import legal_cells as open_cells
 from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
 
@@ -81,6 +87,16 @@ def legal_cells(g: FarlightGame, seat: int, part: int) -> list[Cell]:
         cells = open_cells(g.ships[seat], g.part_masks, mask, g.half)
         g.cells_cache[key] = cells = tuple(cells)
     return list(cells)
+
+
+def can_install(g: FarlightGame, seat: int, part: int) -> bool:
+    """Whether `legal_cells` is not empty, without listing the cells unless they are cached
+    (valuations ask this of every part on offer; only a won part needs its cells)."""
+    mask = g.part_masks[part]
+    cells = g.cells_cache.get((g.ship_stamps[seat], mask))
+    if cells is not None:
+        return bool(cells)
+    return has_legal_cell(g.ships[seat], g.part_masks, mask, g.half)
 
 
 def renew_stamps(g: FarlightGame) -> None:

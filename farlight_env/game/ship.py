@@ -62,6 +62,24 @@ def legal_cells(
     return sorted(found)
 
 
+def has_legal_cell(
+    cells: Mapping[Cell, int], masks: Sequence[int], new_mask: int, half: int
+) -> bool:
+    """Whether `legal_cells` would find any cell: the same test, stopping at the first."""
+    for (row, col), piece in cells.items():
+        mask = CORE_MASK if piece == CORE else masks[piece]
+        for bit, opposite, dr, dc in STEPS:
+            if mask & bit and new_mask & opposite:
+                target = (row + dr, col + dc)
+                if (
+                    target not in cells
+                    and -half <= target[0] <= half
+                    and -half <= target[1] <= half
+                ):
+                    return True
+    return False
+
+
 def connector_counts(
     cells: Mapping[Cell, int], masks: Sequence[int], blocked_edge: int | None = None
 ) -> tuple[int, int, int]:
