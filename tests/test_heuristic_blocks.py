@@ -51,3 +51,29 @@ def test_open_table_equals_vectorised_gains_without_bids() -> None:
             got = open_gains(open_rows, worths, crew_low, lone_zero)
             want = _placement_gains(rows, worths, [0] * slots, [0.0] * slots, crew_low, lone_zero)
             assert got.tobytes() == want.tobytes(), (worths.tolist(), crew_low, lone_zero)
+
+
+def test_progress_equals_the_sum_of_gaps() -> None:
+    """`Planner.progress` writes `_gap` out inline: over positions of heuristic play at 2-5
+    players and changes of dice, bio-tech, science and crew, it gives the float that summing
+    `_gap` per target gives."""
+    from agents.heuristic import HeuristicAgent
+    from agents.heuristic.planner import Planner
+    from farlight_env.game import FarlightGame
+
+    for players in (2, 3, 4, 5):
+        game, agent = FarlightGame(players, seed=players), HeuristicAgent(seed=0)
+        while not game.is_over:
+            for seat in range(players):
+                plan = Planner(game, seat)
+                engines = [*plan.engine_values, 3]
+                for change in itertools.product((None, engines), (0, 1, 2), (0, 1), (0, 2)):
+                    dice, biotech, science, crew = change
+                    have = tuple(plan.engine_values if dice is None else dice)
+                    want = 0.0
+                    for value, inverse, need, bio, sci in plan._target_facts:
+                        after = plan._gap(have, need, bio - biotech, sci - science, crew)
+                        want += value * (1.0 / (1.0 + after) - inverse)
+                    got = plan.progress(dice, biotech, science, crew)
+                    assert got.hex() == want.hex(), (players, seat, change)
+            game.apply(agent.choose(game, game.current_player))

@@ -171,12 +171,28 @@ class Planner:
         science: int = 0,
         crew: int = 0,
     ) -> float:
-        """Value of a change in resources towards the target missions."""
+        """Value of a change in resources towards the target missions.
+
+        `_gap` per target, written out (this loop is the valuations' hottest): the same
+        integer steps and float operations in the same order, so the same floats."""
         have = tuple(self.engine_values if engines is None else engines)
-        gap = self._gap
+        own_bio, own_sci = self.biotech + biotech, self._science + science
+        bought = self._bought
+        if crew:
+            bought = (self.game.crew[self.seat] + crew) // TEMP_BIOTECH_COST
         total = 0.0
         for value, inverse_before, need, bio, sci in self._target_facts:
-            after = gap(have, need, bio - biotech, sci - science, crew)
+            bio_short = bio - own_bio
+            if bio_short < 0:
+                bio_short = 0
+            extra = bio_short - bought  # max(0.0, extra) and min(bio_short, bought), as _gap
+            bio_cost = (extra if extra > 0.0 else 0.0) * 1.5 + (
+                bio_short if bio_short <= bought else bought
+            ) * 0.5
+            sci_short = sci - own_sci
+            if sci_short < 0:
+                sci_short = 0
+            after = _deficit(have, need) * 0.8 + bio_cost + sci_short * 1.0
             total += value * (1.0 / (1.0 + after) - inverse_before)
         return total
 
