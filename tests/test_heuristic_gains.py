@@ -117,3 +117,25 @@ def test_cached_plans_keep_no_earlier_game_alive() -> None:
     assert sum(ref() is not None for ref in earlier) == 1  # the last one, still planned on
     holding = {id(plan.game) for plan in agent._planners.values() if plan.game is not None}
     assert len(holding) <= 1 and len(agent._planners) > 10
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_r_bid_1_kept_tables_patch_only_logged_slots(players: int) -> None:
+    """R-BID-1/R-RES: the table a seat keeps under one bid stamp, patched along `bid_log`,
+    equals one computed afresh, at every step of a game and for every seat: bids placed
+    between a seat's turns, and targets whose bids go back at resolution (~slot entries),
+    bit for bit. The kept table is reused within the stamp and renewed with the next."""
+    game = FarlightGame(players, seed=players + 20)
+    agent, player = HeuristicAgent(seed=0), HeuristicAgent(seed=1)
+    reused = renewed = 0
+    while not game.is_over:
+        for seat in range(players):
+            kept = agent._kept_gains.get(seat)
+            got = agent.slot_gains(game, seat)
+            fresh = HeuristicAgent(seed=0).slot_gains(game, seat)
+            assert got.tobytes() == fresh.tobytes(), (len(game.history), seat)
+            same_stamp = kept is not None and kept[0] == game.bid_stamp
+            reused += same_stamp
+            renewed += not same_stamp
+        game.apply(player.choose(game, game.current_player))
+    assert reused > 10 * renewed > 0

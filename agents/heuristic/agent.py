@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -72,6 +73,11 @@ class HeuristicAgent(EngineAgent):
         #: (valuation key, crew low, lone-zero rule) -> (the worths as floats, every slot's
         #: gains without bids)
         self._gains_cache: dict[tuple, tuple[list[float], np.ndarray]] = {}
+        #: seat -> (bid stamp, the `_gains_cache` entry, bid log entries seen, that seat's
+        #: patched table), the table `_seat_gains` last gave the seat
+        self._kept_gains: dict[
+            int, tuple[int, tuple[list[float], np.ndarray], int, np.ndarray]
+        ] = {}
         self._all_rows: OpenRows | None = None  # every slot's SLOT_BLOCK placements
         self._planners: dict[tuple, Planner] = {}
         self._planned_game: FarlightGame | None = None  # the game the lent plans read
@@ -226,12 +232,19 @@ class HeuristicAgent(EngineAgent):
     def _cell_scores(self, game: FarlightGame, seat: int, cells: np.ndarray) -> np.ndarray:
         """The gains of the placements at `cells` of `slot_gains`' table, each plus its tiny
         random tie-breaker (one draw per placement, in order)."""
-        return self.slot_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(cells))
+        return self._seat_gains(game, seat)[cells] + 1e-3 * self.rng.random(len(cells))
 
     def slot_gains(self, game: FarlightGame, seat: int) -> np.ndarray:
-        """`_placement_score` of every `SLOT_BLOCK` placement on every target slot, slot-major:
-        the slots without bids from one cached table per valuation, those with bids from
-        blocks cached per slot."""
+        """`_placement_score` of every `SLOT_BLOCK` placement on every target slot, slot-major
+        (the caller's own copy)."""
+        return self._seat_gains(game, seat).copy()
+
+    def _seat_gains(self, game: FarlightGame, seat: int) -> np.ndarray:
+        """`slot_gains`' table, the agent's own and valid until its next call: the slots
+        without bids from one cached table per valuation, those with bids from blocks cached
+        per slot. Under one bid stamp bids change only as `bid_log` says, so the table is kept
+        per seat and a later call patches only the slots logged since (a play-out asks each
+        seat several times in one game)."""
         lone_zero = game.config.rule_options.lone_zero_mission_chance
         self._check_cards(game)
         crew_low = game.crew[seat] <= 2
@@ -245,18 +258,26 @@ class HeuristicAgent(EngineAgent):
             table = self._open_gains(game, worths, crew_low, lone_zero)
             found = self._gains_cache[key] = (worths.tolist(), table)
         worths_of, table = found
-        patched = None
+        log, bids = game.bid_log, game.bids
+        kept = self._kept_gains.get(seat)
+        if kept is not None and kept[0] == game.bid_stamp and kept[1] is found:
+            patched = kept[3]
+            changed: Iterable[int] = {slot if slot >= 0 else ~slot for slot in log[kept[2] :]}
+        else:
+            patched = table.copy()
+            changed = (slot for slot, placed in enumerate(bids) if placed)
         width, first_mission = len(SLOT_BLOCK), game.num_spaces + len(FACILITIES)
-        for slot, placed in enumerate(game.bids):
-            if not placed:
-                continue
-            mine, rival = _seen_on(placed, seat)
-            is_mission = slot >= first_mission
-            block = block_gains(worths_of[slot], mine, rival, is_mission, crew_low, lone_zero)
-            if patched is None:
-                patched = table.copy()
-            patched[slot * width : (slot + 1) * width] = block
-        return table if patched is None else patched
+        for slot in changed:
+            placed, at = bids[slot], slot * width
+            if placed:
+                mine, rival = _seen_on(placed, seat)
+                is_mission = slot >= first_mission
+                block = block_gains(worths_of[slot], mine, rival, is_mission, crew_low, lone_zero)
+                patched[at : at + width] = block
+            else:  # its bids went back: no one has bid there
+                patched[at : at + width] = table[at : at + width]
+        self._kept_gains[seat] = (game.bid_stamp, found, len(log), patched)
+        return patched
 
     def decide(
         self, game: FarlightGame, seat: int, action_mask: np.ndarray, codec: ActionCodec
