@@ -10,7 +10,8 @@ with `--vec-env subproc` the earlier 2 SubprocVecEnv workers), taking turns so l
 jobs falls on both alike. Figures are per CPU-second of the whole process tree (the learner and
 its env workers) over `model.learn` only: learner steps, with `--vec-env subproc` the same per
 CPU-second of the learner's own process (network and updates; the env workers, which play the
-opponents and the autopilot, left out), and games (learner steps divided by the mean learner
+opponents and the autopilot, left out), learner steps per wall second (what a user waits on),
+and games (learner steps divided by the mean learner
 steps per game of the run's episodes); and the CPU of one learner step split into the PPO
 updates (`MaskablePPO.train`, thread CPU time) and the rest (rollouts: games and forward passes).
 """
@@ -67,7 +68,8 @@ EDITS = (
         'per_game = float(np.mean([e["l"] for e in model.ep_info_buffer]))\n'
         'print(json.dumps({"rate": spent["steps"] / spent["cpu"], "cpu": spent["cpu"], '
         '"per_game": per_game, "learner": spent["steps"] / spent["learner"], '
-        '"update_ms": 1000 * update_cpu[0] / spent["steps"]}))',
+        '"update_ms": 1000 * update_cpu[0] / spent["steps"], '
+        '"wall": spent["steps"] / spent["wall"]}))',
     ),
 )
 
@@ -109,7 +111,8 @@ def main() -> None:
             games = result["rate"] / result["per_game"]
             print(
                 f"turn {turn + 1} {kinds:<8} {result['rate']:7.1f} learner steps/CPU-s "
-                f"{games:6.2f} games/CPU-s ({result['per_game']:.1f} learner steps per game)",
+                f"{games:6.2f} games/CPU-s ({result['per_game']:.1f} learner steps per game) "
+                f"{result['wall']:7.1f} learner steps/wall s",
                 flush=True,
             )
 
@@ -125,6 +128,7 @@ def main() -> None:
     rows = [("learner steps/CPU-s", lambda r: r["rate"])]
     if args.vec_env == "subproc":  # in one process the learner's CPU is the whole run's
         rows.append(("  learner process alone", lambda r: r["learner"]))
+    rows.append(("learner steps/wall s", lambda r: r["wall"]))
     rows.append(("games/CPU-s", lambda r: r["rate"] / r["per_game"]))
     # CPU per learner step: the PPO updates, and everything else (games, forward passes)
     rows.append(("  update, ms/learner step", lambda r: r["update_ms"]))

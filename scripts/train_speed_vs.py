@@ -34,7 +34,7 @@ from speed_vs import (  # noqa: E402  (this folder is sys.path[0])
 )
 
 MEASURE = r"""
-import json, os, sys, tempfile
+import json, os, sys, tempfile, time
 from pathlib import Path
 import sb3_contrib
 
@@ -57,7 +57,9 @@ spent = {}
 
 def timed_learn(self, total_timesteps, *args, **kwargs):
     start, steps = tree_cpu(self), self.num_timesteps
+    began = time.perf_counter()
     out = learn(self, total_timesteps, *args, **kwargs)
+    spent["wall"] = time.perf_counter() - began
     spent["cpu"], spent["steps"] = tree_cpu(self) - start, self.num_timesteps - steps
     return out
 
