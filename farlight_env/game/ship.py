@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from farlight_env.cards.model import PartCard, Side
 
@@ -47,25 +47,20 @@ def legal_cells(
 
     `cells` maps occupied cells to piece ids (CORE for the core); `masks[i]` is piece i's mask.
     """
-    found: set[Cell] = set()
-    for (row, col), piece in cells.items():
-        mask = CORE_MASK if piece == CORE else masks[piece]
-        for bit, opposite, dr, dc in STEPS:
-            if mask & bit and new_mask & opposite:
-                target = (row + dr, col + dc)
-                if (
-                    target not in cells
-                    and -half <= target[0] <= half
-                    and -half <= target[1] <= half
-                ):
-                    found.add(target)
-    return sorted(found)
+    return sorted(set(_linking_cells(cells, masks, new_mask, half)))
 
 
 def has_legal_cell(
     cells: Mapping[Cell, int], masks: Sequence[int], new_mask: int, half: int
 ) -> bool:
     """Whether `legal_cells` would find any cell: the same test, stopping at the first."""
+    return next(_linking_cells(cells, masks, new_mask, half), None) is not None
+
+
+def _linking_cells(
+    cells: Mapping[Cell, int], masks: Sequence[int], new_mask: int, half: int
+) -> Iterator[Cell]:
+    """`legal_cells`' cells one by one as the ship's connectors meet them (repeats included)."""
     for (row, col), piece in cells.items():
         mask = CORE_MASK if piece == CORE else masks[piece]
         for bit, opposite, dr, dc in STEPS:
@@ -76,8 +71,7 @@ def has_legal_cell(
                     and -half <= target[0] <= half
                     and -half <= target[1] <= half
                 ):
-                    return True
-    return False
+                    yield target
 
 
 def connector_counts(
