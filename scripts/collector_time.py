@@ -12,8 +12,8 @@ structured network warm-started from the shipped policy, margin reward against t
 seed 1, default environments, no evaluations or checkpoints), timed over the whole run.
 Each tree runs in its own child process, `--rounds` times in turn; the table gives the median
 per learner step of the step itself and of the collector's part, by generation, and the game
-copies left alive at the end. A full (generation 2) collection walks every object alive, so
-what long-lived caches keep shows up here first.
+copies left alive at the end, and the child's peak resident memory. A full (generation 2)
+collection walks every object alive, so what long-lived caches keep shows up here first.
 """
 
 from __future__ import annotations
@@ -86,7 +86,10 @@ start = time.thread_time()
 total = time.thread_time() - start
 gc.callbacks.remove(timed)
 alive = sum(isinstance(o, FarlightGame) for o in gc.get_objects())
-print(json.dumps({"step": total / steps, "gc": [s / steps for s in spent], "games": alive}))
+import resource
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+print(json.dumps({"step": total / steps, "gc": [s / steps for s in spent], "games": alive,
+                  "peak_mb": peak}))
 """
 
 
@@ -128,6 +131,8 @@ def main() -> None:
         print(f"{label:<28}{cells[0]:>10.1f}{cells[1]:>10.1f}")
     games = [statistics.median(r["games"] for r in runs[name]) for name in runs]
     print(f"{'game copies alive at the end':<28}{games[0]:>10.0f}{games[1]:>10.0f}")
+    peaks = [statistics.median(r["peak_mb"] for r in runs[name]) for name in runs]
+    print(f"{'peak memory, MB':<28}{peaks[0]:>10.0f}{peaks[1]:>10.0f}")
 
 
 if __name__ == "__main__":

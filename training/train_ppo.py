@@ -32,6 +32,7 @@ from training.checkpoints import (
     restore_weights,
     save_checkpoint,
 )
+from training.collector import fewer_collections
 from training.config import (
     PPOConfig,
     eval_player_counts,
@@ -247,6 +248,7 @@ def restore_actor(model: MaskablePPO, path: Path) -> None:
         )
 
 
+@fewer_collections()  # the whole run: training/collector.py
 def train(
     config: PPOConfig,
     resume: bool = False,

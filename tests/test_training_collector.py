@@ -1,0 +1,68 @@
+"""Training collects young garbage less often while the learner learns, and leaves Python's
+collector as it found it (training/collector.py)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from test_training import tiny_ppo  # noqa: E402
+
+from training.collector import CPYTHON_DEFAULT, TRAINING_THRESHOLD, fewer_collections  # noqa: E402
+from training.train_ppo import train  # noqa: E402
+
+
+@pytest.fixture
+def default_collector() -> Iterator[None]:
+    """CPython's own settings for the test, whatever ran before; restored after."""
+    before, enabled = gc.get_threshold(), gc.isenabled()
+    gc.set_threshold(CPYTHON_DEFAULT, *before[1:])
+    gc.enable()
+    yield
+    gc.set_threshold(*before)
+    if not enabled:
+        gc.disable()
+
+
+def test_young_collections_are_rarer_inside_and_restored_after(default_collector) -> None:
+    before = gc.get_threshold()
+    with fewer_collections():
+        assert gc.get_threshold() == (TRAINING_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), fewer_collections():
+        raise RuntimeError("a failed run")
+    assert gc.get_threshold() == before
+
+
+def test_a_collector_the_user_tuned_or_disabled_is_left_alone(default_collector) -> None:
+    gc.set_threshold(1234, 5, 6)
+    with fewer_collections():
+        assert gc.get_threshold() == (1234, 5, 6)
+    gc.set_threshold(CPYTHON_DEFAULT, 10, 10)
+    gc.disable()
+    with fewer_collections():
+        assert not gc.isenabled() and gc.get_threshold() == (CPYTHON_DEFAULT, 10, 10)
+
+
+def test_a_training_run_learns_with_rarer_collections(
+    default_collector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real (tiny) run learns under the training threshold (noted as the learner starts: a
+    tiny run may not allocate 20,000 objects net), and ends with CPython's settings back."""
+    from sb3_contrib import MaskablePPO
+
+    learn, seen = MaskablePPO.learn, []
+
+    def noted(model, *args, **kwargs):
+        seen.append(gc.get_threshold()[0])
+        return learn(model, *args, **kwargs)
+
+    monkeypatch.setattr(MaskablePPO, "learn", noted)
+    train(tiny_ppo(tmp_path / "run", eval_every=0), progress=False)
+    assert seen == [TRAINING_THRESHOLD]
+    assert gc.get_threshold()[0] == CPYTHON_DEFAULT
