@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from doc_snippets import run_page  # noqa: E402
 from test_training import tiny_ppo  # noqa: E402
 
 from training.collector import CPYTHON_DEFAULT, TRAINING_THRESHOLD, fewer_collections  # noqa: E402
@@ -65,4 +66,10 @@ def test_a_training_run_learns_with_rarer_collections(
     monkeypatch.setattr(MaskablePPO, "learn", noted)
     train(tiny_ppo(tmp_path / "run", eval_every=0), progress=False)
     assert seen == [TRAINING_THRESHOLD]
+    assert gc.get_threshold()[0] == CPYTHON_DEFAULT
+
+
+def test_training_page_code_runs(default_collector) -> None:
+    """docs/training.md's one Python block: a loop of one's own under `fewer_collections`."""
+    run_page("docs/training.md", expected_blocks=1)
     assert gc.get_threshold()[0] == CPYTHON_DEFAULT
