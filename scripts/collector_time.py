@@ -3,13 +3,15 @@
     python scripts/collector_time.py --baseline 205f752
     python scripts/collector_time.py --baseline 205f752 --learner-decisions bidding
     python scripts/collector_time.py --baseline 205f752 --train --steps 8192 --rounds 1
+    python scripts/collector_time.py --baseline 3b70182 --tournament ppo,heuristic --steps 16
 
 Plays the Gymnasium env at 2 players against the heuristic with random legal learner moves
 (`--learner-decisions bidding`: the bidding sub-game, the heuristic as autopilot), torch
 imported as in training, and times every collection with `gc.callbacks` (thread CPU time);
 with `--train`, a `farlight train ppo` run instead (the stage-2 settings of docs/training.md:
 structured network warm-started from the shipped policy, margin reward against the heuristic,
-seed 1, default environments, no evaluations or checkpoints), timed over the whole run.
+seed 1, default environments, no evaluations or checkpoints), timed over the whole run; with
+`--tournament AGENTS`, a 2-player tournament of those agents in this process (seed 0), per game.
 Each tree runs in its own child process, `--rounds` times in turn; the table gives the median
 per learner step of the step itself and of the collector's part, by generation, and the game
 copies left alive at the end, and the child's peak resident memory. A full (generation 2)
@@ -82,7 +84,11 @@ if mode == "play":
     play(200)
 gc.callbacks.append(timed)
 start = time.thread_time()
-(play if mode == "play" else train)(steps)
+def tournament(n):
+    from agents.tournament import run_tournament
+    run_tournament(kinds.split(","), num_players=2, games=n, seed=0, workers=1, progress=False)
+
+{"play": play, "train": train, "tournament": tournament}[mode](steps)
 total = time.thread_time() - start
 gc.callbacks.remove(timed)
 alive = sum(isinstance(o, FarlightGame) for o in gc.get_objects())
@@ -104,26 +110,35 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6000, help="learner steps per run")
     parser.add_argument("--rounds", type=int, default=3, help="runs per tree (median kept)")
     parser.add_argument("--train", action="store_true", help="time a training run instead")
+    parser.add_argument(
+        "--tournament",
+        metavar="AGENTS",
+        help="time a 2-player tournament of these agents in this process instead (e.g. "
+        "ppo,heuristic); --steps is then the number of games",
+    )
     args = parser.parse_args()
     if args.steps < 1 or args.rounds < 1:
         sys.exit("collector_time: --steps and --rounds must be at least 1")
     runs: dict[str, list[dict]] = {"baseline": [], "current": []}
-    mode = "train" if args.train else "play"
+    mode = "tournament" if args.tournament else "train" if args.train else "play"
+    kinds = args.tournament or args.learner_decisions
     with baseline_checkout(args.baseline, "collector_time") as base:
         try:
             for _ in range(args.rounds):
                 for name, tree in (("baseline", base), ("current", ROOT)):
-                    runs[name].append(measure(tree, args.learner_decisions, args.steps, mode))
+                    runs[name].append(measure(tree, kinds, args.steps, mode))
         except subprocess.CalledProcessError as exc:
             measurement_failed("collector_time", exc)
     head = short_head()
-    what = "training run" if args.train else "env loop"
+    what = {"tournament": "tournament", "train": "training run", "play": "env loop"}[mode]
+    unit = "game" if args.tournament else "learner step"
+    setting = f"agents {kinds}" if args.tournament else f"learner decisions {kinds}"
     print(
-        f"{what}, median of {args.rounds} runs, {args.steps} learner steps, learner decisions "
-        f"{args.learner_decisions}, thread CPU time, baseline {args.baseline}, current {head}"
+        f"{what}, median of {args.rounds} runs, {args.steps} {unit}s, {setting}, thread CPU "
+        f"time, baseline {args.baseline}, current {head}"
     )
-    print(f"{'us per learner step':<28}{'baseline':>10}{'current':>10}")
-    rows = [("step", lambda r: r["step"])]
+    print(f"{'us per ' + unit:<28}{'baseline':>10}{'current':>10}")
+    rows = [(unit, lambda r: r["step"])]
     rows += [(f"collector, generation {g}", lambda r, g=g: r["gc"][g]) for g in range(3)]
     rows += [("collector, all", lambda r: sum(r["gc"]))]
     for label, pick in rows:

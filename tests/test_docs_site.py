@@ -33,7 +33,7 @@ RUN_ELSEWHERE = {
     "docs/evaluation.md": "tests/test_docs_site.py",  # below: the call, not the 483 games
     "docs/exploitability.md": "tests/test_docs_site.py",  # below: the call, not the training
     "docs/subgames.md": "tests/test_subgames.py",
-    "docs/training.md": "tests/test_training_collector.py",
+    "docs/training.md": "tests/test_collector.py",
     "docs/device.md": "tests/test_device.py",
     "docs/interop/agilerl.md": "tests/test_interop_agilerl.py",
     "docs/interop/minari.md": "tests/test_dataset.py",

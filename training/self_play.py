@@ -25,6 +25,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.arena import play_episode
+from agents.collector import fewer_collections
 from agents.files import atomic_write, read_bounded
 from agents.policy import PolicyAgent
 from agents.registry import make
@@ -35,7 +36,6 @@ from farlight_env.env.aec import raw_env
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.callbacks import ProgressCallback, ValueWarmup
 from training.checkpoints import CHECKPOINT, save_checkpoint
-from training.collector import fewer_collections
 from training.config import SelfPlayConfig, env_player_counts, eval_player_counts
 from training.curves import plot_league_curve
 from training.envs import close_env, env_options, probe_env
@@ -328,7 +328,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
     return VecMonitor(DummyVecEnv(fns))
 
 
-@fewer_collections()  # the whole run: training/collector.py
+@fewer_collections()  # the whole run: agents/collector.py
 def train(
     config: SelfPlayConfig,
     resume: bool = False,

@@ -21,6 +21,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+from agents.collector import fewer_collections
 from agents.policy import load_policy
 from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads
@@ -32,7 +33,6 @@ from training.checkpoints import (
     restore_weights,
     save_checkpoint,
 )
-from training.collector import fewer_collections
 from training.config import (
     PPOConfig,
     eval_player_counts,
@@ -248,7 +248,7 @@ def restore_actor(model: MaskablePPO, path: Path) -> None:
         )
 
 
-@fewer_collections()  # the whole run: training/collector.py
+@fewer_collections()  # the whole run: agents/collector.py
 def train(
     config: PPOConfig,
     resume: bool = False,

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any
 
+from agents.collector import fewer_collections, fewer_collections_for_good
 from agents.journal import (
     Journal,
 )
@@ -28,9 +29,11 @@ def single_threaded_worker() -> None:
 
 
 def start_worker(parent_pid: int) -> None:
-    """Initializer of a pool worker: one math thread, and exit when the parent dies."""
+    """Initializer of a pool worker: one math thread, rarer young garbage collections
+    (agents/collector.py), and exit when the parent dies."""
     die_with_parent(parent_pid)
     single_threaded_worker()
+    fewer_collections_for_good()
 
 
 Record = dict[str, Any]
@@ -38,8 +41,9 @@ Record = dict[str, Any]
 
 def run_local(specs: Sequence[GameSpec], workers: int, done: Callable[[Record], None]) -> None:
     if workers <= 1:
-        for spec in specs:
-            done(play_game(spec))
+        with fewer_collections():  # agents/collector.py
+            for spec in specs:
+                done(play_game(spec))
         return
     # spawn, not fork: a forked worker can deadlock on locks torch or other threads held
     pool = ProcessPoolExecutor(

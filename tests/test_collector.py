@@ -1,5 +1,5 @@
-"""Training collects young garbage less often while the learner learns, and leaves Python's
-collector as it found it (training/collector.py)."""
+"""Training runs and tournaments collect young garbage less often, and leave Python's
+collector as they found it (agents/collector.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 from doc_snippets import run_page  # noqa: E402
 from test_training import tiny_ppo  # noqa: E402
 
-from training.collector import CPYTHON_DEFAULT, TRAINING_THRESHOLD, fewer_collections  # noqa: E402
+from agents.collector import CPYTHON_DEFAULT, LONG_RUN_THRESHOLD, fewer_collections  # noqa: E402
 from training.train_ppo import train  # noqa: E402
 
 
@@ -33,7 +33,7 @@ def default_collector() -> Iterator[None]:
 def test_young_collections_are_rarer_inside_and_restored_after(default_collector) -> None:
     before = gc.get_threshold()
     with fewer_collections():
-        assert gc.get_threshold() == (TRAINING_THRESHOLD, *before[1:])
+        assert gc.get_threshold() == (LONG_RUN_THRESHOLD, *before[1:])
     assert gc.get_threshold() == before
     with pytest.raises(RuntimeError), fewer_collections():
         raise RuntimeError("a failed run")
@@ -65,7 +65,7 @@ def test_a_training_run_learns_with_rarer_collections(
 
     monkeypatch.setattr(MaskablePPO, "learn", noted)
     train(tiny_ppo(tmp_path / "run", eval_every=0), progress=False)
-    assert seen == [TRAINING_THRESHOLD]
+    assert seen == [LONG_RUN_THRESHOLD]
     assert gc.get_threshold()[0] == CPYTHON_DEFAULT
 
 
@@ -73,3 +73,40 @@ def test_training_page_code_runs(default_collector) -> None:
     """docs/training.md's one Python block: a loop of one's own under `fewer_collections`."""
     run_page("docs/training.md", expected_blocks=1)
     assert gc.get_threshold()[0] == CPYTHON_DEFAULT
+
+
+def test_a_tournament_in_this_process_plays_with_rarer_collections(
+    default_collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games played in the caller's process (one worker) see the long-run threshold, noted as
+    each game starts; the caller's settings are back after."""
+    from agents.tournament import backends, run_tournament
+
+    play, seen = backends.play_game, []
+
+    def noted(spec):
+        seen.append(gc.get_threshold()[0])
+        return play(spec)
+
+    monkeypatch.setattr(backends, "play_game", noted)
+    run_tournament(["random", "heuristic"], num_players=2, games=2, workers=1, progress=False)
+    assert seen == [LONG_RUN_THRESHOLD] * 2
+    assert gc.get_threshold()[0] == CPYTHON_DEFAULT
+
+
+def test_a_tournament_pool_worker_keeps_rarer_collections() -> None:
+    """A spawned pool worker started as `run_local` starts them collects young garbage every
+    LONG_RUN_THRESHOLD allocations for its whole life."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from agents.tournament.backends import start_worker
+
+    with ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=get_context("spawn"),
+        initializer=start_worker,
+        initargs=(os.getpid(),),
+    ) as pool:
+        assert pool.submit(gc.get_threshold).result()[0] == LONG_RUN_THRESHOLD
