@@ -140,10 +140,10 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
     for r in suite.farlight:
         ratio = suite.ratio(r)
         if r.num_players == bench.REFERENCE_PLAYERS and ratio is not None:
-            verdict = "meets" if ratio >= bench.TARGET_RATIO else "misses"
+            verdict = bench.target_verdict(ratio, suite.turn_ratios(r), bench.TARGET_RATIO)
             print(
                 f"Farlight at {r.num_players} players runs at {ratio:.2f}x Connect Four's "
-                f"steps/s ({verdict} the {bench.TARGET_RATIO:g}x target)"
+                f"steps/s ({verdict})"
             )
         print(
             f"env at {r.num_players} players: {r.steps_per_cpu_s:,.0f} steps per CPU-second "

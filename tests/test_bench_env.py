@@ -127,6 +127,56 @@ def test_suite_with_connect_four_gives_every_row_a_ratio():
 
 
 @needs_pygame
+def test_turn_ratios_pair_each_turn_with_connect_fours_same_turn():
+    suite = bench.bench_env_suite([4], games=3, seed=0)
+    farlight, c4 = suite.farlight[0], suite.connect_four
+    assert len(farlight.turn_rates) == len(c4.turn_rates) == 3  # 3 games: 3 turns of 1
+    ratios = suite.turn_ratios(farlight)
+    assert ratios == [a / b for a, b in zip(farlight.turn_rates, c4.turn_rates, strict=True)]
+    assert suite.turn_ratios(c4) == pytest.approx([1.0, 1.0, 1.0])
+
+
+def test_turn_rates_are_each_turns_steps_over_its_seconds():
+    runner = bench.farlight_runner(2, seed=3)
+    runner.play(games=1)
+    first_steps, first_seconds = runner.steps, runner.seconds
+    runner.play(games=1)
+    rates = runner.result().turn_rates
+    assert rates[0] == pytest.approx(first_steps / first_seconds)
+    assert rates[1] == pytest.approx(
+        (runner.steps - first_steps) / (runner.seconds - first_seconds)
+    )
+
+
+def test_without_connect_four_there_are_no_turn_ratios():
+    suite = bench.bench_env_suite([2], games=1, connect_four=False)
+    assert suite.turn_ratios(suite.farlight[0]) == []
+
+
+@pytest.mark.parametrize(
+    ("turns", "says"),
+    [
+        (
+            [1.6, 1.5, 1.7],
+            "per turn 1.50x-1.70x, median 1.60x; meets the 1.5x target in every turn",
+        ),
+        (
+            [1.2, 1.4, 1.3],
+            "per turn 1.20x-1.40x, median 1.30x; misses the 1.5x target in every turn",
+        ),
+        ([1.4, 1.55, 1.45, 1.6], "median 1.50x; reaches the 1.5x target in 2 of 4 turns"),
+        ([], "meets the 1.5x target"),
+    ],
+)
+def test_the_target_verdict_names_the_turns_spread(turns, says):
+    assert bench.target_verdict(1.52, turns, 1.5).endswith(says)
+
+
+def test_without_turns_a_low_ratio_misses():
+    assert bench.target_verdict(1.49, [], 1.5) == "misses the 1.5x target"
+
+
+@needs_pygame
 def test_bench_connect_four_plays_whole_games():
     r = bench.bench_connect_four(games=3, seed=2)
     assert r.env == bench.CONNECT_FOUR and r.games == 3 and r.steps >= 3 * 9
@@ -186,6 +236,7 @@ def test_cli_with_connect_four_prints_the_ratio(capsys):
     ]
     assert all(r[-1].endswith("x") for r in rows)
     assert "Farlight at 4 players runs at" in out and "Connect Four's steps/s" in out
+    assert "per turn " in out and "target" in out  # one game each: a turn per game
     assert "Hello from the pygame community" not in out
 
 

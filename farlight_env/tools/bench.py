@@ -20,6 +20,7 @@ import math
 import os
 import platform
 import random
+import statistics
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -212,6 +213,8 @@ class EnvBenchResult:
     steps: int
     seconds: float
     cpu_seconds: float = 0.0  # this thread's CPU time
+    #: Steps per wall second of each turn the run was taken in (one per `EnvRunner.play`).
+    turn_rates: tuple[float, ...] = ()
 
     @property
     def steps_per_s(self) -> float:
@@ -279,12 +282,14 @@ class EnvRunner:
         self.seed = seed
         self.games = self.steps = 0
         self.seconds = self.cpu_seconds = 0.0
+        self.turn_rates: list[float] = []
 
     def play(self, *, seconds: float | None = None, games: int | None = None) -> None:
         """Play ``games`` more games, or else whole games until ``seconds`` have passed.
 
         At least one game either way; the clock is checked between games and resets are timed.
         """
+        steps_before = self.steps
 
         def one_game() -> None:
             self.steps += play_env_game(self.env, self.seed + self.games)
@@ -293,10 +298,17 @@ class EnvRunner:
         wall, cpu = timed_games(one_game, seconds=seconds, games=games)
         self.seconds += wall
         self.cpu_seconds += cpu
+        self.turn_rates.append((self.steps - steps_before) / wall if wall > 0 else float("inf"))
 
     def result(self) -> EnvBenchResult:
         return EnvBenchResult(
-            self.name, self.num_players, self.games, self.steps, self.seconds, self.cpu_seconds
+            self.name,
+            self.num_players,
+            self.games,
+            self.steps,
+            self.seconds,
+            self.cpu_seconds,
+            tuple(self.turn_rates),
         )
 
 
@@ -348,6 +360,29 @@ class EnvSuite:
         if self.connect_four is None or self.connect_four.steps == 0:
             return None
         return result.steps_per_s / self.connect_four.steps_per_s
+
+    def turn_ratios(self, result: EnvBenchResult) -> list[float]:
+        """``result``'s steps/s over Connect Four's turn by turn (the two took each turn back
+        to back, so each ratio saw the same load): the spread one run's total hides."""
+        if self.connect_four is None:
+            return []
+        pairs = zip(result.turn_rates, self.connect_four.turn_rates, strict=False)
+        return [mine / theirs for mine, theirs in pairs if theirs > 0]
+
+
+def target_verdict(ratio: float, turn_ratios: Sequence[float], target: float) -> str:
+    """How a run's ratio stands against `target`, with its turns' spread: "meets" or
+    "misses" only when every turn agrees, else how many turns reached it."""
+    if not turn_ratios:
+        return f"{'meets' if ratio >= target else 'misses'} the {target:g}x target"
+    low, high = min(turn_ratios), max(turn_ratios)
+    spread = f"per turn {low:.2f}x-{high:.2f}x, median {statistics.median(turn_ratios):.2f}x"
+    reached = sum(r >= target for r in turn_ratios)
+    if reached == len(turn_ratios):
+        return f"{spread}; meets the {target:g}x target in every turn"
+    if reached == 0:
+        return f"{spread}; misses the {target:g}x target in every turn"
+    return f"{spread}; reaches the {target:g}x target in {reached} of {len(turn_ratios)} turns"
 
 
 def _turn_budgets(seconds: float | None, games: int | None) -> list[dict[str, Any]]:
