@@ -370,3 +370,28 @@ def test_rllib_resume_hides_tensorboard_events_logged_after_its_checkpoint(
     assert [(e.step, e.value) for e in scalars] == [(128, 0), (256, 0), (384, 1), (512, 1)]
     with (tmp_path / "logs" / "progress.csv").open(newline="") as fh:
         assert [float(r[STEP]) for r in csv.DictReader(fh)] == [128, 256, 384, 512]
+
+
+def test_a_resumed_run_seeds_its_runners_and_games_anew() -> None:
+    """A resume restores weights and counters, not the env runners' generators: built from
+    the run's seed again, it would replay the deals the run began with (`stream_seed`)."""
+    from training.config import stream_seed
+    from training.rllib_config import RLlibConfig
+    from training.rllib_env import LeagueEnv
+    from training.rllib_self_play import algorithm_config
+
+    config = RLlibConfig(baselines=["random"])
+    later = stream_seed(config.seed, 4096)
+    fresh, resumed = algorithm_config(config), algorithm_config(config, later)
+    assert fresh.seed == fresh.env_config["seed"] == config.seed
+    assert resumed.seed == resumed.env_config["seed"] == later != config.seed
+
+    def first_deals(env_config: dict) -> list[int]:
+        env, deals = LeagueEnv(env_config), []
+        for _ in range(3):
+            env.reset()
+            deals.append(env.aec.game.seed)
+        return deals
+
+    assert first_deals(fresh.env_config) == first_deals(fresh.env_config)
+    assert not set(first_deals(fresh.env_config)) & set(first_deals(resumed.env_config))

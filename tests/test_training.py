@@ -13,6 +13,7 @@ import csv
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +43,7 @@ from training.checkpoints import (  # noqa: E402
     checkpoint_steps,
 )
 from training.common import RUN_CONFIG, LivePolicy, load_checkpoint  # noqa: E402
-from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.config import PPOConfig, SelfPlayConfig, stream_seed  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -372,6 +373,59 @@ def test_resume_to_a_reached_total_changes_nothing_but_rewrites_the_checkpoint(
     )
     assert model.num_timesteps == 2 * ROLLOUT
     check_checkpoint(run_dir / CHECKPOINT)
+
+
+@pytest.fixture
+def dealt(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The game seeds of every learner step taken in this process, in order."""
+    from farlight_env.env.single_agent import FarlightSingleAgentEnv
+
+    seen: list[int] = []
+    step = FarlightSingleAgentEnv.step
+
+    def recording(self: FarlightSingleAgentEnv, action: int) -> tuple:
+        seen.append(self.aec.game.seed)
+        return step(self, action)
+
+    monkeypatch.setattr(FarlightSingleAgentEnv, "step", recording)
+    return seen
+
+
+def _games_of(dealt: list[int]) -> list[int]:
+    return list(dict.fromkeys(dealt))  # each game once, in the order first played
+
+
+@pytest.mark.parametrize("trainer", ["ppo", "self-play"])
+def test_a_resume_deals_new_games_not_the_runs_first_ones_again(
+    trainer: str, tmp_path: Path, dealt: list[int]
+) -> None:
+    """A resumed run used to rebuild its envs from the run's seed and replay the deals the run
+    began with; it continues from a seed of its own per step count (`stream_seed`), the same
+    each time the same checkpoint is resumed."""
+    module, make = (train_ppo, tiny_ppo) if trainer == "ppo" else (self_play, tiny_league)
+    run_dir = tmp_path / "run"
+    config = make(run_dir, total_steps=ROLLOUT, eval_every=0, checkpoint_every=ROLLOUT)
+    module.train(config, progress=False)
+    first = _games_of(dealt)
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    resumed = []
+    for folder in (run_dir, copy):
+        dealt.clear()
+        again = dataclasses.replace(config, run_dir=str(folder), total_steps=2 * ROLLOUT)
+        module.train(again, resume=True, progress=False, given=["total_steps"])
+        resumed.append(_games_of(dealt))
+    assert len(first) >= 2 and len(resumed[0]) >= 2
+    assert not set(resumed[0]) & set(first)
+    assert resumed[0] == resumed[1]
+
+
+def test_stream_seed_is_the_runs_own_at_the_start_and_one_per_step_count_after() -> None:
+    assert stream_seed(7, 0) == 7
+    later = [stream_seed(7, steps) for steps in (256, 512, 1024)]
+    assert later == [stream_seed(7, steps) for steps in (256, 512, 1024)]
+    assert len({7, *later, stream_seed(8, 256)}) == 5
+    assert all(0 <= s < 2**31 for s in later)
 
 
 def test_kill_then_resume_loses_at_most_one_checkpoint_interval(tmp_path: Path) -> None:

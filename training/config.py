@@ -17,6 +17,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.game_options import GameOptions, game_problems
@@ -368,6 +370,16 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(map(str, value)) if value else "none"
     return "none" if value == "" else str(value)
+
+
+def stream_seed(seed: int, steps: int) -> int:
+    """The seed a run's random streams (games, opponents, the learner's sampling) start from
+    when it begins at `steps` trained steps: the run's own seed at 0, and at a resume one of
+    its own per step count, so a resumed run plays new deals instead of replaying those the
+    run began with (the same run resumed at the same step plays the same games)."""
+    if steps == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, steps]).generate_state(1)[0] >> 1)  # < 2**31
 
 
 def resume_config(

@@ -34,7 +34,7 @@ from agents.workers import check_ray_address
 from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
-from training.config import resume_config
+from training.config import resume_config, stream_seed
 from training.game_options import check_game_options, game_kwargs
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
 from training.subgame import subgame_fields, subgame_kwargs
@@ -257,15 +257,23 @@ def learner_gpus(config: RLlibConfig) -> dict[str, int]:
     return {"num_gpus_per_learner": 1, "local_gpu_idx": device.index or 0}
 
 
-def build_algorithm(config: RLlibConfig) -> Any:
+def build_algorithm(config: RLlibConfig, seed: int | None = None) -> Any:
     """The PPO algorithm of the run (a new one; a resume restores its state afterwards)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.tune.registry import register_env
 
     from training.rllib_env import LeagueEnv
 
     register_env(ENV_NAME, LeagueEnv)
+    return algorithm_config(config, seed).build_algo()
+
+
+def algorithm_config(config: RLlibConfig, seed: int | None = None) -> Any:
+    """RLlib's PPO config of the run, its env runners and games seeded from `seed` (default:
+    the run's own)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    seed = config.seed if seed is None else seed
     env_config = {
         "num_players": config.num_players,
         "reward_mode": config.reward_mode,
@@ -273,9 +281,9 @@ def build_algorithm(config: RLlibConfig) -> Any:
         "subgame": subgame_kwargs(config),
         "baselines": list(config.baselines),
         "self_play_fraction": config.self_play_fraction,
-        "seed": config.seed,
+        "seed": seed,
     }
-    ppo = (
+    return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
         .framework("torch")
@@ -297,9 +305,8 @@ def build_algorithm(config: RLlibConfig) -> Any:
             clip_param=config.clip_range,
             entropy_coeff=config.ent_coef,
         )
-        .debugging(seed=config.seed, log_level="ERROR")
+        .debugging(seed=seed, log_level="ERROR")
     )
-    return ppo.build_algo()
 
 
 # ----------------------------------------------------------------------------- run files
@@ -476,7 +483,8 @@ def train(
     import ray
 
     try:
-        algo = build_algorithm(config)
+        # a resume's games and draws continue from new seeds, not the run's first ones again
+        algo = build_algorithm(config, stream_seed(config.seed, state.env_steps if state else 0))
         if state is not None:
             algo.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
         else:

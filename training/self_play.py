@@ -36,7 +36,12 @@ from farlight_env.env.aec import raw_env
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from training.callbacks import ProgressCallback, ValueWarmup
 from training.checkpoints import CHECKPOINT, save_checkpoint
-from training.config import SelfPlayConfig, env_player_counts, eval_player_counts
+from training.config import (
+    SelfPlayConfig,
+    env_player_counts,
+    eval_player_counts,
+    stream_seed,
+)
 from training.curves import plot_league_curve
 from training.envs import close_env, env_options, probe_env
 from training.live_eval import LivePolicy, evaluate_against
@@ -356,6 +361,7 @@ def train(
         try:
             if resume:
                 model = load_checkpoint(checkpoint, env, config)
+                model.set_random_seed(stream_seed(config.seed, model.num_timesteps))  # new deals
             else:
                 model = build_model(config, env)
                 if config.init_from:

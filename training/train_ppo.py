@@ -37,6 +37,7 @@ from training.config import (
     PPOConfig,
     eval_player_counts,
     resume_config,
+    stream_seed,
 )
 from training.curves import plot_ppo_curve
 from training.envs import card_set_of, check_agents, close_env, env_options, make_env_fn, probe_env
@@ -191,6 +192,8 @@ def start_model(config: PPOConfig, env: Any, resume: bool, progress: bool) -> Ma
     run_dir = Path(config.run_dir)
     if resume:
         model = load_checkpoint(run_dir / CHECKPOINT, env, config)
+        # new deals and draws from here on, not the start's again (applied at learn's reset)
+        model.set_random_seed(stream_seed(config.seed, model.num_timesteps))
         write_run_config(run_dir, config)  # the new budget and resumable overrides
         return model
     model = build_model(config, env)
