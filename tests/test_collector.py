@@ -110,3 +110,30 @@ def test_a_tournament_pool_worker_keeps_rarer_collections() -> None:
         initargs=(os.getpid(),),
     ) as pool:
         assert pool.submit(gc.get_threshold).result()[0] == LONG_RUN_THRESHOLD
+
+
+def test_a_ray_task_plays_its_game_with_rarer_collections(
+    default_collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The function the Ray backend submits plays each game under the long-run threshold and
+    leaves the worker's settings as it found them (a Ray worker may run other tasks)."""
+    from agents.tournament import backends
+
+    play, seen = backends.play_game, []
+
+    def noted(spec):
+        seen.append(gc.get_threshold()[0])
+        return play(spec)
+
+    monkeypatch.setattr(backends, "play_game", noted)
+    specs = backends_specs()
+    assert [backends.play_game_collected(spec)["scores"] for spec in specs]
+    assert seen == [LONG_RUN_THRESHOLD] * len(specs)
+    assert gc.get_threshold()[0] == CPYTHON_DEFAULT
+
+
+def backends_specs() -> list:
+    """Two short games' specs, as a tournament schedules them."""
+    from agents.tournament.scheduling import schedule
+
+    return schedule(["random", "heuristic"], 2, 2, seed=3, config={"max_rounds": 4})[:2]

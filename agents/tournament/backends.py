@@ -120,8 +120,15 @@ def run_ray(
         stop_orphan_reaper(reaper)
 
 
+@fewer_collections()  # per game: a Ray worker may run other work between games
+def play_game_collected(spec: GameSpec) -> Record:
+    """`play_game` with the collector settings of a long run (agents/collector.py), as a
+    Ray task runs it."""
+    return play_game(spec)
+
+
 def _play_on_ray(ray: Any, specs: Sequence[GameSpec], done: Callable[[Record], None]) -> None:
-    remote = ray.remote(play_game)
+    remote = ray.remote(play_game_collected)
     pending = [remote.remote(spec) for spec in specs]
     while pending:
         finished, pending = ray.wait(pending, num_returns=1)
