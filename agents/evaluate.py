@@ -477,8 +477,8 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("policy win rate (95% Wilson CI)")
     if cell is None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    else:  # the exploitability panel sits where the legend would
-        ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
+    else:  # the exploitability panel sits where the legend would: one row under the axes
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4, fontsize=8)
     from agents.tournament import short_labels
 
     name = short_labels([card["agent"]])[card["agent"]]  # a policy path: its file name
