@@ -26,6 +26,7 @@ from agents.policy import (  # noqa: E402 - after the importorskip above
     PolicyNet,
     load_policy,
     save_policy,
+    shared_policy,
 )
 from farlight_env import farlight_v0  # noqa: E402
 
@@ -94,6 +95,37 @@ def test_each_load_is_a_network_of_its_own_and_a_changed_file_is_read_again(save
     path.write_bytes(b"PK\x03\x04 not a zip archive")
     with pytest.raises(ValueError, match="not a loadable policy file"):
         load_policy(path)
+
+
+def test_shared_agents_of_one_file_play_one_network_and_decide_alike(saved) -> None:
+    """`shared=True` agents (a league's opponents in every env of a process) hold one network
+    per file content and decide exactly as an agent with a network of its own; configs stay
+    each caller's, and a file replaced on disk lends a new network."""
+    path, _net, config = saved
+    first, second = PolicyAgent(path, shared=True), PolicyAgent(path, seed=3, shared=True)
+    own = PolicyAgent(path)
+    assert first.net is second.net and own.net is not first.net
+    first.config["name"] = "changed"
+    assert second.config == config == shared_policy(path)[1]
+    for observation, mask, info in random_states(2, seed=4):
+        assert first.act(observation, mask, info) == own.act(observation, mask, info)
+    other, _ = random_net(seed=1)
+    save_policy(other.state_dict(), config, path)
+    third = PolicyAgent(path, shared=True)
+    assert third.net is not first.net
+    for want, got in zip(other.state_dict().values(), third.net.state_dict().values(), strict=True):
+        assert torch.equal(want, got)
+
+
+def test_training_opponents_from_one_file_share_its_network(saved) -> None:
+    """Opponents named by a policy file, or by a shipped policy's name, share one network."""
+    from training.envs import opponent_policies
+
+    path, _net, _config = saved
+    a, b = opponent_policies([str(path), str(path)], seed=0)
+    assert a.net is b.net and a.rng is not b.rng
+    ppo_a, ppo_b = opponent_policies(["ppo", "ppo"], seed=0)
+    assert ppo_a.net is ppo_b.net
 
 
 def test_save_load_round_trip_keeps_weights_config_and_outputs(saved) -> None:

@@ -35,6 +35,10 @@ def is_policy_path(name: str) -> bool:
     return name.endswith(".pt") or os.sep in name
 
 
+#: Registered agents that are a `PolicyAgent` of a shipped file (agents/registry.py).
+SHIPPED_POLICIES = ("ppo", "bidder")
+
+
 def opponent_policies(
     names: Sequence[str], seed: int, sealed_cards: CardSet | None = None
 ) -> list[Any]:
@@ -48,8 +52,10 @@ def opponent_policies(
         return [SealedAgent(name, seed + i, cards) for i, name in enumerate(names)]
     out = []
     for i, name in enumerate(names):
-        if is_policy_path(name):
-            out.append(PolicyAgent(name, seed=seed + i))
+        if is_policy_path(name):  # one network per file for all the process's games
+            out.append(PolicyAgent(name, seed=seed + i, shared=True))
+        elif name in SHIPPED_POLICIES:  # the shipped networks, shared the same way
+            out.append(make(name, seed=seed + i, shared=True))
         else:
             out.append(make(name, seed=seed + i))
     return out

@@ -57,8 +57,8 @@ LEAGUE_STATE = "league.json"
 
 def league_agent(entry: str, base_dir: Path, seed: int) -> Any:
     """A league member: a baseline by name, or a snapshot stored relative to the run dir."""
-    if entry.endswith(".pt"):
-        return PolicyAgent(base_dir / entry, seed=seed)
+    if entry.endswith(".pt"):  # one network per snapshot for all the process's games
+        return PolicyAgent(base_dir / entry, seed=seed, shared=True)
     return make(entry, seed=seed)
 
 

@@ -41,6 +41,7 @@ from agents.policy.file import (
     load_policy,
     parameter_count,
     save_policy,
+    shared_policy,
     validated_config,
 )
 from agents.policy.nets import ARCHITECTURES, ObservationNet, PolicyNet, StructuredNet, actor_layers
@@ -75,5 +76,6 @@ __all__ = [
     "parameter_count",
     "pool_maps",
     "save_policy",
+    "shared_policy",
     "validated_config",
 ]

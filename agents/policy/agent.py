@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy.file import SHIPPED_POLICY, load_policy
+from agents.policy.file import SHIPPED_POLICY, load_policy, shared_policy
 from agents.subgame import decision_of
 from agents.torch_device import resolve_device
 from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
@@ -29,7 +29,9 @@ class PolicyAgent:
     """Plays a saved policy: the most probable legal action (or a sample, if stochastic).
 
     `device` (agents/torch_device.py) is where the network runs: the CPU by default, since one
-    position at a time is faster there than a round trip to a GPU."""
+    position at a time is faster there than a round trip to a GPU. `shared=True` plays a
+    network this process lends to every shared agent of the same file (`shared_policy`, on the
+    CPU): many envs' opponents then hold one copy, which none of them may change."""
 
     def __init__(
         self,
@@ -37,11 +39,15 @@ class PolicyAgent:
         seed: int | None = None,
         deterministic: bool = True,
         device: str = "cpu",
+        shared: bool = False,
     ) -> None:
         self.path = Path(path)
         self.device = resolve_device(device)
-        self.net, self.config = load_policy(self.path)
-        self.net.to(self.device)
+        if shared and self.device.type == "cpu":
+            self.net, self.config = shared_policy(self.path)
+        else:
+            self.net, self.config = load_policy(self.path)
+            self.net.to(self.device)
         self.name = str(self.config.get("name", self.path.stem))
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)

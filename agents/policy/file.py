@@ -187,6 +187,32 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     return net, copy.deepcopy(checked[1])
 
 
+#: Networks lent to readers that share one per file (`shared_policy`), by file content ->
+#: (network, config).
+_SHARED: dict[tuple, tuple[PolicyNet, dict[str, Any]]] = {}
+SHARED_KEPT = 64
+
+
+def shared_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
+    """`load_policy`, but the network is one this process lends to every caller asking for
+    the same file content (by digest), for agents that only play it: a league's opponents in
+    16 games hold one copy of each snapshot's weights and ship-map cache, not 16. The config
+    is the caller's own copy; the network must not be changed (trained, moved, edited)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy file at {path}")
+    identity = _identity(path)
+    found = _SHARED.get(identity)
+    if found is None:
+        found = load_policy(path)
+        if _identity(path) == identity:  # unchanged while it was read
+            if len(_SHARED) >= SHARED_KEPT:
+                _SHARED.clear()  # networks lent out stay with their agents
+            _SHARED[identity] = found
+    net, config = found
+    return net, copy.deepcopy(config)
+
+
 def _read_policy(
     path: Path,
 ) -> tuple[PolicyNet, tuple[dict[str, Any], dict[str, Any], dict[str, torch.Tensor]]]:
