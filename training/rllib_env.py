@@ -80,7 +80,8 @@ class LeagueEnv(MultiAgentEnv):
             if payload is None:
                 self._agents[key] = make(name, seed=self.base_seed + seat)
             else:
-                self._agents[key] = make(str(self._snapshot_file(name, payload)))
+                # one network per snapshot for every env and seat of this env runner
+                self._agents[key] = make(str(self._snapshot_file(name, payload)), shared=True)
         agent = self._agents[key]
         agent.reset()
         return agent
