@@ -167,17 +167,11 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     is wrong. The file is at most MAX_POLICY_BYTES, its network at most MAX_PARAMETERS. Each
     call returns a network of its own."""
     library_default()  # one torch thread unless chosen (agents/torch_threads.py)
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no policy file at {path}")
-    identity = _identity(path)
+    path, identity = _existing(path)
     checked = _CHECKED.get(identity)
     if checked is None:
         net, checked = _read_policy(path)
-        if _identity(path) == identity:  # unchanged while it was read
-            if len(_CHECKED) >= CHECKED_KEPT:
-                _CHECKED.clear()
-            _CHECKED[identity] = checked
+        _keep(_CHECKED, CHECKED_KEPT, identity, path, checked)
     else:
         network, _config, state = checked
         with torch.random.fork_rng(devices=[]):  # the weights' random start is overwritten:
@@ -198,19 +192,30 @@ def shared_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     the same file content (by digest), for agents that only play it: a league's opponents in
     16 games hold one copy of each snapshot's weights and ship-map cache, not 16. The config
     is the caller's own copy; the network must not be changed (trained, moved, edited)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no policy file at {path}")
-    identity = _identity(path)
+    path, identity = _existing(path)
     found = _SHARED.get(identity)
     if found is None:
         found = load_policy(path)
-        if _identity(path) == identity:  # unchanged while it was read
-            if len(_SHARED) >= SHARED_KEPT:
-                _SHARED.clear()  # networks lent out stay with their agents
-            _SHARED[identity] = found
+        _keep(_SHARED, SHARED_KEPT, identity, path, found)  # lent networks stay with agents
     net, config = found
     return net, copy.deepcopy(config)
+
+
+def _existing(path: str | Path) -> tuple[Path, tuple[int, str]]:
+    """The path and its file's identity (FileNotFoundError if there is no file)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy file at {path}")
+    return path, _identity(path)
+
+
+def _keep(cache: dict, limit: int, identity: tuple, path: Path, value: Any) -> None:
+    """Keep `value` under the file's `identity` if the file was not changed while it was
+    read; a cache at its `limit` starts over."""
+    if _identity(path) == identity:
+        if len(cache) >= limit:
+            cache.clear()
+        cache[identity] = value
 
 
 def _read_policy(
