@@ -94,6 +94,8 @@ FACTORIES: dict[str, Callable[..., Agent]] = {
     "bidder": _bidder,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(FACTORIES)
+#: Registered agents that are a `PolicyAgent` of a shipped file (they take `shared=`).
+POLICY_AGENTS = frozenset({"ppo", "bidder"})
 
 #: `ismcts@N` names a search with its own budget (N iterations per decision), so one lineup,
 #: league or opponent list can hold several budgets and each keeps its own label.
@@ -160,3 +162,12 @@ def make(name: str, **kwargs: Any) -> Agent:
         f"unknown agent {name!r}: expected one of {', '.join(FACTORIES)}, ismcts@N "
         f"(N = 1..{MAX_BUDGET} iterations) or a path to a saved policy (.pt)"
     )
+
+
+def make_shared(name: str, **kwargs: Any) -> Agent:
+    """`make`, where a policy (a shipped one by name, or a `*.pt` file) plays a network shared
+    by every agent of the same file in this process (`PolicyAgent(shared=True)`): for many
+    games' opponents, which only play it."""
+    if name in POLICY_AGENTS or name.endswith(".pt"):
+        kwargs["shared"] = True
+    return make(name, **kwargs)

@@ -128,6 +128,17 @@ def test_training_opponents_from_one_file_share_its_network(saved) -> None:
     assert ppo_a.net is ppo_b.net
 
 
+def test_make_shared_shares_only_policies(saved) -> None:
+    """`make_shared` lends one network per file to shipped policies and `*.pt` files; other
+    agents are made as `make` makes them (they take no `shared`)."""
+    from agents.registry import make_shared
+
+    path, _net, _config = saved
+    assert make_shared(str(path)).net is make_shared(str(path), seed=2).net
+    assert make_shared("bidder").net is make_shared("bidder").net
+    assert make_shared("heuristic", seed=1).name == "heuristic"
+
+
 def test_save_load_round_trip_keeps_weights_config_and_outputs(saved) -> None:
     path, net, config = saved
     loaded, loaded_config = load_policy(path)

@@ -11,7 +11,7 @@ from typing import Any
 import gymnasium as gym
 
 from agents.policy import PolicyAgent
-from agents.registry import make
+from agents.registry import make_shared
 from agents.workers import die_with_parent
 from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
@@ -35,10 +35,6 @@ def is_policy_path(name: str) -> bool:
     return name.endswith(".pt") or os.sep in name
 
 
-#: Registered agents that are a `PolicyAgent` of a shipped file (agents/registry.py).
-SHIPPED_POLICIES = ("ppo", "bidder")
-
-
 def opponent_policies(
     names: Sequence[str], seed: int, sealed_cards: CardSet | None = None
 ) -> list[Any]:
@@ -54,10 +50,8 @@ def opponent_policies(
     for i, name in enumerate(names):
         if is_policy_path(name):  # one network per file for all the process's games
             out.append(PolicyAgent(name, seed=seed + i, shared=True))
-        elif name in SHIPPED_POLICIES:  # the shipped networks, shared the same way
-            out.append(make(name, seed=seed + i, shared=True))
-        else:
-            out.append(make(name, seed=seed + i))
+        else:  # the shipped networks shared the same way
+            out.append(make_shared(name, seed=seed + i))
     return out
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.registry import make
+from agents.registry import make_shared
 from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
 
@@ -77,11 +77,11 @@ class LeagueEnv(MultiAgentEnv):
         name, payload = entry
         key = f"{name}/{seat}"
         if key not in self._agents:
+            # policies play one network per file for every env and seat of this env runner
             if payload is None:
-                self._agents[key] = make(name, seed=self.base_seed + seat)
+                self._agents[key] = make_shared(name, seed=self.base_seed + seat)
             else:
-                # one network per snapshot for every env and seat of this env runner
-                self._agents[key] = make(str(self._snapshot_file(name, payload)), shared=True)
+                self._agents[key] = make_shared(str(self._snapshot_file(name, payload)))
         agent = self._agents[key]
         agent.reset()
         return agent

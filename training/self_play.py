@@ -28,7 +28,7 @@ from agents.arena import play_episode
 from agents.collector import fewer_collections
 from agents.files import atomic_write, read_bounded
 from agents.policy import PolicyAgent
-from agents.registry import make
+from agents.registry import make_shared
 from agents.torch_threads import set_threads
 from agents.tournament import placements
 from agents.workers import die_with_parent
@@ -59,7 +59,7 @@ def league_agent(entry: str, base_dir: Path, seed: int) -> Any:
     """A league member: a baseline by name, or a snapshot stored relative to the run dir."""
     if entry.endswith(".pt"):  # one network per snapshot for all the process's games
         return PolicyAgent(base_dir / entry, seed=seed, shared=True)
-    return make(entry, seed=seed)
+    return make_shared(entry, seed=seed)
 
 
 def pfsp_weights(
