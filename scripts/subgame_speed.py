@@ -14,6 +14,9 @@ opponents and the autopilot, left out), learner steps per wall second (what a us
 and games (learner steps divided by the mean learner
 steps per game of the run's episodes); and the CPU of one learner step split into the PPO
 updates (`MaskablePPO.train`, thread CPU time) and the rest (rollouts: games and forward passes).
+Both runs take `--ship-encoder` (default auto: the warm-started bidding learner freezes the ship
+CNN, the full game's learner, which places parts, trains it); `--ship-encoder train` measures the
+sub-game with the network training as in the full game.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ EDITS = (
     (
         "steps, vec_env, init_from = int(sys.argv[1]), sys.argv[2], sys.argv[3]",
         "steps, vec_env, init_from, kinds = int(sys.argv[1]), sys.argv[2], sys.argv[3], "
-        "sys.argv[4]",
+        "sys.argv[4]\nencoder = sys.argv[5]",
     ),
     (
         "checkpoint_every=0, seed=1,",
-        "checkpoint_every=0, seed=1, learner_decisions=kinds.split(','), autopilot='heuristic',",
+        "checkpoint_every=0, seed=1, learner_decisions=kinds.split(','), autopilot='heuristic', "
+        "ship_encoder=encoder,",
     ),
     ("    train(config, progress=False)\n", "    model = train(config, progress=False)\n"),
     (
@@ -87,8 +91,8 @@ def edited(text: str) -> str:
 SUBGAME_MEASURE = edited(MEASURE)
 
 
-def measure(steps: int, kinds: str, vec_env: str) -> dict[str, float]:
-    return run_in_tree(ROOT, SUBGAME_MEASURE, str(steps), vec_env, str(INIT_FROM), kinds)
+def measure(steps: int, kinds: str, vec_env: str, encoder: str) -> dict[str, float]:
+    return run_in_tree(ROOT, SUBGAME_MEASURE, str(steps), vec_env, str(INIT_FROM), kinds, encoder)
 
 
 def main() -> None:
@@ -102,11 +106,18 @@ def main() -> None:
         help="default: `farlight train ppo`'s own settings (16 envs in one process); subproc: "
         "the earlier 2 worker processes, which also splits out the learner's own CPU",
     )
+    parser.add_argument(
+        "--ship-encoder",
+        choices=("auto", "train", "freeze"),
+        default="auto",
+        help="both runs' --ship-encoder (auto, the default: the sub-game's warm-started learner "
+        "freezes the ship CNN, the full game's trains it)",
+    )
     args = parser.parse_args()
     results: dict[str, list[dict[str, float]]] = {"all": [], "bidding": []}
     for turn in range(args.rounds):
         for kinds in results:
-            result = measure(args.steps, kinds, args.vec_env)
+            result = measure(args.steps, kinds, args.vec_env, args.ship_encoder)
             results[kinds].append(result)
             games = result["rate"] / result["per_game"]
             print(
@@ -122,7 +133,7 @@ def main() -> None:
 
     print(
         f"median of {args.rounds} turns, {args.steps} learner steps, {args.vec_env} envs, "
-        "process-tree CPU time"
+        f"--ship-encoder {args.ship_encoder}, process-tree CPU time"
     )
     print(f"{'figure':<26}{'full game':>10}{'bidding':>10}{'ratio':>8}")
     rows = [("learner steps/CPU-s", lambda r: r["rate"])]

@@ -312,3 +312,16 @@ def test_a_run_config_from_before_chunked_minibatches_resumes_with_single_steps(
     (tmp_path / "run_config.json").write_text(json.dumps(stored))
     assert stored_config(tmp_path, PPOConfig).minibatch_chunk == 1
     assert PPOConfig().minibatch_chunk == 1
+
+
+def test_a_run_config_from_before_ship_encoder_resumes_training_its_cnn(cpu_run, tmp_path) -> None:
+    """Runs stored before --ship-encoder trained the ship CNN: a resume keeps doing so, even
+    where `auto` would freeze it now."""
+    from training.run_files import stored_config
+
+    stored = json.loads((cpu_run[0] / "run_config.json").read_text())
+    del stored["ship_encoder"]
+    stored |= {"learner_decisions": ["bidding"], "init_from": "start.pt"}
+    (tmp_path / "run_config.json").write_text(json.dumps(stored))
+    assert stored_config(tmp_path, PPOConfig).ship_encoder == "train"
+    assert PPOConfig().ship_encoder == "auto"

@@ -211,6 +211,78 @@ def test_inference_cache_keys_grids_by_their_bytes() -> None:
     torch.testing.assert_close(new.maps, o.ship_cnn(changed)[0], rtol=1e-5, atol=1e-5)
 
 
+def freeze_ship_cnn(net: StructuredNet) -> None:
+    for param in net.observation.ship_cnn.parameters():
+        param.requires_grad_(False)
+
+
+def bid_rows(seed: int) -> torch.Tensor:
+    """A batch of repeated grids without an install decision, as the bidding sub-game's."""
+    net = structured_net(seed)
+    obs = repeated_batch(seed)
+    return obs[obs[:, net.install_flag] == 0]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_frozen_ship_cnn_trains_the_rest_as_the_plain_network(seed: int) -> None:
+    """--ship-encoder freeze: a batch without install decisions takes the CNN's pooled
+    features from the cache; logits, values and the other parameters' gradients are the plain
+    network's, and the CNN gets no gradient."""
+    net = structured_net(seed)
+    freeze_ship_cnn(net)
+    obs = bid_rows(seed)
+    results = []
+    for forward in (net.forward, lambda x: plain_forward(net, x)):
+        net.zero_grad()
+        logits, value = forward(obs)
+        (logits.square().mean() + logits.amax(dim=1).sum() + value.square().sum()).backward()
+        grads = {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None}
+        results.append((logits.detach(), value.detach(), grads))
+    assert net.observation.pooled_cache.entries  # the cached path ran
+    (fast_logits, fast_value, fast_grads), (logits, value, grads) = results
+    torch.testing.assert_close(fast_logits, logits, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(fast_value, value, rtol=1e-5, atol=1e-5)
+    assert not any("ship_cnn" in name for name in fast_grads)
+    for name, grad in grads.items():  # the skipped install head's are zeros in the plain one
+        fast = fast_grads.get(name, torch.zeros_like(grad))
+        scale = float(grad.abs().max()) + 1e-12
+        torch.testing.assert_close(fast, grad, rtol=0, atol=1e-4 * scale, msg=name)
+
+
+def test_frozen_ship_cnn_runs_once_per_grid_and_follows_its_weights() -> None:
+    """The pooled cache computes each grid once while the CNN's weights stay, and afresh after
+    they change (a weight load)."""
+    net = structured_net(6)
+    freeze_ship_cnn(net)
+    obs = bid_rows(6)
+    o = net.observation
+    a, b = o.ships_slice
+    distinct = len(np.unique(obs[:, a:b].reshape(-1, o.channels * o.grid**2).numpy(), axis=0))
+    calls = []
+    o.ship_cnn.register_forward_hook(lambda _m, inputs, _out: calls.append(len(inputs[0])))
+    for start in range(0, len(obs), 16):  # minibatches, twice over (two epochs)
+        net(obs[start : start + 16])
+    for start in range(0, len(obs), 16):
+        net(obs[start : start + 16])
+    assert sum(calls) == distinct == len(o.pooled_cache.entries)
+    net.load_state_dict(structured_net(7).state_dict())
+    logits = net(obs)[0]
+    assert sum(calls) == 2 * distinct
+    torch.testing.assert_close(logits, plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
+
+
+def test_a_batch_with_installs_runs_the_frozen_cnn_for_its_maps() -> None:
+    """The install head reads the CNN's maps: with an install decision in the batch the frozen
+    CNN runs as usual (no gradient of its own), the outputs the plain network's."""
+    net = structured_net(8)
+    freeze_ship_cnn(net)
+    obs = repeated_batch(8)
+    logits, value = net(obs)
+    expected = plain_forward(net, obs)
+    torch.testing.assert_close(logits, expected[0], rtol=1e-5, atol=1e-5)
+    assert not net.observation.pooled_cache.entries
+
+
 def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
     net, _config = load_policy(SHIPPED_POLICY)
     assert isinstance(net, PolicyNet)

@@ -22,7 +22,7 @@ from agents import make  # noqa: E402
 from agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from agents.subgame import decision_of  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
-from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.config import PPOConfig, SelfPlayConfig, ship_encoder_frozen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(n_steps=64, batch_size=32, n_epochs=1, n_envs=1, vec_env="dummy", torch_threads=1)
@@ -111,6 +111,64 @@ def test_self_play_on_the_bidding_subgame(tmp_path: Path) -> None:
     snapshots = sorted((tmp_path / "league" / "pool").glob("*.pt"))
     assert snapshots
     assert PolicyAgent(snapshots[0]).autopilot is not None  # snapshots play as the learner
+
+
+def ship_cnn(state: dict) -> dict:
+    return {name: value for name, value in state.items() if ".ship_cnn." in name}
+
+
+@pytest.mark.parametrize(
+    ("kinds", "warm", "setting", "frozen"),
+    [
+        (["bidding"], "init", "auto", True),
+        (["bidding", "mission"], "bc", "auto", True),
+        (["bidding"], "", "auto", False),  # a random CNN is not frozen unasked
+        (["bidding", "install"], "init", "auto", False),  # the install head reads its maps
+        (["all"], "init", "auto", False),
+        (["bidding"], "init", "train", False),
+        (["all"], "", "freeze", True),
+    ],
+)
+def test_the_ship_encoder_freezes_where_no_learner_decision_reads_its_maps(
+    kinds: list[str], warm: str, setting: str, frozen: bool
+) -> None:
+    config = PPOConfig(
+        learner_decisions=kinds,
+        init_from="x.pt" if warm == "init" else "",
+        bc_games=10 if warm == "bc" else 0,
+        ship_encoder=setting,
+    )
+    assert ship_encoder_frozen(config) is frozen
+
+
+def test_a_warm_started_bidding_run_keeps_its_ship_cnn_and_trains_the_rest(
+    bidding_run: Path, tmp_path: Path
+) -> None:
+    """`--ship-encoder auto` on the bidding sub-game from a trained policy: the CNN's weights
+    leave the run as they came (also after the value warm-up unfreezes the actor), the rest
+    learns."""
+    start, _config = load_policy(bidding_run / "policy.pt")
+    config = PPOConfig(
+        run_dir=str(tmp_path / "run"),
+        total_steps=192,
+        checkpoint_every=0,
+        eval_every=0,
+        init_from=str(bidding_run / "policy.pt"),
+        value_warmup_steps=64,
+        **TINY,
+        **SUBGAME,
+    )
+    model = train_ppo.train(config, progress=False)
+    end, _config = load_policy(tmp_path / "run" / "policy.pt")
+    before, after = start.state_dict(), end.state_dict()
+    assert ship_cnn(before) and ship_cnn(before).keys() == ship_cnn(after).keys()
+    for name, value in ship_cnn(before).items():
+        assert torch.equal(after[name], value), name
+    assert not torch.equal(
+        after["mlp_extractor.net.bid_out.weight"], before["mlp_extractor.net.bid_out.weight"]
+    )
+    trainable = {n for n, p in model.policy.named_parameters() if p.requires_grad}
+    assert trainable and not any(".ship_cnn." in name for name in trainable)
 
 
 @pytest.mark.parametrize(

@@ -92,6 +92,7 @@ def bad_files(root: Path) -> dict[str, Path]:
         (["--opponents", "{corrupt}"], "corrupt.pt: not a loadable policy file"),
         (["--eval-opponents", "nobody", "--eval-every", "64"], "--eval-opponents: unknown"),
         (["--arch", "bogus"], "invalid choice: 'bogus'"),
+        (["--ship-encoder", "fast"], "--ship-encoder: invalid choice: 'fast'"),
         (["--init-from", "nope.zip"], "no checkpoint at nope.zip"),
         (["--num-players", "7"], "--num-players must be 2..5, got 7"),
         (["--total-steps", "0"], "--total-steps must be an integer >= 1, got 0"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 #: Parameter names of the critic; everything else is the actor (or features both share).
@@ -10,16 +11,24 @@ VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
 
 class ValueWarmup(BaseCallback):
     """Freezes all but the value head until `until` steps, then unfreezes: a warm-started actor
-    is first judged by a critic that has learnt its values, not by a random one."""
+    is first judged by a critic that has learnt its values, not by a random one. Parameters
+    frozen before training starts (`FreezeShipEncoder`) stay frozen."""
 
     def __init__(self, until: int) -> None:
         super().__init__()
         self.until = until
+        self.actor: list[torch.nn.Parameter] = []
+
+    def _on_training_start(self) -> None:
+        self.actor = [
+            param
+            for name, param in self.model.policy.named_parameters()
+            if param.requires_grad and not name.startswith(VALUE_PREFIXES)
+        ]
 
     def _set_frozen(self, frozen: bool) -> None:
-        for name, param in self.model.policy.named_parameters():
-            if not name.startswith(VALUE_PREFIXES):
-                param.requires_grad_(not frozen)
+        for param in self.actor:
+            param.requires_grad_(not frozen)
 
     def _on_rollout_end(self) -> None:
         # called after each rollout, before the update that learns from it
@@ -30,6 +39,28 @@ class ValueWarmup(BaseCallback):
 
     def _on_training_end(self) -> None:
         self._set_frozen(False)
+
+
+#: Parameter names of the ship CNN (the structured and the flat network's alike).
+SHIP_ENCODER = ".ship_cnn."
+
+
+class FreezeShipEncoder(BaseCallback):
+    """Keeps the ship CNN at its starting weights (`--ship-encoder`): the updates then take
+    each ship grid's features from a cache instead of running the CNN forward and backward
+    every minibatch (agents.policy.nets, `distinct_ships`)."""
+
+    def __init__(self, frozen: bool) -> None:
+        super().__init__()
+        self.frozen = frozen
+
+    def _on_training_start(self) -> None:
+        for name, param in self.model.policy.named_parameters():
+            if SHIP_ENCODER in name:
+                param.requires_grad_(not self.frozen)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class ProgressCallback(BaseCallback):

@@ -22,11 +22,12 @@ import numpy as np
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from training.game_options import GameOptions, game_problems
-from training.subgame import SubGameOptions, subgame_problems
+from training.subgame import SubGameOptions, learner_kinds, subgame_problems
 
 Arch = Literal["structured", "flat"]
 VecEnv = Literal["subproc", "dummy"]
 RewardMode = Literal["win", "margin", "rank"]
+ShipEncoder = Literal["auto", "train", "freeze"]
 #: Widest layer a run may ask for; the same bound holds for policy files (agents.policy).
 MAX_WIDTH = 4096
 
@@ -119,6 +120,12 @@ class PPOConfig(SubGameOptions, GameOptions):
     hidden: int = opt(256, "structured arch: trunk width")
     pi: list[int] = opt([128], "flat arch: actor hidden layers")
     vf: list[int] = opt([128], "critic hidden layers (structured arch: the first width)")
+    ship_encoder: ShipEncoder = opt(
+        "auto",
+        "the ship CNN learns (train) or keeps its starting weights (freeze: updates reuse each "
+        "ship grid's features, ~2x cheaper); auto: freeze when the learner takes no install "
+        "decision and starts from trained weights (--init-from, --bc-games), else train",
+    )
     # ---- schedules and evaluation
     checkpoint_every: int = opt(20_000, "steps between checkpoints (0: only at the end)")
     eval_every: int = opt(20_000, "steps between evaluations (0: never)")
@@ -406,3 +413,13 @@ def resume_config(
     )
     merged.run_dir = requested.run_dir
     return merged
+
+
+def ship_encoder_frozen(config: PPOConfig) -> bool:
+    """Whether the run keeps the ship CNN at its starting weights (`--ship-encoder`). Left to
+    itself it freezes only where nothing is lost: the learner places no part, so no decision of
+    its reads the CNN's per-cell maps (the install head), and the CNN starts trained."""
+    if config.ship_encoder != "auto":
+        return config.ship_encoder == "freeze"
+    installs = "install" in learner_kinds(config)
+    return not installs and bool(config.init_from or config.bc_games)

@@ -43,7 +43,7 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
 
 #: Config fields added after runs were already stored, with the value that repeats what those
 #: runs did (a missing field would otherwise take today's default and change a resumed run).
-FIELDS_ADDED_LATER: dict[str, Any] = {"minibatch_chunk": 1}
+FIELDS_ADDED_LATER: dict[str, Any] = {"minibatch_chunk": 1, "ship_encoder": "train"}
 
 
 def stored_config(run_dir: Path, cls: type) -> Any:

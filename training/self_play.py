@@ -34,12 +34,13 @@ from agents.tournament import placements
 from agents.workers import die_with_parent
 from farlight_env.env.aec import raw_env
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
-from training.callbacks import ProgressCallback, ValueWarmup
+from training.callbacks import FreezeShipEncoder, ProgressCallback, ValueWarmup
 from training.checkpoints import CHECKPOINT, save_checkpoint
 from training.config import (
     SelfPlayConfig,
     env_player_counts,
     eval_player_counts,
+    ship_encoder_frozen,
     stream_seed,
 )
 from training.curves import plot_league_curve
@@ -375,6 +376,7 @@ def train(
         callbacks = CallbackList(
             [
                 league,
+                FreezeShipEncoder(ship_encoder_frozen(config)),
                 ValueWarmup(config.value_warmup_steps),
                 *([ProgressCallback(config.total_steps, model.num_timesteps)] if progress else []),
             ]

@@ -25,7 +25,7 @@ from agents.collector import fewer_collections
 from agents.policy import load_policy
 from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads
-from training.callbacks import VALUE_PREFIXES, ProgressCallback, ValueWarmup
+from training.callbacks import VALUE_PREFIXES, FreezeShipEncoder, ProgressCallback, ValueWarmup
 from training.checkpoints import (
     CHECKPOINT,
     CheckpointError,
@@ -37,6 +37,7 @@ from training.config import (
     PPOConfig,
     eval_player_counts,
     resume_config,
+    ship_encoder_frozen,
     stream_seed,
 )
 from training.curves import plot_ppo_curve
@@ -279,6 +280,7 @@ def train(
         callbacks = CallbackList(
             [
                 CheckpointAndEval(config, run_dir),
+                FreezeShipEncoder(ship_encoder_frozen(config)),
                 ValueWarmup(config.value_warmup_steps),
                 *([ProgressCallback(config.total_steps, model.num_timesteps)] if progress else []),
             ]

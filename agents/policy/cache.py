@@ -4,6 +4,7 @@ projection checked row by row) and the inference cache of ship CNN maps."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import NamedTuple
 
 import torch
@@ -114,11 +115,12 @@ def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
 
 class DistinctShips(NamedTuple):
     """The ship CNN over a batch's distinct grids: `pooled` (batch, seat, 2C) per seat, the
-    distinct grids' `maps` (n, C, row, col; or held compactly, `reach.ReachMaps`) and input
-    `planes`, and `own`, each observation's row of seat 0 (the observer) among them."""
+    distinct grids' `maps` (n, C, row, col; or held compactly, `reach.ReachMaps`; None when
+    not computed) and input `planes`, and `own`, each observation's row of seat 0 (the
+    observer) among them."""
 
     pooled: torch.Tensor
-    maps: torch.Tensor | ReachMaps
+    maps: torch.Tensor | ReachMaps | None
     planes: torch.Tensor
     own: torch.Tensor
 
@@ -126,6 +128,7 @@ class DistinctShips(NamedTuple):
         """The maps (len(grids), C, row, col) of distinct grids `grids`."""
         if isinstance(self.maps, ReachMaps):
             return self.maps.select(grids)
+        assert self.maps is not None, "maps were not computed for this batch"
         return self.maps.index_select(0, grids)
 
     def pointwise(self, grids: torch.Tensor, conv: nn.Conv2d) -> torch.Tensor:
@@ -133,6 +136,7 @@ class DistinctShips(NamedTuple):
         (repeats allowed): (len(grids), row * col, out), cells as rows."""
         if isinstance(self.maps, ReachMaps):
             return self.maps.pointwise(grids, conv)
+        assert self.maps is not None, "maps were not computed for this batch"
         unique, inverse = torch.unique(grids, return_inverse=True)
         planes = self.planes.index_select(0, unique)
         planes = planes.permute(0, 2, 3, 1).reshape(len(unique), -1, planes.shape[1])
@@ -144,6 +148,7 @@ class DistinctShips(NamedTuple):
         """The same maps as rows, one per cell in row-major order: (len(grids), row * col, C)."""
         if isinstance(self.maps, ReachMaps):
             return self.maps.rows_of(grids)
+        assert self.maps is not None, "maps were not computed for this batch"
         maps = self.maps.index_select(0, grids)
         return maps.permute(0, 2, 3, 1).reshape(len(grids), -1, maps.shape[1])
 
@@ -202,3 +207,33 @@ class ShipMapCache:
     def maps(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
         """cnn(planes), computed only for grids not seen with these weights."""
         return torch.stack([entry.maps for entry in self.lookup(cnn, planes)])
+
+
+class PooledCache:
+    """Pooled ship CNN features of the grids seen since the CNN's weights last changed, for
+    training with the CNN frozen (`ObservationNet.distinct_ships`): each grid's CNN runs once,
+    not once per minibatch and epoch. Grids are keyed by a 128-bit BLAKE2 digest of their bytes
+    (a full key would be a 13 kB grid; entries here are 0.25 kB)."""
+
+    #: Entries kept at most (about 0.4 kB each with the key); then the cache starts afresh.
+    LIMIT = 1 << 15
+
+    def __init__(self) -> None:
+        self.stamp: tuple[tuple[int, int], ...] = ()
+        self.entries: dict[bytes, torch.Tensor] = {}
+
+    def pooled(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+        """pool_maps(cnn(planes)) for CPU `planes` (n, C, row, col), without a gradient; the CNN
+        runs only on grids not seen with these weights."""
+        stamp = tuple((p.data_ptr(), p._version) for p in cnn.parameters())
+        if stamp != self.stamp or len(self.entries) > self.LIMIT:
+            self.stamp, self.entries = stamp, {}
+        rows = planes.detach().flatten(1).numpy()
+        keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in rows]
+        entries = self.entries
+        missing = {key: i for i, key in enumerate(keys) if key not in entries}
+        if missing:
+            with torch.no_grad():
+                pooled = pool_maps(cnn(planes[list(missing.values())]))
+            entries.update(zip(missing, pooled, strict=True))
+        return torch.stack([entries[key] for key in keys])

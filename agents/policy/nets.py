@@ -14,13 +14,14 @@ from torch import nn
 from agents.policy.cache import (
     SHIP_IDS,
     DistinctShips,
+    PooledCache,
     ShipEntry,
     ShipMapCache,
     distinct_rows,
     gather_rows,
     pool_maps,
 )
-from agents.policy.reach import reach_layers, reach_maps
+from agents.policy.reach import ReachMaps, reach_layers, reach_maps
 from agents.torch_threads import library_default
 from farlight_env.encode.layout import DECISIONS
 from farlight_env.game.config import Phase
@@ -63,20 +64,24 @@ class ObservationNet(nn.Module):
         #: about half the time. False runs it dense (to time the two side by side).
         self.use_reach = True
         self.map_cache = ShipMapCache()
+        self.pooled_cache = PooledCache()
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.features_and_ships(obs)[0]  # the own map is the structured net's
+        return self.features_and_ships(obs, with_maps=False)[0]  # the flat arch: pooled features only
 
     def features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The feature vector, and the CNN map of the observer's own ship (batch, C, row, col)."""
         features, ships = self.features_and_ships(obs)
         return features, ships.maps_of(ships.own)
 
-    def features_and_ships(self, obs: torch.Tensor) -> tuple[torch.Tensor, DistinctShips]:
-        """The feature vector, and the CNN of the batch's distinct ship grids."""
+    def features_and_ships(
+        self, obs: torch.Tensor, with_maps: bool = True
+    ) -> tuple[torch.Tensor, DistinctShips]:
+        """The feature vector, and the CNN of the batch's distinct ship grids (their maps are
+        None where not `with_maps` and a frozen CNN's cached features serve)."""
         flat = self.flat_features(obs.index_select(1, self.flat_index))
-        ships = self.distinct_ships(obs)
+        ships = self.distinct_ships(obs, with_maps)
         return torch.cat([flat, ships.pooled.flatten(1)], dim=1), ships
 
     def flat_features(self, flat: torch.Tensor) -> torch.Tensor:
@@ -108,19 +113,29 @@ class ObservationNet(nn.Module):
             and reach_layers(self.ship_cnn) is not None
         )
 
-    def distinct_ships(self, obs: torch.Tensor) -> DistinctShips:
+    def frozen(self) -> bool:
+        """Whether the ship CNN is frozen (no parameter of it learns)."""
+        return not any(p.requires_grad for p in self.ship_cnn.parameters())
+
+    def distinct_ships(self, obs: torch.Tensor, with_maps: bool = True) -> DistinctShips:
         """The ship CNN run once per distinct ship grid of the batch, not once per seat.
 
         Ships change a few times a game and absent seats are all blank, so a PPO minibatch of
         256 two-player observations holds about 230 distinct grids among its 1280 seats: the
         same outputs (and gradients, summed over the copies) for well under half the work.
+        Training with the CNN frozen and no maps asked for (no install decision in the batch)
+        takes each grid's pooled features from `pooled_cache`: the CNN runs once per grid.
         """
         a, b = self.ships_slice
         batch = obs.shape[0]
         grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
         first, inverse = distinct_rows(grids, getattr(obs, SHIP_IDS, None))
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
-        if self._reach(planes):
+        maps: torch.Tensor | ReachMaps | None = None
+        cached = not with_maps and torch.is_grad_enabled() and planes.device.type == "cpu"
+        if cached and self.frozen():
+            distinct = self.pooled_cache.pooled(self.ship_cnn, planes)
+        elif self._reach(planes):
             maps = reach_maps(self.ship_cnn, planes)  # about half the time (policy/reach.py)
             distinct = maps.pooled()
         else:
@@ -256,7 +271,9 @@ class StructuredNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         if not torch.is_grad_enabled() and obs.device.type == "cpu":
             return self._cached_forward(obs)
-        features, ships = self.observation.features_and_ships(obs)
+        installing = self._installing(obs)
+        with_maps = installing is None or bool(installing.any())  # the install head's input
+        features, ships = self.observation.features_and_ships(obs, with_maps)
         context = self.trunk(features)
         return self._heads(obs, features, context, self._install_rows(obs, context, ships))
 
