@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
-from agents.policy import SHIPPED_POLICY, PolicyAgent
+from agents.policy import SHIPPED_POLICY, PolicyAgent, set_one_at_a_time
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.game import FarlightGame
@@ -66,6 +66,7 @@ class RolloutAgent:
                 f"rollout opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}"
             )
         self.policy = PolicyAgent(path, device=device)  # its play-outs' batches run there too
+        set_one_at_a_time(self.policy.net, False)  # a network of its own: batch the play-outs
         self.candidates, self.worlds, self.confidence = candidates, worlds, float(confidence)
         self.opponents = opponents
         self.seed = seed

@@ -26,6 +26,7 @@ from agents.policy import (  # noqa: E402 - after the importorskip above
     PolicyNet,
     load_policy,
     save_policy,
+    set_one_at_a_time,
     shared_policy,
 )
 from farlight_env import farlight_v0  # noqa: E402
@@ -115,6 +116,22 @@ def test_shared_agents_of_one_file_play_one_network_and_decide_alike(saved) -> N
     assert third.net is not first.net
     for want, got in zip(other.state_dict().values(), third.net.state_dict().values(), strict=True):
         assert torch.equal(want, got)
+
+
+def test_a_played_policys_logits_depend_on_the_position_alone() -> None:
+    """A loaded policy's ship-map cache computes the grids it misses one at a time, so its
+    logits for a position are bit for bit those of a fresh copy, whatever it saw before: one
+    network can serve a whole tournament's games, in any order and worker count. (Batched,
+    11 of 116 such positions differed in float rounding.)"""
+    states = [s for players in (2, 3, 4, 5) for s in random_states(players, seed=17, every=4)]
+    order = np.random.default_rng(0).permutation(len(states))
+    warmed = PolicyAgent(SHIPPED_POLICY)
+    for i in order:  # another history: every position first, in a random order
+        observation, mask, _info = states[i]
+        warmed.logits(observation, mask)
+    for observation, mask, _info in states:
+        fresh = PolicyAgent(SHIPPED_POLICY).logits(observation, mask)
+        assert np.array_equal(warmed.logits(observation, mask), fresh)
 
 
 def test_training_opponents_from_one_file_share_its_network(saved) -> None:
@@ -459,6 +476,7 @@ def test_structured_policy_round_trips_and_acts_legally(tmp_path: Path, num_play
     loaded, loaded_config = load_policy(path)
     assert loaded_config["arch"] == "structured"
     obs = first_observation(num_players)
+    set_one_at_a_time(net, True)  # as a loaded policy computes ship maps
     np.testing.assert_array_equal(logits_of(loaded, obs), logits_of(net, obs))
     agent = PolicyAgent(path, seed=num_players)
     for obs, mask, info in random_states(num_players, seed=40 + num_players, every=11):

@@ -41,6 +41,7 @@ from agents.policy.file import (
     load_policy,
     parameter_count,
     save_policy,
+    set_one_at_a_time,
     shared_policy,
     validated_config,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "parameter_count",
     "pool_maps",
     "save_policy",
+    "set_one_at_a_time",
     "shared_policy",
     "validated_config",
 ]

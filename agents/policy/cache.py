@@ -185,6 +185,12 @@ class ShipMapCache:
         self.entries: dict[bytes, ShipEntry] = {}
         #: Modules besides the CNN whose outputs entries hold (StructuredNet's `cell`).
         self.watched: tuple[nn.Module, ...] = ()
+        #: Whether grids the cache misses are computed one at a time, so that an entry depends
+        #: on its grid alone: oneDNN rounds a grid's convolution differently in a batch of one
+        #: than among others, so batched misses make a network's outputs depend on which grids
+        #: it met before. Played policies (`load_policy`) set it, so one network may serve many
+        #: games; training's rollouts and the rollout agent's play-outs batch them (faster).
+        self.one_at_a_time = False
 
     def lookup(self, cnn: nn.Module, planes: torch.Tensor) -> list[ShipEntry]:
         """One entry per grid of `planes` (n, C, row, col); the CNN runs only on grids not seen
@@ -199,7 +205,11 @@ class ShipMapCache:
         get = self.entries.get
         missing = {key: i for i, key in enumerate(keys) if get(key) is None}
         if missing:
-            maps = cnn(planes[list(missing.values())])
+            rows = list(missing.values())
+            if self.one_at_a_time:
+                maps = torch.cat([cnn(planes[i : i + 1]) for i in rows])
+            else:
+                maps = cnn(planes[rows])
             for key, grid_maps, pooled in zip(missing, maps, pool_maps(maps), strict=True):
                 self.entries[key] = ShipEntry(grid_maps, pooled)
         return [self.entries[key] for key in keys]

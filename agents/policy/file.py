@@ -16,7 +16,7 @@ import msgspec
 import torch
 
 from agents.files import check_torch_archive
-from agents.policy.nets import ARCHITECTURES, PolicyNet
+from agents.policy.nets import ARCHITECTURES, ObservationNet, PolicyNet
 from agents.torch_threads import library_default
 from farlight_env.env.autopilot import parse_decisions
 from farlight_env.game.config import ConfigError
@@ -165,7 +165,8 @@ def _identity(path: Path) -> tuple[int, str]:
 def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """Load a saved policy; a foreign, corrupt or oversized file raises ValueError saying what
     is wrong. The file is at most MAX_POLICY_BYTES, its network at most MAX_PARAMETERS. Each
-    call returns a network of its own."""
+    call returns a network of its own, whose outputs for a position do not depend on the
+    positions it saw before (`set_one_at_a_time`)."""
     library_default()  # one torch thread unless chosen (agents/torch_threads.py)
     path, identity = _existing(path)
     checked = _CHECKED.get(identity)
@@ -178,7 +179,17 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
             net = PolicyNet(network)  # leave the caller's torch generator where it was
         net.load_state_dict(state, strict=True)  # copies: the checked weights stay as read
     net.eval()
+    set_one_at_a_time(net, True)
     return net, copy.deepcopy(checked[1])
+
+
+def set_one_at_a_time(net: torch.nn.Module, on: bool) -> None:
+    """Whether the ship-map caches of `net` compute the grids they miss one at a time
+    (`ShipMapCache.one_at_a_time`): a played policy's moves then depend on the position alone,
+    so one network can serve many games, in any order, as a copy per game would."""
+    for module in net.modules():
+        if isinstance(module, ObservationNet):
+            module.map_cache.one_at_a_time = on
 
 
 #: Networks lent to readers that share one per file (`shared_policy`), by file content ->

@@ -68,7 +68,7 @@ class ObservationNet(nn.Module):
         self.out_dim = embed + self.num_seats * ship_features * 2
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.features_and_ships(obs, with_maps=False)[0]  # the flat arch: pooled features only
+        return self.features_and_ships(obs, with_maps=False)[0]  # (the flat arch: pooled only)
 
     def features_and_own_map(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The feature vector, and the CNN map of the observer's own ship (batch, C, row, col)."""
@@ -344,7 +344,12 @@ class StructuredNet(nn.Module):
         if missing:
             rows = list(missing.values())
             maps = torch.stack([own[i].maps for i in rows])
-            for i, cells in zip(rows, self.cell(torch.cat([maps, planes[rows]], 1)), strict=True):
+            inputs = torch.cat([maps, planes[rows]], 1)
+            if self.observation.map_cache.one_at_a_time:  # (see ShipMapCache.one_at_a_time)
+                cells_of = torch.cat([self.cell(inputs[j : j + 1]) for j in range(len(rows))])
+            else:
+                cells_of = self.cell(inputs)
+            for i, cells in zip(rows, cells_of, strict=True):
                 own[i].cells = cells
         return self._cell_logits(obs, context, torch.stack([entry.cells for entry in own]))
 
