@@ -29,7 +29,6 @@ from agents.tournament import (
     write_results,
 )
 from farlight_cli.main import main
-from farlight_env import farlight_v0
 from farlight_env.game import FarlightGame, RuleOptions, action_from_dict
 
 AGENTS = ["random", "heuristic"]
@@ -164,13 +163,10 @@ def test_workers_do_not_change_the_results_file(
     assert results_bytes(serial, tmp_path / "one") == results_bytes(parallel, tmp_path / "two")
 
 
-def test_policies_share_a_network_and_workers_still_do_not_change_the_results(
-    tmp_path: Path,
-) -> None:
-    """Policy seats play one network per file and process, which carries its ship-map cache
-    from game to game: the results are still those of any other split of the games."""
+def test_policy_seats_give_the_same_results_with_any_number_of_workers(tmp_path: Path) -> None:
+    """Policies (the shipped ones, a sub-game policy among them) decide from the position
+    alone, so the results file does not depend on how the games are split."""
     pytest.importorskip("torch", reason="policies need the train extra (torch)")
-    from agents.tournament.play import _make_seat
 
     def run(workers: int) -> TournamentResult:
         return run_tournament(
@@ -184,9 +180,6 @@ def test_policies_share_a_network_and_workers_still_do_not_change_the_results(
         )
 
     assert results_bytes(run(1), tmp_path / "one") == results_bytes(run(2), tmp_path / "two")
-    spec = schedule(["ppo", "heuristic"], 2, 2, 3, {})[0]
-    env = farlight_v0.raw_env(num_players=2)
-    assert _make_seat(spec, 0, "ppo", env).net is _make_seat(spec, 1, "ppo", env).net
 
 
 def test_another_seed_gives_other_games(serial: TournamentResult) -> None:

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from agents.arena import play_episode
-from agents.registry import make_shared
+from agents.registry import make
 from agents.sealed import SealedAgent
 from agents.tournament.scheduling import GameSpec, agent_seed
 from farlight_env.cards.io import card_set_to_dict
@@ -80,6 +80,6 @@ def _make_seat(spec: GameSpec, seat: int, name: str, env: raw_env) -> Any:
             raise ValueError("a sealed agent must be given by name or saved-policy path")
         cards = card_set_to_dict(env.game.cards)
         return SealedAgent(target, agent_seed(spec, seat), cards, **kwargs)
-    if isinstance(target, str):  # a policy plays this process's one network of its file
-        return make_shared(target, seed=agent_seed(spec, seat), **kwargs)
+    if isinstance(target, str):
+        return make(target, seed=agent_seed(spec, seat), **kwargs)
     return copy.deepcopy(target)
