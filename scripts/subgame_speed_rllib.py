@@ -11,7 +11,9 @@ RLlib's own timers of sampling (`time/sample_s`) and learning (`time/learn_s`), 
 after the other, summed over every iteration but the first (Ray and the workers warming up),
 per learner step (RLlib's env steps: in `LeagueEnv` the autopilot and league opponents move
 inside a step, so each step is one learner decision). Wall time of an idle machine: Ray's
-workers are not children of this process, so their CPU time is not read.
+workers are not children of this process, so their CPU time is not read. `--init-from` starts
+both runs from a saved policy (e.g. agents/data/ppo.pt), where `--ship-encoder auto` (or the
+value given) freezes the bidding learner's ship CNN as `farlight train ppo` does.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"all": [], "bidding": ["--learner-decisions", "bidding", "--autopilot", "heuristic"]}
 
 
-def run(kinds: str, iterations: int, num_cpus: int) -> dict[str, float]:
+def run(kinds: str, iterations: int, num_cpus: int, extra: list[str]) -> dict[str, float]:
     """One `farlight train rllib` run; its per-learner-step timings after the first iteration."""
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
@@ -36,7 +38,7 @@ def run(kinds: str, iterations: int, num_cpus: int) -> dict[str, float]:
             sys.executable, "-m", "farlight_cli", "train", "rllib", "--run-dir", str(run_dir),
             "--iterations", str(iterations), "--snapshot-every", "0", "--eval-every", "0",
             "--checkpoint-every", str(iterations), "--num-cpus", str(num_cpus), "--no-progress",
-            *VARIANTS[kinds],
+            *VARIANTS[kinds], *extra,
         ]  # fmt: skip
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
@@ -62,13 +64,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="turns per variant (median kept)")
     parser.add_argument("--iterations", type=int, default=4, help="iterations per run (>= 2)")
     parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray instance")
+    parser.add_argument("--init-from", default="", help="saved policy both runs start from")
+    parser.add_argument("--ship-encoder", choices=("auto", "train", "freeze"), default="auto")
     args = parser.parse_args()
+    extra = ["--ship-encoder", args.ship_encoder]
+    if args.init_from:
+        extra += ["--init-from", str(Path(args.init_from).resolve())]
     if args.rounds < 1 or args.iterations < 2:
         sys.exit("subgame_speed_rllib: --rounds must be >= 1 and --iterations >= 2")
     results: dict[str, list[dict[str, float]]] = {kinds: [] for kinds in VARIANTS}
     for turn in range(args.rounds):
         for kinds, runs in results.items():
-            result = run(kinds, args.iterations, args.num_cpus)
+            result = run(kinds, args.iterations, args.num_cpus, extra)
             runs.append(result)
             print(
                 f"turn {turn + 1} {kinds:<8} {result['rate']:7.1f} learner steps/s "
@@ -78,7 +85,8 @@ def main() -> None:
             )
     print(
         f"median of {args.rounds} turns, {args.iterations} iterations each (the first left out), "
-        f"farlight train rllib defaults, {args.num_cpus} CPUs, RLlib's sample and learn timers"
+        f"farlight train rllib defaults, {args.num_cpus} CPUs, RLlib's sample and learn timers, "
+        f"{' '.join(extra)}"
     )
     print(f"{'figure':<28}{'full game':>10}{'bidding':>10}{'ratio':>8}")
     rows = [

@@ -236,6 +236,54 @@ def test_rllib_trains_on_the_bidding_subgame(tmp_path: Path) -> None:
     assert config["learner_decisions"] == "bidding" and config["autopilot"] == "heuristic"
 
 
+def test_rllib_warm_started_bidding_run_keeps_its_ship_cnn_and_trains_the_rest(
+    bidding_run: Path, tmp_path: Path
+) -> None:
+    """`farlight train rllib --init-from` a policy file: the run starts from its actor, and on
+    the bidding sub-game `--ship-encoder auto` keeps its ship CNN as it came while the bid head
+    learns."""
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    run = tmp_path / "run"
+    start = bidding_run / "policy.pt"
+    done = cli(
+        "train", "rllib", "--run-dir", str(run), "--iterations", "2", "--init-from", str(start),
+        "--learner-decisions", "bidding", "--autopilot", "heuristic",
+        "--num-env-runners", "0", "--num-cpus", "1", "--train-batch-size", "128",
+        "--minibatch-size", "64", "--num-epochs", "1", "--embed", "8", "--ship-features", "4",
+        "--hidden", "16", "--vf", "8", "--eval-every", "0", "--no-progress", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    before = load_policy(start)[0].state_dict()
+    after = load_policy(run / "policy.pt")[0].state_dict()
+    assert ship_cnn(before) and ship_cnn(before).keys() == ship_cnn(after).keys()
+    for name, value in ship_cnn(before).items():
+        assert torch.equal(after[name], value), name
+    bid_out = "mlp_extractor.net.bid_out.weight"
+    assert not torch.equal(after[bid_out], before[bid_out])
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--init-from", "{start}"], "its network is not this run's (embed 8, not 128)"),
+        (["--init-from", "start.zip"], "--init-from start.zip: expected a saved policy *.pt"),
+        (["--init-from", "missing.pt"], "--init-from: no policy file at missing.pt"),
+        (["--ship-encoder", "fast"], "--ship-encoder: invalid choice: 'fast'"),
+    ],
+)
+def test_rllib_warm_start_mistakes_are_refused_before_ray_starts(
+    bidding_run: Path, tmp_path: Path, argv: list[str], fragment: str
+) -> None:
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    run = tmp_path / "run"
+    argv = [a.format(start=bidding_run / "policy.pt") for a in argv]
+    done = cli("train", "rllib", "--run-dir", str(run), *argv, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done
+    assert fragment in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2
+    assert not run.exists()
+
+
 # --------------------------------------------------------------------- the shipped bidder
 def test_the_shipped_bidder_bids_with_its_network_and_plays_the_rest_as_the_heuristic() -> None:
     bidder = make("bidder", seed=0)

@@ -415,11 +415,12 @@ def resume_config(
     return merged
 
 
-def ship_encoder_frozen(config: PPOConfig) -> bool:
-    """Whether the run keeps the ship CNN at its starting weights (`--ship-encoder`). Left to
-    itself it freezes only where nothing is lost: the learner places no part, so no decision of
-    its reads the CNN's per-cell maps (the install head), and the CNN starts trained."""
+def ship_encoder_frozen(config: Any) -> bool:
+    """Whether the run (PPO, self-play or RLlib) keeps the ship CNN at its starting weights
+    (`--ship-encoder`). Left to itself it freezes only where nothing is lost: the learner places
+    no part, so no decision of its reads the CNN's per-cell maps (the install head), and the CNN
+    starts trained."""
     if config.ship_encoder != "auto":
         return config.ship_encoder == "freeze"
     installs = "install" in learner_kinds(config)
-    return not installs and bool(config.init_from or config.bc_games)
+    return not installs and bool(config.init_from or getattr(config, "bc_games", 0))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from training.config import MAX_WIDTH, RewardMode, _bad_int, _flag, opt
+from training.config import MAX_WIDTH, RewardMode, ShipEncoder, _bad_int, _flag, opt
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, subgame_problems
 
@@ -78,6 +78,17 @@ class RLlibConfig(SubGameOptions, GameOptions):
     ship_features: int = opt(32, "channels of the ship CNN")
     hidden: int = opt(256, "trunk width")
     vf: int = opt(128, "width of the value layer")
+    init_from: str = opt(
+        "",
+        "start from a saved policy *.pt of the same network (its actor; the value head starts "
+        "fresh); empty: a fresh network",
+    )
+    ship_encoder: ShipEncoder = opt(
+        "auto",
+        "the ship CNN learns (train) or keeps its starting weights (freeze: updates reuse each "
+        "ship grid's features); auto: freeze when the learner takes no install decision and "
+        "starts from --init-from, else train",
+    )
     # ---- schedules and evaluation
     checkpoint_every: int = opt(5, "iterations between checkpoints (0: only at the end)")
     eval_every: int = opt(5, "iterations between evaluations (0: never)")
@@ -172,6 +183,14 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
             f"--device {config.device}: Ray picks each of the {config.num_learners} learners' "
             "GPU; use --device cuda"
         )
+    if config.ship_encoder not in ("auto", "train", "freeze"):
+        problems.append(
+            f"--ship-encoder must be one of auto, train, freeze, got {config.ship_encoder!r}"
+        )
+    if not isinstance(config.init_from, str):
+        problems.append("--init-from must be a path to a saved policy *.pt (or empty)")
+    elif config.init_from and not config.init_from.endswith(".pt"):
+        problems.append(f"--init-from {config.init_from}: expected a saved policy *.pt")
     if not isinstance(config.address, str) or not isinstance(config.card_set, str):
         problems.append("--address and --card-set must be strings (or empty)")
     return problems + game_problems(config) + subgame_problems(config)

@@ -34,7 +34,7 @@ from agents.workers import check_ray_address
 from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
-from training.config import resume_config, stream_seed
+from training.config import resume_config, ship_encoder_frozen, stream_seed
 from training.game_options import check_game_options, game_kwargs
 from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
 from training.subgame import subgame_fields, subgame_kwargs
@@ -165,6 +165,8 @@ def prepare(
         raise RunError(str(exc)) from None
     check_agents(config.baselines, "--baselines")
     check_agents(config.eval_opponents, "--eval-opponents")
+    if config.init_from and state is None:
+        check_init_from(config)
     try:
         learner_gpus(config)  # a GPU torch does not see is refused before Ray starts
     except ValueError as exc:
@@ -179,6 +181,55 @@ def prepare(
                 f"{needed} CPUs; the local Ray instance has {cpus} (--num-cpus)"
             )
     return config, state
+
+
+def check_init_from(config: RLlibConfig) -> None:
+    """Refuse an --init-from that cannot load or holds another network than the run's."""
+    from agents.policy import load_policy
+
+    try:
+        _net, stored = load_policy(config.init_from)
+    except (ValueError, OSError) as exc:
+        raise RunError(f"--init-from: {exc}") from None
+    spec = module_spec(config)
+    wanted = {
+        "arch": "structured",
+        "embed": config.embed,
+        "ship_features": config.ship_features,
+        "hidden": config.hidden,
+        "vf": config.vf,
+        "obs_size": int(spec.observation_space["observation"].shape[0]),
+        "action_size": int(spec.action_space.n),
+    }
+    vf = stored.get("vf")
+    have = {**stored, "vf": vf[0] if isinstance(vf, list) and len(vf) == 1 else vf}
+    differ = [f"{k} {have.get(k)!r}, not {v!r}" for k, v in wanted.items() if have.get(k) != v]
+    if differ:
+        raise RunError(
+            f"--init-from {config.init_from}: its network is not this run's ({differ[0]}); give "
+            "the same --embed, --ship-features, --hidden, --vf, card set and grid size"
+        )
+
+
+def warm_start(algo: Any, path: str) -> None:
+    """Load a policy file's actor into the learners' module and hand it to the env runners
+    (RLlib's value head stays fresh)."""
+    from agents.policy import load_policy
+    from training.rllib_module import import_state
+
+    net, _config = load_policy(path)
+    state = {**module_state(algo), **import_state(net.state_dict())}
+    algo.learner_group.set_state({"learner": {"rl_module": {MODULE: state}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
+
+
+def freeze_ship_encoder(algo: Any) -> None:
+    """`--ship-encoder freeze` (or auto's choice): every learner's ship CNN stops learning."""
+    from training.rllib_module import freeze_ship_cnn
+
+    algo.learner_group.foreach_learner(lambda learner, **_: freeze_ship_cnn(learner.module[MODULE]))
 
 
 def check_address(address: str) -> None:
@@ -489,6 +540,10 @@ def train(
             algo.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
         else:
             state = RunState(iteration=0, env_steps=0, snapshots=[])
+            if config.init_from:
+                warm_start(algo, config.init_from)
+        if ship_encoder_frozen(config):
+            freeze_ship_encoder(algo)
         run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(run_dir / RUN_CONFIG, json.dumps(dataclasses.asdict(config), indent=1))
         push_league(algo, config, state.snapshots)
