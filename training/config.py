@@ -123,7 +123,7 @@ class PPOConfig(SubGameOptions, GameOptions):
     ship_encoder: ShipEncoder = opt(
         "auto",
         "the ship CNN learns (train) or keeps its starting weights (freeze: updates reuse each "
-        "ship grid's features, ~2x cheaper); auto: freeze when the learner takes no install "
+        "ship grid's features, cheaper updates); auto: freeze when the learner takes no install "
         "decision and starts from trained weights (--init-from, --bc-games), else train",
     )
     # ---- schedules and evaluation
