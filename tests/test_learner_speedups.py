@@ -271,6 +271,29 @@ def test_frozen_ship_cnn_runs_once_per_grid_and_follows_its_weights() -> None:
     torch.testing.assert_close(logits, plain_forward(net, obs)[0], rtol=1e-5, atol=1e-5)
 
 
+def test_frozen_ship_cnn_keyed_by_a_buffers_grid_ids_gives_the_same_outputs() -> None:
+    """With the rollout buffer's grid ids on a minibatch (`SHIP_IDS`) the pooled cache keys by
+    them instead of hashing each grid: the same logits and values, one entry per id."""
+    from agents.policy.cache import SHIP_IDS
+
+    net = structured_net(9)
+    freeze_ship_cnn(net)
+    obs = bid_rows(9)
+    o = net.observation
+    a, b = o.ships_slice
+    grids = obs[:, a:b].reshape(len(obs) * o.num_seats, -1).numpy()
+    _unique, names = np.unique(grids, axis=0, return_inverse=True)
+    named = obs.clone()
+    setattr(named, SHIP_IDS, torch.as_tensor(names.reshape(len(obs), o.num_seats) + 1000))
+    expected = plain_forward(net, obs)
+    for batch in (named, obs):
+        logits, value = net(batch)
+        torch.testing.assert_close(logits, expected[0], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(value, expected[1], rtol=1e-5, atol=1e-5)
+    keys = o.pooled_cache.entries.keys()
+    assert {k for k in keys if isinstance(k, int)} == set(range(1000, 1000 + len(_unique)))
+
+
 def test_a_batch_with_installs_runs_the_frozen_cnn_for_its_maps() -> None:
     """The install head reads the CNN's maps: with an install decision in the batch the frozen
     CNN runs as usual (no gradient of its own), the outputs the plain network's."""
@@ -531,6 +554,27 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
             assert torch.equal(first[inverse], plain_first[plain_inverse])
             assert sorted(first.tolist()) == sorted(plain_first.tolist())
         assert len(set(names.values())) == len(names) > 1  # one id per distinct grid
+        first_rollout = set(names)
+        buffer.reset()  # a second rollout of the same grids takes ids not given before
+        for _ in range(buffer.buffer_size):
+            obs = rng.random((3, 9), dtype=np.float32)
+            obs[:, 1:] = grids[picks].reshape(3, 8)
+            buffer.add(
+                obs,
+                rng.integers(0, 5, (3,)),
+                rng.random(3, dtype=np.float32),
+                np.zeros(3, dtype=bool),
+                torch.zeros(3),
+                torch.zeros(3),
+                action_masks=np.ones((3, 5), dtype=bool),
+            )
+        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
+        again = {
+            i
+            for batch in buffer.get(batch_size=8)
+            for i in getattr(batch.observations, SHIP_IDS).flatten().tolist()
+        }
+        assert again and not again & first_rollout
 
 
 def test_masked_log_probs_equal_torchs_logsumexp_bit_for_bit() -> None:

@@ -207,6 +207,9 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         #: (first column, end column, seats) of the observations' ship planes, if known
         self.ships = ships
         self._ids: np.ndarray | None = None
+        #: The first id the next rollout's grids take: ids are never reused within a run, so a
+        #: cache keyed by them (the frozen ship CNN's, agents.policy.cache) stays exact.
+        self._next_id = 0
 
     def reset(self) -> None:
         super().reset()
@@ -241,7 +244,8 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         """Each stored row's ship grids named by an id per seat, env-major (rows, seats), equal
         ids exactly for equal grids (their bytes): found once per rollout, where each of 4
         epochs would hash and compare every minibatch's grids again. A grid equal to its
-        environment's previous step's (most are) takes that step's id without hashing."""
+        environment's previous step's (most are) takes that step's id without hashing. Ids
+        continue from the previous rollout's, so none names two grids within a run."""
         if self.ships is None or self._storage is None:
             return None
         start, stop, seats = self.ships
@@ -253,10 +257,12 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
             heads = np.ones((steps, seats), dtype=bool)
             heads[1:] = ~(grids[1:] == grids[:-1]).all(axis=2)
             for step, seat in zip(*np.nonzero(heads), strict=True):
-                ids[env, step, seat] = names.setdefault(grids[step, seat].tobytes(), len(names))
+                name = len(names) + self._next_id
+                ids[env, step, seat] = names.setdefault(grids[step, seat].tobytes(), name)
             source = np.where(heads, np.arange(steps)[:, None], 0)
             np.maximum.accumulate(source, axis=0, out=source)  # each row's run head
             ids[env] = np.take_along_axis(ids[env], source, axis=0)
+        self._next_id += len(names)
         return ids.reshape(-1, seats)
 
     def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:

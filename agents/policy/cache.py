@@ -28,7 +28,8 @@ CHECK_BYTES = 1 << 20
 
 
 #: Attribute a minibatch's observations may carry (training.sb3_policy's buffer sets it): a
-#: (batch, seat) int64 tensor naming each seat's ship grid, equal ids exactly for equal grids.
+#: (batch, seat) int64 tensor naming each seat's ship grid, equal ids exactly for equal grids,
+#: and never one id for two grids within a run (each rollout takes ids not given before).
 SHIP_IDS = "ship_ids"
 
 
@@ -222,8 +223,9 @@ class ShipMapCache:
 class PooledCache:
     """Pooled ship CNN features of the grids seen since the CNN's weights last changed, for
     training with the CNN frozen (`ObservationNet.distinct_ships`): each grid's CNN runs once,
-    not once per minibatch and epoch. Grids are keyed by a 128-bit BLAKE2 digest of their bytes
-    (a full key would be a 13 kB grid; entries here are 0.25 kB)."""
+    not once per minibatch and epoch. Grids are keyed by the ids a rollout buffer gave them
+    (`SHIP_IDS`, unique within a run), else by a 128-bit BLAKE2 digest of their bytes (a full
+    key would be a 13 kB grid; entries here are 0.25 kB)."""
 
     #: Entries kept at most (about 0.4 kB each with the key); then the cache starts afresh.
     LIMIT = 1 << 15
@@ -232,14 +234,21 @@ class PooledCache:
         self.stamp: tuple[tuple[int, int], ...] = ()
         self.entries: dict[bytes, torch.Tensor] = {}
 
-    def pooled(self, cnn: nn.Module, planes: torch.Tensor) -> torch.Tensor:
+    def pooled(
+        self, cnn: nn.Module, planes: torch.Tensor, names: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """pool_maps(cnn(planes)) for CPU `planes` (n, C, row, col), without a gradient; the CNN
-        runs only on grids not seen with these weights."""
+        runs only on grids not seen with these weights. `names` (n,), if given, are the grids'
+        run-wide ids (equal ids exactly for equal grids)."""
         stamp = tuple((p.data_ptr(), p._version) for p in cnn.parameters())
         if stamp != self.stamp or len(self.entries) > self.LIMIT:
             self.stamp, self.entries = stamp, {}
-        rows = planes.detach().flatten(1).numpy()
-        keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in rows]
+        keys: list[int] | list[bytes]
+        if names is not None:
+            keys = names.tolist()
+        else:
+            rows = planes.detach().flatten(1).numpy()
+            keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in rows]
         entries = self.entries
         missing = {key: i for i, key in enumerate(keys) if key not in entries}
         if missing:

@@ -129,12 +129,14 @@ class ObservationNet(nn.Module):
         a, b = self.ships_slice
         batch = obs.shape[0]
         grids = obs[:, a:b].reshape(batch, self.num_seats, -1)  # a view of the observations
-        first, inverse = distinct_rows(grids, getattr(obs, SHIP_IDS, None))
+        ids = getattr(obs, SHIP_IDS, None)
+        first, inverse = distinct_rows(grids, ids)
         planes = gather_rows(grids, first).view(-1, self.channels, self.grid, self.grid)
         maps: torch.Tensor | ReachMaps | None = None
         cached = not with_maps and torch.is_grad_enabled() and planes.device.type == "cpu"
         if cached and self.frozen():
-            distinct = self.pooled_cache.pooled(self.ship_cnn, planes)
+            names = None if ids is None else ids.flatten().index_select(0, first)
+            distinct = self.pooled_cache.pooled(self.ship_cnn, planes, names)
         elif self._reach(planes):
             maps = reach_maps(self.ship_cnn, planes)  # about half the time (policy/reach.py)
             distinct = maps.pooled()
