@@ -507,6 +507,28 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
     assert all(j % 3 == 0 for j in firsts)  # every minibatch starts a run
 
 
+def fill_with_grids(buffer: object, rng: np.random.Generator, grids: np.ndarray) -> None:
+    """One rollout (after a reset) of 3 envs whose 2 seats hold one of `grids` each, changing
+    now and then, in columns 1-8; then returns and advantages."""
+    buffer.reset()
+    picks = np.zeros((3, 2), dtype=int)
+    for _ in range(buffer.buffer_size):
+        changes = rng.random((3, 2)) < 0.3  # each seat's grid changes now and then
+        picks = np.where(changes, rng.integers(0, 4, (3, 2)), picks)
+        obs = rng.random((3, 9), dtype=np.float32)
+        obs[:, 1:] = grids[picks].reshape(3, 8)
+        buffer.add(
+            obs,
+            rng.integers(0, 5, (3,)),
+            rng.random(3, dtype=np.float32),
+            np.zeros(3, dtype=bool),
+            torch.zeros(3),
+            torch.zeros(3),
+            action_masks=np.ones((3, 5), dtype=bool),
+        )
+    buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
+
+
 def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
     """The buffer's per-rollout grid ids are exact (equal ids exactly for equal grids, across
     environments too), and grouping a minibatch by them gives each row the same first equal
@@ -525,23 +547,7 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
             8, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3,
             chunk=chunk, ships=(1, 9, 2),  # columns 1-8: 2 seats of 4
         )  # fmt: skip
-        buffer.reset()
-        picks = np.zeros((3, 2), dtype=int)
-        for _ in range(buffer.buffer_size):
-            changes = rng.random((3, 2)) < 0.3  # each seat's grid changes now and then
-            picks = np.where(changes, rng.integers(0, 4, (3, 2)), picks)
-            obs = rng.random((3, 9), dtype=np.float32)
-            obs[:, 1:] = grids[picks].reshape(3, 8)
-            buffer.add(
-                obs,
-                rng.integers(0, 5, (3,)),
-                rng.random(3, dtype=np.float32),
-                np.zeros(3, dtype=bool),
-                torch.zeros(3),
-                torch.zeros(3),
-                action_masks=np.ones((3, 5), dtype=bool),
-            )
-        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
+        fill_with_grids(buffer, rng, grids)
         np.random.seed(chunk)
         names: dict[int, bytes] = {}
         for batch in buffer.get(batch_size=8):
@@ -555,20 +561,7 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
             assert sorted(first.tolist()) == sorted(plain_first.tolist())
         assert len(set(names.values())) == len(names) > 1  # one id per distinct grid
         first_rollout = set(names)
-        buffer.reset()  # a second rollout of the same grids takes ids not given before
-        for _ in range(buffer.buffer_size):
-            obs = rng.random((3, 9), dtype=np.float32)
-            obs[:, 1:] = grids[picks].reshape(3, 8)
-            buffer.add(
-                obs,
-                rng.integers(0, 5, (3,)),
-                rng.random(3, dtype=np.float32),
-                np.zeros(3, dtype=bool),
-                torch.zeros(3),
-                torch.zeros(3),
-                action_masks=np.ones((3, 5), dtype=bool),
-            )
-        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3))
+        fill_with_grids(buffer, rng, grids)  # the same grids again: ids not given before
         again = {
             i
             for batch in buffer.get(batch_size=8)
