@@ -12,7 +12,14 @@ from env_states import random_states
 
 torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
 
-from agents.policy import SHIPPED_POLICY, PolicyNet, StructuredNet, distinct_rows, load_policy  # noqa: E402
+from agents.policy import (  # noqa: E402 - after the importorskip above
+    SHIPPED_POLICY,
+    PolicyNet,
+    StructuredNet,
+    distinct_rows,
+    load_policy,
+    set_ship_cnn_frozen,
+)
 from agents.policy import cache as policy_module  # noqa: E402 - after the importorskip above
 from farlight_env import farlight_v0  # noqa: E402
 
@@ -211,11 +218,6 @@ def test_inference_cache_keys_grids_by_their_bytes() -> None:
     torch.testing.assert_close(new.maps, o.ship_cnn(changed)[0], rtol=1e-5, atol=1e-5)
 
 
-def freeze_ship_cnn(net: StructuredNet) -> None:
-    for param in net.observation.ship_cnn.parameters():
-        param.requires_grad_(False)
-
-
 def bid_rows(seed: int) -> torch.Tensor:
     """A batch of repeated grids without an install decision, as the bidding sub-game's."""
     net = structured_net(seed)
@@ -229,7 +231,7 @@ def test_frozen_ship_cnn_trains_the_rest_as_the_plain_network(seed: int) -> None
     features from the cache; logits, values and the other parameters' gradients are the plain
     network's, and the CNN gets no gradient."""
     net = structured_net(seed)
-    freeze_ship_cnn(net)
+    set_ship_cnn_frozen(net, True)
     obs = bid_rows(seed)
     results = []
     for forward in (net.forward, lambda x: plain_forward(net, x)):
@@ -253,7 +255,7 @@ def test_frozen_ship_cnn_runs_once_per_grid_and_follows_its_weights() -> None:
     """The pooled cache computes each grid once while the CNN's weights stay, and afresh after
     they change (a weight load)."""
     net = structured_net(6)
-    freeze_ship_cnn(net)
+    set_ship_cnn_frozen(net, True)
     obs = bid_rows(6)
     o = net.observation
     a, b = o.ships_slice
@@ -277,7 +279,7 @@ def test_frozen_ship_cnn_keyed_by_a_buffers_grid_ids_gives_the_same_outputs() ->
     from agents.policy.cache import SHIP_IDS
 
     net = structured_net(9)
-    freeze_ship_cnn(net)
+    set_ship_cnn_frozen(net, True)
     obs = bid_rows(9)
     o = net.observation
     a, b = o.ships_slice
@@ -298,7 +300,7 @@ def test_a_batch_with_installs_runs_the_frozen_cnn_for_its_maps() -> None:
     """The install head reads the CNN's maps: with an install decision in the batch the frozen
     CNN runs as usual (no gradient of its own), the outputs the plain network's."""
     net = structured_net(8)
-    freeze_ship_cnn(net)
+    set_ship_cnn_frozen(net, True)
     obs = repeated_batch(8)
     logits, value = net(obs)
     expected = plain_forward(net, obs)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.policy import set_ship_cnn_frozen
+
 #: Parameter names of the critic; everything else is the actor (or features both share).
 VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
 
@@ -41,10 +43,6 @@ class ValueWarmup(BaseCallback):
         self._set_frozen(False)
 
 
-#: Parameter names of the ship CNN (the structured and the flat network's alike).
-SHIP_ENCODER = ".ship_cnn."
-
-
 class FreezeShipEncoder(BaseCallback):
     """Keeps the ship CNN at its starting weights (`--ship-encoder`): the updates then take
     each ship grid's features from a cache instead of running the CNN forward and backward
@@ -55,9 +53,7 @@ class FreezeShipEncoder(BaseCallback):
         self.frozen = frozen
 
     def _on_training_start(self) -> None:
-        for name, param in self.model.policy.named_parameters():
-            if SHIP_ENCODER in name:
-                param.requires_grad_(not self.frozen)
+        set_ship_cnn_frozen(self.model.policy, self.frozen)
 
     def _on_step(self) -> bool:
         return True

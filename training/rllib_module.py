@@ -71,12 +71,6 @@ class MaskedStructuredModule(TorchRLModule, ValueFunctionAPI):
         return self.value_head(embeddings).squeeze(-1)
 
 
-def freeze_ship_cnn(module: MaskedStructuredModule) -> None:
-    """Keep the module's ship CNN at its weights (`--ship-encoder freeze`)."""
-    for param in module.net.observation.ship_cnn.parameters():
-        param.requires_grad_(False)
-
-
 def import_state(policy_state: Mapping[str, torch.Tensor]) -> dict[str, Any]:
     """A policy file's actor weights under the module's names (`export_state` reversed)."""
     return {

@@ -227,9 +227,11 @@ def warm_start(algo: Any, path: str) -> None:
 
 def freeze_ship_encoder(algo: Any) -> None:
     """`--ship-encoder freeze` (or auto's choice): every learner's ship CNN stops learning."""
-    from training.rllib_module import freeze_ship_cnn
+    from agents.policy import set_ship_cnn_frozen
 
-    algo.learner_group.foreach_learner(lambda learner, **_: freeze_ship_cnn(learner.module[MODULE]))
+    algo.learner_group.foreach_learner(
+        lambda learner, **_: set_ship_cnn_frozen(learner.module[MODULE], True)
+    )
 
 
 def check_address(address: str) -> None:

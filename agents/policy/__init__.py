@@ -41,11 +41,18 @@ from agents.policy.file import (
     load_policy,
     parameter_count,
     save_policy,
-    set_one_at_a_time,
     shared_policy,
     validated_config,
 )
-from agents.policy.nets import ARCHITECTURES, ObservationNet, PolicyNet, StructuredNet, actor_layers
+from agents.policy.nets import (
+    ARCHITECTURES,
+    ObservationNet,
+    PolicyNet,
+    StructuredNet,
+    actor_layers,
+    set_one_at_a_time,
+    set_ship_cnn_frozen,
+)
 
 __all__ = [
     "ACTOR_PREFIXES",
@@ -78,6 +85,7 @@ __all__ = [
     "pool_maps",
     "save_policy",
     "set_one_at_a_time",
+    "set_ship_cnn_frozen",
     "shared_policy",
     "validated_config",
 ]

@@ -232,7 +232,7 @@ class PooledCache:
 
     def __init__(self) -> None:
         self.stamp: tuple[tuple[int, int], ...] = ()
-        self.entries: dict[bytes, torch.Tensor] = {}
+        self.entries: dict[int | bytes, torch.Tensor] = {}
 
     def pooled(
         self, cnn: nn.Module, planes: torch.Tensor, names: torch.Tensor | None = None

@@ -16,7 +16,7 @@ import msgspec
 import torch
 
 from agents.files import check_torch_archive
-from agents.policy.nets import ARCHITECTURES, ObservationNet, PolicyNet
+from agents.policy.nets import ARCHITECTURES, PolicyNet, set_one_at_a_time
 from agents.torch_threads import library_default
 from farlight_env.env.autopilot import parse_decisions
 from farlight_env.game.config import ConfigError
@@ -181,15 +181,6 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     net.eval()
     set_one_at_a_time(net, True)
     return net, copy.deepcopy(checked[1])
-
-
-def set_one_at_a_time(net: torch.nn.Module, on: bool) -> None:
-    """Whether the ship-map caches of `net` compute the grids they miss one at a time
-    (`ShipMapCache.one_at_a_time`): a played policy's moves then depend on the position alone,
-    so one network can serve many games, in any order, as a copy per game would."""
-    for module in net.modules():
-        if isinstance(module, ObservationNet):
-            module.map_cache.one_at_a_time = on
 
 
 #: Networks lent to readers that share one per file (`shared_policy`), by file content ->

@@ -152,6 +152,24 @@ class ObservationNet(nn.Module):
         return DistinctShips(pooled, maps, planes, inverse.view(batch, self.num_seats)[:, 0])
 
 
+def set_one_at_a_time(net: nn.Module, on: bool) -> None:
+    """Whether the ship-map caches of `net` compute the grids they miss one at a time
+    (`ShipMapCache.one_at_a_time`): a played policy's moves then depend on the position alone,
+    so one network can serve many games, in any order, as a copy per game would."""
+    for module in net.modules():
+        if isinstance(module, ObservationNet):
+            module.map_cache.one_at_a_time = on
+
+
+def set_ship_cnn_frozen(net: nn.Module, frozen: bool) -> None:
+    """Freeze (or let learn) every ship CNN inside `net`, an SB3 policy or an RLlib module
+    alike (`--ship-encoder`): a frozen CNN's pooled features come from `pooled_cache` in
+    training (`ObservationNet.distinct_ships`)."""
+    for module in net.modules():
+        if isinstance(module, ObservationNet):
+            module.ship_cnn.requires_grad_(not frozen)
+
+
 class StructuredNet(nn.Module):
     """Actor-critic whose action logits follow the action layout instead of one flat layer.
 
@@ -277,7 +295,8 @@ class StructuredNet(nn.Module):
         with_maps = installing is None or bool(installing.any())  # the install head's input
         features, ships = self.observation.features_and_ships(obs, with_maps)
         context = self.trunk(features)
-        return self._heads(obs, features, context, self._install_rows(obs, context, ships))
+        cells = self._install_rows(obs, context, ships, installing)
+        return self._heads(obs, features, context, cells)
 
     def _heads(
         self, obs: torch.Tensor, features: torch.Tensor, context: torch.Tensor, cells: torch.Tensor
@@ -297,12 +316,16 @@ class StructuredNet(nn.Module):
         return logits, self.value(features)
 
     def _install_rows(
-        self, obs: torch.Tensor, context: torch.Tensor, ships: DistinctShips
+        self,
+        obs: torch.Tensor,
+        context: torch.Tensor,
+        ships: DistinctShips,
+        installing: torch.Tensor | None,
     ) -> torch.Tensor:
-        """The install head's cell logits for install decisions only, 0 elsewhere (other
-        decisions' masks exclude every cell): in a training minibatch about one row in seven
-        installs, so the head runs on those rows alone."""
-        installing = self._installing(obs)
+        """The install head's cell logits for install decisions only (`installing`, as
+        `_installing` gives it), 0 elsewhere (other decisions' masks exclude every cell): in a
+        training minibatch about one row in seven installs, so the head runs on those rows
+        alone."""
         if installing is None or bool(installing.all()):
             return self._distinct_install_logits(obs, context, ships)
         rows = installing.nonzero().squeeze(1)
