@@ -14,14 +14,26 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from agents.base import Agent
 from agents.files import atomic_write
-from agents.formats.scorecard import SCORECARD
+from agents.formats.scorecard import (
+    SCORECARD,
+    AuctionDiagnostics,
+    Budgets,
+    PolicyRating,
+    Rating,
+    ScorecardFile,
+    ScoreCellFile,
+    Seeds,
+    check_scorecard,
+)
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
     from agents.tournament import GameSpec  # stays light
@@ -92,20 +104,6 @@ def cell_specs(
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class CellResult:
-    players: int
-    opponent: str
-    games: int
-    wins: float
-    win_rate: float
-    ci_low: float
-    ci_high: float
-    fair_share: float
-    mean_margin: float
-    seed: int
-
-
 def policy_seat(record: dict[str, Any]) -> int:
     return record["players"].index(POLICY_LABEL)
 
@@ -117,7 +115,7 @@ def margin(record: dict[str, Any]) -> int:
     return scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
 
 
-def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> CellResult:
+def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> ScoreCellFile:
     """Wins count as the tournament counts them: a shared victory of k seats is 1/k a win."""
     from agents.tournament import wilson_interval
 
@@ -128,7 +126,7 @@ def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> CellResult:
             wins += 1.0 / len(winners)
     n = len(records)
     low, high = wilson_interval(wins, n)
-    return CellResult(
+    return ScoreCellFile(
         players=cell.players,
         opponent=cell.opponent,
         games=n,
@@ -354,39 +352,39 @@ def _scorecard(
         and "card_set" not in config
         and game == defaults
     )
-    return {
-        "protocol": protocol,
-        "quick": quick,
-        "standard_game": standard,
-        "sealed": sealed,
-        "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
-        "agent_file_hash": _file_hash(agent, policy_kwargs) if isinstance(agent, str) else None,
-        "package_version": __version__,
-        "card_set_hash": card_hash,
-        "rule_options": rules.to_dict(),
-        "game": game,
-        "seeds": {"base": BASE_SEED, "cells": [c.seed for c in plan]},
-        "budgets": {
-            "ismcts_opponent_iterations": ISMCTS_ITERATIONS,
-            "policy": policy_settings(agent, policy_kwargs),
-        },
-        "counting": "ties: a victory shared by k seats counts 1/k of a win; margin: policy "
+    policy = ratings[POLICY_LABEL]
+    card = ScorecardFile(
+        protocol=protocol,
+        quick=quick,
+        standard_game=standard,
+        sealed=sealed,
+        agent=agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__),
+        agent_file_hash=_file_hash(agent, policy_kwargs) if isinstance(agent, str) else None,
+        package_version=__version__,
+        card_set_hash=card_hash,
+        rule_options=rules.to_dict(),
+        game=game,
+        seeds=Seeds(base=BASE_SEED, cells=[c.seed for c in plan]),
+        budgets=Budgets(
+            ismcts_opponent_iterations=ISMCTS_ITERATIONS,
+            policy=policy_settings(agent, policy_kwargs),
+        ),
+        counting="ties: a victory shared by k seats counts 1/k of a win; margin: policy "
         "score minus best opponent score",
-        "cells": [asdict(r) for r in results],
-        "rating": {
-            "mu": ratings[POLICY_LABEL].mu,
-            "sigma": ratings[POLICY_LABEL].sigma,
-            "ordinal": ratings[POLICY_LABEL].ordinal(),
+        cells=results,
+        rating=PolicyRating(mu=policy.mu, sigma=policy.sigma, ordinal=policy.ordinal()),
+        reference_ratings={
+            name: Rating(mu=ratings[name].mu, sigma=ratings[name].sigma) for name in OPPONENTS
         },
-        "reference_ratings": {
-            name: {"mu": ratings[name].mu, "sigma": ratings[name].sigma} for name in OPPONENTS
-        },
-        "diagnostics": agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL],
-        "games": len(records),
-        "decisions": decisions,
-        "seconds_per_decision": cpu / decisions if decisions else 0.0,
-        "wall_seconds": round(wall, 3),
-    }
+        diagnostics=msgspec.convert(
+            agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL], AuctionDiagnostics
+        ),
+        games=len(records),
+        decisions=decisions,
+        seconds_per_decision=cpu / decisions if decisions else 0.0,
+        wall_seconds=round(wall, 3),
+    )
+    return msgspec.to_builtins(card)
 
 
 #: Fields that measure the machine, not the policy: they differ between identical runs.
@@ -513,7 +511,8 @@ def _plot_exploitability(ax: Any, cell: dict[str, Any]) -> None:
 
 def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:
     """scorecard.png, auction_diagnostics.png (a scorecard with diagnostics), then
-    scorecard.json, each written whole (temp file + rename)."""
+    scorecard.json, each written whole (temp file + rename), once the card fits the format."""
+    check_scorecard(card)  # before any file: a card the format refuses writes nothing
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / SCORECARD, "plot": out_dir / "scorecard.png"}
     plot_scorecard(card, paths["plot"])

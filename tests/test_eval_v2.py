@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -24,6 +25,7 @@ from agents.evaluate import (  # noqa: E402
     format_scorecard,
     write_scorecard,
 )
+from agents.formats.scorecard import ScorecardFile  # noqa: E402
 from agents.sealed import SealedAgent  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
 from farlight_env.cards.io import standard_card_set  # noqa: E402
@@ -70,6 +72,8 @@ def test_v2_card_is_sealed_and_carries_the_exploitability_cell(quick_v2) -> None
     assert stored["sealed"] is True and stored["budgets"][-1]["win_rate"] == cell["win_rate"]
     assert "exploitability (2 players" in printed and "sealed" in printed
     assert (out / "scorecard.png").stat().st_size > 10_000
+    read = msgspec.convert(card, ScorecardFile, strict=True)  # every field declared
+    assert msgspec.to_builtins(read) == card
 
 
 def test_v2_cells_are_the_v1_cells(quick_v2) -> None:

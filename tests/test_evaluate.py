@@ -13,6 +13,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import msgspec
 import pytest
 from evaluation_runs import farlight, without_timing
 from PIL import Image
@@ -31,6 +32,7 @@ from agents.evaluate import (
     cells,
     margin,
 )
+from agents.formats.scorecard import ScorecardFile
 from agents.registry import make
 
 TOP_KEYS = (
@@ -211,9 +213,45 @@ def test_quick_scorecard_is_deterministic(quick_cli) -> None:
     assert without_timing(again) == without_timing(cli)
 
 
-def test_an_agent_object_is_evaluated_like_its_name() -> None:
+@pytest.fixture(scope="module")
+def short_card() -> dict:
+    """A quick scorecard of `random` on one-round games (seconds, not minutes)."""
+    return agents.evaluate("random", quick=True, config={"max_rounds": 1})
+
+
+def test_a_scorecard_is_exactly_what_its_format_declares(short_card: dict) -> None:
+    """Every field `evaluate` returns is declared in `ScorecardFile` with its type, and none
+    it declares is missing: the card reads back to itself."""
+    read = msgspec.convert(short_card, ScorecardFile, strict=True)
+    assert msgspec.to_builtins(read) == short_card
+    assert set(short_card) == set(ScorecardFile.__struct_fields__) - {"exploitability"}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda c: c["cells"][0].update(win_rate=1.5), "win_rate"),
+        (lambda c: c.update(games=-1), "games"),
+        (lambda c: c.pop("seeds"), "seeds"),
+        (lambda c: c.update(hidden_hands=[[1, 2]]), "hidden_hands"),
+        (lambda c: c["rating"].pop("ordinal"), "ordinal"),
+    ],
+)
+def test_writing_a_card_outside_the_format_writes_nothing(
+    short_card: dict, tmp_path: Path, change, field: str
+) -> None:
+    from agents.evaluate import write_scorecard
+
+    card = json.loads(json.dumps(short_card))
+    change(card)
+    with pytest.raises(ValueError, match=field):
+        write_scorecard(card, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_agent_object_is_evaluated_like_its_name(short_card: dict) -> None:
     """A quick run on short games (a round cap of 1, recorded as a non-standard game)."""
-    by_name = agents.evaluate("random", quick=True, config={"max_rounds": 1})
+    by_name = short_card
     by_object = agents.evaluate(make("random", seed=3), quick=True, config={"max_rounds": 1})
     assert by_name["standard_game"] is False and by_name["game"]["max_rounds"] == 1
     assert by_object["agent"] == "random"

@@ -12,7 +12,10 @@ import hashlib
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
+
+from agents.formats.scorecard import ScorecardFile
 
 ROOT = Path(__file__).resolve().parents[1]
 SCORECARDS = ROOT / "docs" / "scorecards"
@@ -62,3 +65,11 @@ def test_published_v2_scorecard_is_sealed_and_its_cells_are_v1s(name: str) -> No
     cell = v2["exploitability"]
     assert (cell["players"], cell["budget"], cell["games"]) == (2, 50_000, 200)
     assert cell["sealed"] is True and cell["init_from"] == "ppo"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(SCORECARDS.rglob("scorecard.json")), ids=lambda p: p.parent.name
+)
+def test_published_scorecard_fits_the_format(path: Path) -> None:
+    """Scorecards written before `sealed` and the auction diagnostics existed still read."""
+    msgspec.convert(json.loads(path.read_text()), ScorecardFile, strict=True)

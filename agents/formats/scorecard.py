@@ -1,13 +1,16 @@
-"""The scorecard format: the fields of `scorecard.json` (written by `agents.evaluate`) that
-readers rely on, as a msgspec schema; other fields are carried but not checked here. The web
-leaderboard shows a scorecard only when it fits (farlight_web.library)."""
+"""The scorecard format of `scorecard.json`, as msgspec schemas: `Scorecard`, the fields the web
+leaderboard shows (it lists a file only when they fit, other fields ignored:
+farlight_web.library), and `ScorecardFile`, every field `agents.evaluate` writes, which it builds
+and checks before writing. Files from before a field existed still read (`sealed`,
+`diagnostics`); farlight-eval-v2 adds `exploitability` and two budgets."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from agents.files import read_bounded
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
@@ -18,6 +21,7 @@ SCORECARD = "scorecard.json"
 Players = Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Share = Annotated[float, msgspec.Meta(ge=0, le=1)]
+Text = Annotated[str, msgspec.Meta(max_length=500)]
 
 
 class Rating(msgspec.Struct):
@@ -25,7 +29,7 @@ class Rating(msgspec.Struct):
     sigma: float
 
 
-class ScoreCell(msgspec.Struct):
+class ScoreCell(msgspec.Struct, frozen=True):
     """One line of a scorecard: the agent against `opponent` at `players` seats."""
 
     players: Players
@@ -63,6 +67,101 @@ class Scorecard(msgspec.Struct):
     quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
     sealed: bool = False  # the agent played from its own process, on redacted views only
     exploitability: ExploitCell | None = None  # farlight-eval-v2
+
+
+class ScoreCellFile(ScoreCell, kw_only=True, frozen=True):
+    """A cell as `agents.evaluate` writes it: with the seed its deals came from."""
+
+    seed: int
+
+
+class PolicyRating(Rating):
+    """The evaluated policy's rating; `ordinal` is OpenSkill's conservative mu - 3 sigma."""
+
+    ordinal: float
+
+
+class Seeds(msgspec.Struct):
+    """The protocol's base seed and each cell's seed."""
+
+    base: int
+    cells: list[int]
+
+
+class Budgets(msgspec.Struct, kw_only=True):
+    """What the agents could spend: the ismcts opponent's iterations, the policy's settings
+    (`agents.evaluate.policy_settings`), and v2's best-response training."""
+
+    ismcts_opponent_iterations: Count
+    policy: dict[str, Any]
+    exploit_steps: Count | UnsetType = UNSET
+    exploit_init_from: Text | UnsetType = UNSET
+
+
+class AuctionDiagnostics(msgspec.Struct):
+    """The policy's auction counters summed over its seats, and the rates drawn from them
+    (agents.tournament.diagnostics)."""
+
+    seats: Count
+    counters: dict[str, float]
+    rates: dict[str, float | None]
+
+
+class WarmStart(msgspec.Struct):
+    """The best response before training: its win rate and gap on the same games."""
+
+    budget: Count
+    win_rate: Share
+    gap: Annotated[float, msgspec.Meta(ge=-1, le=1)]
+
+
+class ExploitCellFile(ExploitCell, kw_only=True):
+    """The exploitability cell as `training.eval_v2` writes it."""
+
+    seed: int
+    eval_seed: int
+    sealed: bool
+    wins: Annotated[float, msgspec.Meta(ge=0)]
+    fair_share: Share
+    gap_ci_low: float
+    gap_ci_high: float
+    learner_steps: Count
+    best_response_hash: Text
+    warm_start: WarmStart
+    run: Text
+
+
+class ScorecardFile(Scorecard, kw_only=True, forbid_unknown_fields=True):
+    """Every field of a scorecard.json that `agents.evaluate` (and `training.eval_v2`) writes;
+    docs/evaluation.md says what each means."""
+
+    cells: list[ScoreCellFile]
+    rating: PolicyRating
+    exploitability: ExploitCellFile | UnsetType = UNSET  # farlight-eval-v2
+    standard_game: bool
+    agent_file_hash: Text | None
+    package_version: Text
+    card_set_hash: Text
+    rule_options: dict[str, Any]
+    game: dict[str, Any]
+    seeds: Seeds
+    budgets: Budgets
+    counting: Text
+    reference_ratings: dict[str, Rating]
+    diagnostics: AuctionDiagnostics | UnsetType = UNSET  # absent from cards written before it
+    games: Count
+    decisions: Count
+    seconds_per_decision: Annotated[float, msgspec.Meta(ge=0)]
+    wall_seconds: Annotated[float, msgspec.Meta(ge=0)]
+
+
+def check_scorecard(card: dict[str, Any]) -> None:
+    """Raise ValueError, naming the first bad or unknown field, unless `card` is a scorecard
+    `ScorecardFile` describes: what is written is always one."""
+    try:
+        msgspec.convert(card, ScorecardFile, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"not a scorecard: {exc}") from None
 
 
 def read_scorecard(path: Path, max_bytes: int) -> Scorecard:
