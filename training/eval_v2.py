@@ -16,7 +16,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agents.evaluate import PROTOCOL_V2, evaluate, resume_evaluation
+from agents.formats.scorecard import ExploitCellFile, WarmStart
 from training.exploit import exploit
 
 #: The exploitability cell's fixed settings (ExploitConfig fields). --quick uses
@@ -77,22 +80,19 @@ def exploit_cell(
         "mean_margin",
         "learner_steps",
     )
-    return {
-        "players": result["players"],
-        "budget": result["budget"],
-        "init_from": result["init_from"],
-        "seed": result["seed"],
-        "eval_seed": result["eval_seed"],
-        "sealed": result.get("sealed", False),
+    cell = ExploitCellFile(
+        players=result["players"],
+        budget=result["budget"],
+        init_from=result["init_from"],
+        seed=result["seed"],
+        eval_seed=result["eval_seed"],
+        sealed=result.get("sealed", False),
         **{name: final[name] for name in keep},
-        "best_response_hash": final["best_response_hash"],
-        "warm_start": {
-            "budget": start["budget"],
-            "win_rate": start["win_rate"],
-            "gap": start["gap"],
-        },
-        "run": EXPLOIT_DIR,
-    }
+        best_response_hash=final["best_response_hash"],
+        warm_start=WarmStart(budget=start["budget"], win_rate=start["win_rate"], gap=start["gap"]),
+        run=EXPLOIT_DIR,
+    )
+    return msgspec.to_builtins(cell)
 
 
 def with_exploitability(card: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
