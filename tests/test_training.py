@@ -1,5 +1,5 @@
-"""Training scripts end to end on tiny budgets: MaskablePPO runs, checkpoints, kill-and-resume,
-the `farlight train` command, and league self-play with snapshots and ratings.
+"""Training scripts end to end on tiny budgets: MaskablePPO runs, checkpoints, kill-and-resume
+and the `farlight train` command (league self-play: tests/test_self_play.py).
 
 Issue 5: a run killed with SIGKILL loses at most one checkpoint interval; --resume continues
 with the step count and optimiser state intact and the stored configuration; corrupt or
@@ -9,7 +9,6 @@ Budgets are a few hundred steps so the whole module stays well under two minutes
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import os
@@ -19,20 +18,31 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
-import env_states
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
-from PIL import Image  # noqa: E402 - after the importorskips above
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
+from training_runs import (  # noqa: E402
+    ADAM_STEPS_PER_UPDATE,
+    BATCH,
+    N_ENVS,
+    N_STEPS,
+    PLAYER_COUNTS,
+    ROLLOUT,
+    adam_steps,
+    assert_acts_legally,
+    csv_rows,
+    random_states,
+    tiny_league,
+    tiny_ppo,
+)
 
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
@@ -48,76 +58,6 @@ from training.config import PPOConfig, SelfPlayConfig, stream_seed  # noqa: E402
 torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAYER_COUNTS = (2, 3, 4, 5)
-#: One rollout is N_STEPS x N_ENVS = 256 steps; checkpoints and evaluations every rollout.
-N_STEPS, N_ENVS, BATCH = 128, 2, 64
-ROLLOUT = N_STEPS * N_ENVS
-#: Adam steps per PPO update: one epoch of ROLLOUT / BATCH minibatches.
-ADAM_STEPS_PER_UPDATE = ROLLOUT // BATCH
-
-
-def tiny_ppo(run_dir: Path, **overrides: object) -> PPOConfig:
-    settings = dict(
-        run_dir=str(run_dir),
-        total_steps=2 * ROLLOUT,
-        n_steps=N_STEPS,
-        batch_size=BATCH,
-        n_epochs=1,
-        n_envs=N_ENVS,
-        vec_env="dummy",
-        checkpoint_every=ROLLOUT,
-        eval_every=ROLLOUT,
-        eval_games=1,
-        opponents=["random"],
-        torch_threads=1,
-    )
-    settings.update(overrides)
-    return PPOConfig(**settings)
-
-
-def tiny_league(run_dir: Path, **overrides: object) -> SelfPlayConfig:
-    settings = dict(
-        run_dir=str(run_dir),
-        total_steps=512,
-        n_steps=128,
-        batch_size=64,
-        n_epochs=1,
-        n_envs=1,
-        vec_env="dummy",
-        snapshot_every=256,
-        checkpoint_every=256,
-        eval_games=1,
-        rating_games=2,
-        torch_threads=1,
-    )
-    settings.update(overrides)
-    return SelfPlayConfig(**settings)
-
-
-def random_states(
-    num_players: int, seed: int, every: int = 9
-) -> Iterator[tuple[np.ndarray, np.ndarray, dict]]:
-    return env_states.random_states(num_players, seed, every)
-
-
-def assert_acts_legally(agent: PolicyAgent, num_players: int, seed: int) -> None:
-    count = 0
-    for obs, mask, info in random_states(num_players, seed):
-        action = agent.act(obs, mask, info)
-        assert mask[action] == 1, (num_players, action)
-        count += 1
-    assert count > 10
-
-
-def adam_steps(model: MaskablePPO) -> set[int]:
-    """The step count of every parameter's Adam state (empty for a fresh optimiser)."""
-    state = model.policy.optimizer.state_dict()["state"]
-    return {int(s["step"]) for s in state.values()}
-
-
-def csv_rows(run_dir: Path) -> list[dict[str, str]]:
-    with (run_dir / "logs" / "progress.csv").open() as fh:
-        return list(csv.DictReader(fh))
 
 
 def logged_steps(run_dir: Path) -> set[int]:
@@ -661,14 +601,6 @@ def test_resume_of_a_run_config_asking_for_too_much_is_refused(
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
 
 
-def test_ppo_resume_of_a_self_play_run_is_refused_clearly(league_run) -> None:
-    """`farlight train ppo --resume` pointed at a league directory: a ValueError naming the
-    run config, not PPOConfig's TypeError about an unexpected keyword 'baselines'."""
-    run_dir = league_run[0]
-    with pytest.raises(ValueError, match=RUN_CONFIG):
-        train_ppo.train(PPOConfig(run_dir=str(run_dir)), resume=True, progress=False)
-
-
 # ------------------------------------------------------------------------------ the command
 def test_farlight_train_help_lists_both_kinds(capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(SystemExit) as exit_info:
@@ -743,221 +675,6 @@ def test_farlight_train_ppo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFix
     argv[argv.index("--total-steps") + 1] = "512"
     assert farlight([*argv, "--resume"]) == 0
     assert "trained 512 steps" in capsys.readouterr().out
-
-
-# ------------------------------------------------------------------------------ self-play
-@pytest.fixture(scope="module")
-def league_run(tmp_path_factory: pytest.TempPathFactory):
-    run_dir = tmp_path_factory.mktemp("league") / "run"
-    config = tiny_league(run_dir)
-    model = self_play.train(config, progress=False)
-    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    return run_dir, config, model, state
-
-
-def test_league_adds_a_snapshot_every_k_steps(league_run) -> None:
-    run_dir, config, model, state = league_run
-    assert model.num_timesteps == config.total_steps
-    # entries are stored relative to the run directory, so a moved run still finds its pool
-    snapshots = sorted(str(p.relative_to(run_dir)) for p in (run_dir / "pool").glob("*.pt"))
-    assert len(snapshots) == config.total_steps // config.snapshot_every
-    assert state["entries"] == [*config.baselines, *snapshots]
-    assert [h["steps"] for h in state["history"]] == [256, 512]
-    assert [h["snapshot"] for h in state["history"]] == snapshots
-
-
-def test_league_rates_every_snapshot(league_run) -> None:
-    _run_dir, _config, _model, state = league_run
-    assert set(state["ratings"]) == set(state["entries"])
-    for entry in state["history"]:
-        assert entry["rating_sigma"] > 0
-        assert entry["rating"] == pytest.approx(entry["rating_mu"] - 3 * entry["rating_sigma"])
-        assert 0.0 <= entry["win_rate_vs_heuristic"] <= 1.0
-    # history keeps each snapshot's rating when it joined; the table has the latest ratings
-    last = state["history"][-1]
-    assert state["ratings"][last["snapshot"]] == pytest.approx(
-        [last["rating_mu"], last["rating_sigma"]]
-    )
-
-
-def test_league_tracks_results_per_entry(league_run) -> None:
-    _run_dir, _config, _model, state = league_run
-    assert state["stats"], "no finished episode was credited to a league entry"
-    for entry, (wins, games) in state["stats"].items():
-        assert entry in state["entries"]
-        assert 0.0 <= wins <= games and games >= 1
-
-
-def test_a_full_baseline_share_never_draws_a_snapshot(tmp_path: Path) -> None:
-    """The share reaches the environments: at 1.0, snapshots join and are rated but the
-    learner's opponents stay baselines."""
-    run_dir = tmp_path / "league"
-    config = tiny_league(run_dir, snapshot_every=128, baseline_share=1.0)
-    self_play.train(config, progress=False)
-    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    snapshots = [e for e in state["entries"] if e.endswith(".pt")]
-    assert len(snapshots) >= 2
-    played = {entry for entry, (_wins, games) in state["stats"].items() if games}
-    assert played and played <= set(config.baselines), played
-
-
-def test_league_draws_a_learning_curve(league_run) -> None:
-    run_dir, _config, _model, _state = league_run
-    with Image.open(run_dir / "learning_curve.png") as image:
-        image.verify()
-    with Image.open(run_dir / "learning_curve.png") as image:
-        assert image.size[0] > 100 and image.size[1] > 100
-
-
-def test_league_writes_resumable_run_files(league_run) -> None:
-    run_dir, config, _model, _state = league_run
-    check_checkpoint(run_dir / CHECKPOINT)
-    assert json.loads((run_dir / RUN_CONFIG).read_text()) == asdict(config)
-    assert "league/snapshot_rating" in csv_rows(run_dir)[0]
-    _net, saved = load_policy(run_dir / "policy.pt")
-    assert saved["name"] == "league"
-
-
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_league_snapshots_act_legally(league_run, num_players: int) -> None:
-    run_dir, _config, _model, _state = league_run
-    for path in sorted((run_dir / "pool").glob("*.pt")):
-        agent = PolicyAgent(path, seed=num_players)
-        assert_acts_legally(agent, num_players, seed=400 + num_players)
-
-
-def test_league_refuses_a_new_run_in_a_used_directory(league_run) -> None:
-    run_dir, config, _model, _state = league_run
-    with pytest.raises(train_ppo.RunError, match="--resume"):
-        self_play.train(config, progress=False)
-
-
-def test_three_player_league(tmp_path: Path) -> None:
-    run_dir = tmp_path / "three"
-    config = tiny_league(run_dir, num_players=3, total_steps=256, snapshot_every=128)
-    model = self_play.train(config, progress=False)
-    assert model.num_timesteps == 256
-    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    assert len(state["entries"]) == len(config.baselines) + 2
-    assert [h["steps"] for h in state["history"]] == [128, 256]
-    assert set(state["ratings"]) == set(state["entries"])
-    agent = PolicyAgent(run_dir / state["history"][-1]["snapshot"])
-    assert agent.config["num_players"] == 3
-    assert_acts_legally(agent, 3, seed=5)
-
-
-def test_league_resume_keeps_the_pool_and_adds_to_it(tmp_path: Path) -> None:
-    run_dir = tmp_path / "league"
-    first = self_play.train(tiny_league(run_dir, total_steps=256), progress=False)
-    assert first.num_timesteps == 256
-    before = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    assert len(before["entries"]) == 3
-    model = self_play.train(
-        SelfPlayConfig(run_dir=str(run_dir), total_steps=512), resume=True, progress=False
-    )
-    assert model.num_timesteps == 512
-    assert model.n_steps == 128  # the stored configuration, not the defaults passed
-    after = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    assert after["entries"][: len(before["entries"])] == before["entries"]
-    assert len(after["entries"]) == len(before["entries"]) + 1
-    assert after["history"][: len(before["history"])] == before["history"]
-    assert [h["steps"] for h in after["history"]] == [256, 512]
-    for name, (wins, games) in before["stats"].items():
-        assert after["stats"][name][1] >= games and after["stats"][name][0] >= wins
-    assert adam_steps(model) == {512 // 128 * (128 // 64)}  # optimiser state carried over
-
-
-def test_league_entries_survive_a_change_of_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run started with a relative --run-dir and resumed from elsewhere (or moved) must
-    still find its pool: league.json entries may not depend on the working directory."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    monkeypatch.chdir(tmp_path / "a")
-    self_play.train(tiny_league(Path("runs/league"), total_steps=128), progress=False)
-    monkeypatch.chdir(tmp_path / "b")
-    run_dir = tmp_path / "a" / "runs" / "league"
-    model = self_play.train(
-        SelfPlayConfig(run_dir=str(run_dir), total_steps=256), resume=True, progress=False
-    )
-    assert model.num_timesteps == 256
-    state = json.loads((run_dir / self_play.LEAGUE_STATE).read_text())
-    missing = [e for e in state["entries"] if e.endswith(".pt") and not (run_dir / e).is_file()]
-    assert not missing, f"pool entries not found from {Path.cwd()}: {missing}"
-
-
-def test_league_resume_refuses_a_missing_league_state(tmp_path: Path) -> None:
-    run_dir = tmp_path / "league"
-    self_play.train(tiny_league(run_dir, total_steps=128, snapshot_every=128), progress=False)
-    (run_dir / self_play.LEAGUE_STATE).write_text("{broken")
-    with pytest.raises(ValueError, match="league state"):
-        self_play.train(tiny_league(run_dir, snapshot_every=128), resume=True, progress=False)
-
-
-# ------------------------------------------------------------------------------ PFSP weights
-def test_pfsp_weights_exact_values() -> None:
-    stats = {"strong": [0.0, 2.0], "weak": [3.0, 4.0]}
-    weights = self_play.pfsp_weights(stats, ["strong", "weak", "new"], power=2.0)
-    # smoothed learner win rates 1/4, 2/3 and (unplayed) 1/2; weights (1 - rate)^2
-    raw = [(3 / 4) ** 2, (1 / 3) ** 2, (1 / 2) ** 2]
-    assert weights == pytest.approx([w / sum(raw) for w in raw])
-    assert weights == pytest.approx([81 / 133, 16 / 133, 36 / 133])
-
-
-def test_pfsp_weights_favour_the_entries_the_learner_beats_least() -> None:
-    stats = {"a": [1.0, 10.0], "b": [5.0, 10.0], "c": [9.0, 10.0]}
-    weights = self_play.pfsp_weights(stats, ["c", "b", "a"], power=2.0)
-    assert weights[0] < weights[1] < weights[2]
-    assert sum(weights) == pytest.approx(1.0)
-
-
-def test_pfsp_weights_unplayed_entries_are_a_coin_flip() -> None:
-    weights = self_play.pfsp_weights({}, ["x", "y", "z"], power=3.0)
-    assert weights == pytest.approx([1 / 3] * 3)
-    mixed = self_play.pfsp_weights({"x": [0.0, 0.0]}, ["x", "y"], power=1.0)
-    assert mixed == pytest.approx([0.5, 0.5])
-
-
-def test_a_baseline_share_keeps_the_baselines_drawn_that_often() -> None:
-    """The learner beats the heuristic 90% of the time: by PFSP alone it would hardly meet it
-    once snapshots exist; a share of 0.5 keeps it in half the draws, PFSP within each group."""
-    stats = {"heuristic": [90.0, 100.0], "random": [99.0, 100.0], "s1": [5.0, 10.0]}
-    entries = ["heuristic", "random", "s1", "s2"]
-    plain = self_play.pfsp_weights(stats, entries, 2.0)
-    assert plain[0] + plain[1] < 0.05
-    weights = self_play.pfsp_weights(stats, entries, 2.0, ["heuristic", "random"], 0.5)
-    assert sum(weights) == pytest.approx(1.0)
-    assert weights[0] + weights[1] == pytest.approx(0.5)
-    assert weights[0] / weights[1] == pytest.approx(plain[0] / plain[1])
-    assert weights[2] / weights[3] == pytest.approx(plain[2] / plain[3])
-    only = self_play.pfsp_weights(stats, entries, 2.0, ["heuristic", "random"], 1.0)
-    assert only[2:] == [0.0, 0.0]
-
-
-def test_a_baseline_share_waits_for_the_first_snapshot() -> None:
-    """With only baselines (or no baseline) in the league the share has nothing to split."""
-    stats = {"heuristic": [90.0, 100.0]}
-    alone = self_play.pfsp_weights(
-        stats, ["heuristic", "random"], 2.0, ["heuristic", "random"], 0.3
-    )
-    assert alone == pytest.approx(self_play.pfsp_weights(stats, ["heuristic", "random"], 2.0))
-
-
-def test_baseline_share_outside_zero_to_one_is_refused() -> None:
-    from training.config import SelfPlayConfig
-
-    assert SelfPlayConfig(baseline_share=0.5).baseline_share == 0.5
-    for bad in (-0.1, 1.5, float("nan")):
-        with pytest.raises(ValueError, match=r"--baseline-share must be a number in \[0.0, 1.0\]"):
-            SelfPlayConfig(baseline_share=bad)
-
-
-def test_pfsp_weights_never_drop_an_entry() -> None:
-    weights = self_play.pfsp_weights({"beaten": [100.0, 100.0]}, ["beaten", "new"], power=2.0)
-    floor = 1e-3
-    assert weights[0] == pytest.approx(floor / (floor + 0.25))
-    assert weights[0] > 0
 
 
 @pytest.mark.parametrize(
@@ -1045,17 +762,6 @@ def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
     assert asdict(config)["rule_options"] == {"token_rounding": "down"}  # run_config.json
     env = make_env_fn(PPOConfig(opponents=["random"], rule_options=config.rule_options), 0)()
     assert env.aec.game.config.rule_options.token_rounding == "down"
-
-
-def test_self_play_with_subprocess_envs_learns_what_in_process_envs_learn(tmp_path: Path) -> None:
-    """League self-play hands observations over in shared memory (training/vec_env.py): the
-    same seed gives the same network with worker processes as with in-process envs."""
-    weights = {}
-    for vec_env in ("subproc", "dummy"):
-        config = tiny_league(tmp_path / vec_env, n_envs=2, vec_env=vec_env, total_steps=512)
-        model = self_play.train(config, progress=False)
-        weights[vec_env] = [p.detach().clone() for p in model.policy.parameters()]
-    assert all(torch.equal(a, b) for a, b in zip(*weights.values(), strict=True))
 
 
 def test_default_rollouts_hold_1024_steps_whatever_the_number_of_envs() -> None:
