@@ -5,7 +5,8 @@
 A renamed or removed flag used to surface only when someone tried the page. Commands are read
 from fenced blocks and inline code; `[--optional]` brackets of a synopsis are checked as the
 options they show, `$NAME` expands where the page defines `NAME="..."`, and placeholders in
-capitals (POLICY, DIR, RUN/policy.pt) stand for values, which this test does not check.
+capitals (POLICY, DIR, RUN/policy.pt) stand for values. Values are checked where an option has
+fixed choices (`--vec-env`, `--ship-encoder`, ...); other values (paths, numbers) are not.
 """
 
 from __future__ import annotations
@@ -154,6 +155,23 @@ def test_every_farlight_command_shown_uses_options_that_exist(words: list[str]) 
     known = parser._option_string_actions
     unknown = [w for w in rest if re.match(r"^--?[a-zA-Z]", w) and w.split("=")[0] not in known]
     assert not unknown, f"{parser.prog} has no option {unknown[0]}"
+    for option, value in _choice_values(known, rest):
+        for one in value.split("|"):  # `--vec-env dummy|subproc`: each must be a choice
+            assert one in known[option].choices, f"{parser.prog} {option} has no choice {one!r}"
+
+
+def _choice_values(known: dict[str, argparse.Action], words: list[str]) -> list[tuple[str, str]]:
+    """(option, value) for each option with fixed choices given a literal value."""
+    found = []
+    for i, word in enumerate(words):
+        option, _, attached = word.partition("=")
+        action = known.get(option)
+        if action is None or not action.choices or action.nargs not in (None, "?"):
+            continue
+        value = attached or (words[i + 1] if i + 1 < len(words) else "")
+        if value and not value.startswith("-") and "$" not in value and not value.isupper():
+            found.append((option, value))
+    return found
 
 
 def script_options(path: Path) -> set[str]:
@@ -185,5 +203,9 @@ def test_a_renamed_option_or_subcommand_would_be_caught() -> None:
     [script] = commands_in("python scripts/speed_vs.py --baselin ee2049d", {})
     with pytest.raises(AssertionError, match="declares no option --baselin"):
         test_every_script_command_shown_names_a_script_and_its_options(script)
+    with pytest.raises(AssertionError, match="has no choice 'thaw'"):
+        test_every_farlight_command_shown_uses_options_that_exist(
+            ["farlight", "train", "ppo", "--ship-encoder", "thaw"]
+        )
     [expanded] = commands_in("farlight train ppo $COMMON --seed 5", {"COMMON": "--total-steps 8"})
     assert expanded == ["farlight", "train", "ppo", "--total-steps", "8", "--seed", "5"]
