@@ -335,6 +335,27 @@ def test_the_league_env_shows_learner_seats_only_what_the_aec_env_shows(fraction
     assert play_league_game(again, seed=11) == first
 
 
+def test_every_game_of_every_env_runner_deals_its_own_games():
+    """RLlib seeds each game's first reset with the run's seed + the runner's index + the
+    game's place in its runner, so runner 1's second game and runner 2's first get one seed;
+    their deals still differ (the runner's index is in the env's base)."""
+    from ray.rllib.env.env_context import EnvContext
+
+    from training.rllib_env import LeagueEnv
+
+    config = {"num_players": 2, "baselines": ["random"], "seed": 7}
+    deals = {}
+    for worker, place in ((0, 0), (1, 0), (1, 1), (2, 0), (2, 1)):
+        env = LeagueEnv(EnvContext(config, worker_index=worker))
+        env.reset(seed=7 + worker + place)  # as RLlib's vector env seeds its games
+        deals[worker, place] = [env.aec.game.seed]
+        for _ in range(2):
+            env.reset()
+            deals[worker, place].append(env.aec.game.seed)
+    seeds = [seed for games in deals.values() for seed in games]
+    assert len(set(seeds)) == len(seeds), deals
+
+
 def test_league_snapshots_play_from_their_bytes():
     """A snapshot shipped as policy-file bytes is loaded and plays its seat."""
     from agents.policy import SHIPPED_POLICY

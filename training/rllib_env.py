@@ -34,10 +34,12 @@ LeagueEntry = tuple[str, bytes | None]
 class LeagueEnv(MultiAgentEnv):
     """env_config: num_players, reward_mode, options (game options of `raw_env`), subgame
     (learner_decisions and autopilot: the learner seats' other decisions are the autopilot's),
-    baselines, self_play_fraction, seed; RLlib adds worker_index and vector_index."""
+    baselines, self_play_fraction, seed; RLlib's EnvContext adds worker_index (0: the driver's
+    env runner, else a remote one)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
+        worker = int(getattr(config, "worker_index", 0) or 0)  # an EnvContext's, before dict()
         config = dict(config or {})
         self.aec = raw_env(
             num_players=int(config.get("num_players", 2)),
@@ -55,10 +57,10 @@ class LeagueEnv(MultiAgentEnv):
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.agents}
         self.self_play_fraction = float(config.get("self_play_fraction", 1.0))
-        stream = int(getattr(config, "worker_index", 0)) * 1000 + int(
-            getattr(config, "vector_index", 0)
-        )
-        self.base_seed = int(config.get("seed", 0)) * 1_000_003 + stream
+        # RLlib's first reset passes the run's seed + the runner's index + the game's place in
+        # the runner, which repeats across runners (runner 1's second game, runner 2's first):
+        # the runner's index in the base keeps every game's stream its own.
+        self.base_seed = int(config.get("seed", 0)) * 1_000_003 + worker * 1_000
         self.rng = np.random.default_rng(self.base_seed)
         self.league: list[LeagueEntry] = [(name, None) for name in config.get("baselines", [])]
         self._agents: dict[str, Any] = {}
