@@ -15,24 +15,10 @@ import argparse
 import statistics
 import time
 
-from agents.heuristic import HeuristicAgent
 from agents.ismcts import ISMCTSAgent
+from farlight_cli.bench_cmd import search_positions  # speed_vs.py's positions too
 from farlight_env.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
-
-
-def positions(players: int, count: int) -> list[FarlightGame]:
-    """Every 9th decision of heuristic self-play with a choice, as `speed_vs.py` picks them."""
-    out, seed = [], 0
-    while len(out) < count:
-        game, policy, step = FarlightGame(players, seed=seed), HeuristicAgent(1), 0
-        while not game.is_over and len(out) < count:
-            if step % 9 == 0 and len(game.legal_actions()) > 1:
-                out.append(game.clone())
-            game.apply(policy.choose(game, game.current_player))
-            step += 1
-        seed += 1
-    return out
 
 
 class TimedSearch(ISMCTSAgent):
@@ -50,7 +36,7 @@ class TimedSearch(ISMCTSAgent):
 
 def measure(players: int) -> tuple[float, float]:
     """(iterations per CPU-second, the play-outs' share of the search's CPU time)."""
-    agent, games = TimedSearch(seed=0), positions(players, 12)
+    agent, games = TimedSearch(seed=0), search_positions(players, 12, seed=0)
     start = time.thread_time()
     for game in games:
         agent.search(PlayerView(game, game.current_player))
