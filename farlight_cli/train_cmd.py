@@ -9,6 +9,7 @@ The options are generated from each script's config dataclass (`training.config`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,8 @@ from farlight_cli.config_flags import add_config_arguments, config_from_args, gi
 from farlight_cli.errors import InputError
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
+
+LAST_CHECKPOINT = "continue the run in --run-dir from its last checkpoint"
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -33,14 +36,14 @@ def add(sub: argparse._SubParsersAction) -> None:
         description="MaskablePPO against fixed opponents (training/train_ppo.py).",
     )
     add_config_arguments(ppo, PPOConfig)
-    _add_run_flags(ppo, _run_ppo, "continue the run in --run-dir from its last checkpoint")
+    _add_run_flags(ppo, PPOConfig, _run_ppo, LAST_CHECKPOINT)
     league = kinds.add_parser(
         "self-play",
         help="league self-play with snapshots and ratings",
         description="League self-play (training/self_play.py).",
     )
     add_config_arguments(league, SelfPlayConfig)
-    _add_run_flags(league, _run_self_play, "continue the run in --run-dir from its last checkpoint")
+    _add_run_flags(league, SelfPlayConfig, _run_self_play, LAST_CHECKPOINT)
     rllib = kinds.add_parser(
         "rllib",
         help="league self-play with PPO on Ray RLlib (needs the rllib extra)",
@@ -50,26 +53,36 @@ def add(sub: argparse._SubParsersAction) -> None:
     from training.rllib_config import RLlibConfig
 
     add_config_arguments(rllib, RLlibConfig)
-    _add_run_flags(rllib, _run_rllib, "continue the run in --run-dir from its checkpoint")
+    _add_run_flags(
+        rllib, RLlibConfig, _run_rllib, "continue the run in --run-dir from its checkpoint"
+    )
 
 
 def _add_run_flags(
-    parser: argparse.ArgumentParser, runner: Callable[[argparse.Namespace], int], resume: str
+    parser: argparse.ArgumentParser,
+    config: type,
+    runner: Callable[[argparse.Namespace], int],
+    resume: str,
 ) -> None:
     parser.add_argument("--resume", action="store_true", help=resume)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=_refusing_a_file_as_run_dir(runner))
+    parser.set_defaults(func=_refusing_a_file_as_run_dir(runner, _default_run_dir(config)))
+
+
+def _default_run_dir(config: type) -> str:
+    """The config's own --run-dir default (flags not given are absent from the namespace)."""
+    return next(f.default for f in dataclasses.fields(config) if f.name == "run_dir")
 
 
 def _refusing_a_file_as_run_dir(
-    runner: Callable[[argparse.Namespace], int],
+    runner: Callable[[argparse.Namespace], int], default_run_dir: str
 ) -> Callable[[argparse.Namespace], int]:
     """A --run-dir that is a file is named in one line before anything starts (it used to end
-    the run with "[Errno 17] File exists")."""
+    the run with "[Errno 17] File exists"); without --run-dir, the config's default is checked."""
 
     def run(args: argparse.Namespace) -> int:
         try:
-            argtypes.refuse_a_file("--run-dir", Path(args.run_dir))
+            argtypes.refuse_a_file("--run-dir", Path(getattr(args, "run_dir", default_run_dir)))
         except InputError as exc:
             return report(f"farlight train {args.kind}", exc)
         return runner(args)

@@ -292,3 +292,30 @@ def test_a_file_given_as_run_dir_is_one_line_and_status_2(tmp_path: Path, kind: 
     expected = f"farlight train {kind}: error: --run-dir {path}: exists and is not a directory"
     assert lines == [expected]
     assert path.read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    ("kind", "default"),
+    [("ppo", "runs/ppo"), ("self-play", "runs/league"), ("rllib", "runs/rllib")],
+)
+def test_train_without_run_dir_checks_the_default_one(
+    tmp_path: Path, kind: str, default: str
+) -> None:
+    """`farlight train KIND` with no --run-dir uses the config's default folder: it once
+    ended in a traceback before starting (the flag, not given, is absent from the options)."""
+    path = tmp_path / default
+    path.parent.mkdir()
+    path.write_text("mine")
+    proc = subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "train", kind],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr
+    expected = f"farlight train {kind}: error: --run-dir {default}: exists and is not a directory"
+    assert lines == [expected]
+    assert path.read_text() == "mine"
