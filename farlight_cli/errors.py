@@ -48,6 +48,7 @@ EXTRA_OF_MODULE = {
 INSTALL_EXTRA = {
     "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
     "ray": "pip install -e '.[ray]'",
+    "rllib": "pip install torch==2.13.0 && pip install -e '.[rllib]'",
     "interop": "pip install torch==2.13.0 && pip install -e '.[interop]'",
     "web": "pip install -e '.[web]'",
     "dev": "pip install -e '.[dev]'",

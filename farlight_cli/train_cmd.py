@@ -16,7 +16,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
-from farlight_cli.errors import InputError
+from farlight_cli.errors import INSTALL_EXTRA, InputError
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
@@ -145,7 +145,8 @@ def _run_rllib(args: argparse.Namespace) -> int:
         config = config_from_args(args, RLlibConfig)
         import ray.rllib  # noqa: F401
     except ImportError:
-        return report(command, ValueError("needs RLlib: pip install 'farlight-env[rllib]'"))
+        needs = f"needs the rllib extra (ray.rllib is not installed): {INSTALL_EXTRA['rllib']}"
+        return report(command, ValueError(needs))
     except ValueError as exc:
         return report(command, exc)
     from training import rllib_self_play

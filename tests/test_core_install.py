@@ -54,6 +54,7 @@ def test_the_blocker_hides_torch(no_torch, tmp_path) -> None:
     ("args", "stdin", "said"),
     [
         (("train", "ppo", "--run-dir", "r", "--total-steps", "64"), "", "needs the train extra"),
+        (("train", "ppo"), "", "needs the train extra"),  # every option at its default
         (("train", "self-play", "--run-dir", "r2"), "", "needs the train extra"),
         (("evaluate", "ppo", "--quick"), "", "agent ppo needs the train extra"),
         (("exploit", "heuristic", "--quick", "--run-dir", "r"), "", "needs the train extra"),
@@ -67,6 +68,7 @@ def test_the_blocker_hides_torch(no_torch, tmp_path) -> None:
     ],
     ids=[
         "train-ppo",
+        "train-ppo-defaults",
         "train-self-play",
         "evaluate-ppo",
         "exploit",
