@@ -285,7 +285,9 @@ def _float_problems(config: PPOConfig) -> list[str]:
     return problems
 
 
-def _choice_problems(config: PPOConfig) -> list[str]:
+def literal_problems(config: Any) -> list[str]:
+    """A run config's fields (PPO, self-play, RLlib) whose value is outside their `Literal`
+    choices, one sentence each."""
     problems = []
     hints = typing.get_type_hints(type(config))
     for f in dataclasses.fields(config):
@@ -293,6 +295,11 @@ def _choice_problems(config: PPOConfig) -> list[str]:
         value = getattr(config, f.name)
         if choices and value not in choices:
             problems.append(f"--{_flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
+    return problems
+
+
+def _choice_problems(config: PPOConfig) -> list[str]:
+    problems = literal_problems(config)
     problem = device_problem(config.device, "--device")
     if problem:
         problems.append(problem)

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from training.config import MAX_WIDTH, RewardMode, ShipEncoder, _bad_int, _flag, opt
+from training.config import (
+    MAX_WIDTH,
+    RewardMode,
+    ShipEncoder,
+    _bad_int,
+    _flag,
+    literal_problems,
+    opt,
+)
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, subgame_problems
 
@@ -167,10 +175,7 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
             problems.append(f"--{_flag(name)} must be a number in [{low}, {high}], got {value!r}")
         elif value == low and not low_ok:
             problems.append(f"--{_flag(name)} must be > {low}, got {value!r}")
-    if config.reward_mode not in ("win", "margin", "rank"):
-        problems.append(
-            f"--reward-mode must be one of win, margin, rank, got {config.reward_mode!r}"
-        )
+    problems += literal_problems(config)  # --reward-mode, --ship-encoder
     for name in ("baselines", "eval_opponents"):
         value = getattr(config, name)
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -182,10 +187,6 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
         problems.append(
             f"--device {config.device}: Ray picks each of the {config.num_learners} learners' "
             "GPU; use --device cuda"
-        )
-    if config.ship_encoder not in ("auto", "train", "freeze"):
-        problems.append(
-            f"--ship-encoder must be one of auto, train, freeze, got {config.ship_encoder!r}"
         )
     if not isinstance(config.init_from, str):
         problems.append("--init-from must be a path to a saved policy *.pt (or empty)")
