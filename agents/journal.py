@@ -29,9 +29,19 @@ from agents.formats.journal import (
     GameRecord,
     TournamentSpec,
 )
+from agents.run_key import (
+    RUN_KEY,
+    RunKeyError,
+    create_run_key,
+    read_run_key,
+    run_key,
+    sign,
+    verified,
+)
 from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
 from farlight_env.cards.schema import CardFileError
+from farlight_env.records.record import RecordError, verify_record
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_env.untrusted.messages import clip_message
 
@@ -106,11 +116,13 @@ def new_spec(
 
 
 class Journal:
-    """Appends finished games to `games.jsonl` (or `games`) in `out_dir`, durably."""
+    """Appends finished games to `games.jsonl` (or `games`) in `out_dir`, durably, each line
+    signed with the run's key (agents.run_key) so a resume reads back only its own games."""
 
     def __init__(self, out_dir: Path, games: str = GAMES) -> None:
         self.out_dir = Path(out_dir)
         self.path = self.out_dir / games
+        self.key = run_key(self.out_dir)
 
     @classmethod
     def create(
@@ -120,28 +132,31 @@ class Journal:
         spec_name: str = SPEC,
         games: str = GAMES,
         what: str = "a tournament",
+        held_out_secret: str | None = None,
     ) -> Journal:
-        """Start a journal; a folder that already holds one (spec or games) is refused."""
+        """Start a journal and its run key (with a held-out run's secret); a folder that
+        already holds one (spec, games or key) is refused."""
         out_dir = Path(out_dir)
-        for name in (spec_name, games):
+        for name in (spec_name, games, RUN_KEY):
             if (out_dir / name).exists():
                 raise JournalError(
                     f"{out_dir} already holds {what} ({name}); finish it with --resume "
                     f"{out_dir} or choose another --out"
                 )
         out_dir.mkdir(parents=True, exist_ok=True)
+        create_run_key(out_dir, held_out_secret)
         atomic_write(out_dir / spec_name, msgspec.json.format(msgspec.json.encode(spec)))
         (out_dir / games).touch()
         return cls(out_dir, games)
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Write one finished game and return it as it will be read back."""
-        line = json.dumps(record, sort_keys=True) + "\n"
+        """Write one finished game and return it as it will be read back (unsigned)."""
+        line = json.dumps(sign(self.key, record), sort_keys=True) + "\n"
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()
             os.fsync(fh.fileno())
-        return json.loads(line)
+        return verified(self.key, json.loads(line)) or {}
 
 
 def read_spec(out_dir: Path) -> TournamentSpec:
@@ -162,11 +177,16 @@ def _read_spec(out_dir: Path, name: str, kind: type[Any], what: str) -> Any:
 def read_games(
     out_dir: Path, expected: dict[int, tuple[int, tuple[str, ...]]], games: str = GAMES
 ) -> list[dict]:
-    """The finished games, each checked against the schedule (`index -> (seed, lineup)`).
-    A torn last line (the kill came mid-write) is cut off; any other bad line is refused."""
+    """The finished games, each checked against the schedule (`index -> (seed, lineup)`), its
+    run key's code and a replay of its moves from its seed to its recorded scores. A torn last
+    line (the kill came mid-write) is cut off; any other bad line is refused."""
     path = Path(out_dir) / games
     if not path.is_file():
         return []
+    try:
+        key = read_run_key(out_dir)
+    except RunKeyError as exc:
+        raise JournalError(str(exc)) from None
     data = read_bounded(path, MAX_GAMES_BYTES)
     complete = data[: data.rfind(b"\n") + 1]
     if len(complete) != len(data):
@@ -178,11 +198,21 @@ def read_games(
         if len(line) > MAX_LINE_BYTES:
             raise JournalError(f"{where}: a line of more than {MAX_LINE_BYTES} bytes")
         try:
-            record = loads(line)
-            checked = msgspec.convert(record, GameRecord)
+            line_object = loads(line)
+            checked = msgspec.convert(line_object, GameRecord)
         except (json.JSONDecodeError, UnicodeDecodeError, msgspec.ValidationError) as exc:
             raise JournalError(f"{where}: not a game record ({exc})") from exc
         if expected.get(checked.index) != (checked.env_seed, tuple(checked.players)):
             raise JournalError(f"{where}: game {checked.index} is not in this tournament")
+        record = verified(key, line_object)
+        if record is None:
+            raise JournalError(
+                f"{where}: not written by this run (its code does not match {RUN_KEY}); "
+                "a journal cannot be resumed once edited"
+            )
+        try:
+            verify_record(record)
+        except RecordError as exc:
+            raise JournalError(f"{where}: game {checked.index} does not replay ({exc})") from None
         records[checked.index] = record
     return [records[i] for i in sorted(records)]

@@ -118,10 +118,14 @@ def test_resume_mistakes_are_one_line(
 
 
 def test_a_journal_of_another_schedule_is_refused(started: Path) -> None:
+    """Even signed with the run's own key, a game of another schedule is not this run's."""
+    from agents.run_key import MAC_FIELD, read_run_key, sign
+
     journal = started / EVAL_GAMES
     record = json.loads(journal.read_text().splitlines()[0])
+    del record[MAC_FIELD]
     record["env_seed"] += 1
-    journal.write_text(json.dumps(record) + "\n")
+    journal.write_text(json.dumps(sign(read_run_key(started), record)) + "\n")
     with pytest.raises(JournalError, match="not in this tournament"):
         resume_evaluation(started)
 

@@ -51,6 +51,9 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     config: dict[str, Scalar | dict[str, Any]] = {}
     #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
     sealed: bool = False
+    #: "held-out": the cells' deals come from the run's secret (RUN_KEY), not the protocol's
+    #: published seeds; absent from specs written before held-out runs existed.
+    seed_mode: Literal["published", "held-out"] = "published"
 
 
 class Timing(msgspec.Struct):

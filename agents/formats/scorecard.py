@@ -7,7 +7,7 @@ and checks before writing. Files from before a field existed still read (`sealed
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -67,6 +67,9 @@ class Scorecard(msgspec.Struct):
     quick: bool = False  # `farlight evaluate --quick`: a subset, not the full protocol
     sealed: bool = False  # the agent played from its own process, on redacted views only
     exploitability: ExploitCell | None = None  # farlight-eval-v2
+    #: "held-out": deals drawn from a secret nobody held before the run (agents.evaluate);
+    #: only held-out sealed scorecards compare submitted agents. Older cards: published.
+    seed_mode: Literal["published", "held-out"] = "published"
 
 
 class ScoreCellFile(ScoreCell, kw_only=True, frozen=True):
@@ -82,10 +85,12 @@ class PolicyRating(Rating):
 
 
 class Seeds(msgspec.Struct):
-    """The protocol's base seed and each cell's seed."""
+    """The protocol's base seed and each cell's seed; a held-out run has no base but the
+    secret its cells were drawn from, written once its last game was played."""
 
-    base: int
+    base: int | None
     cells: list[int]
+    secret: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")] | None = None
 
 
 class Budgets(msgspec.Struct, kw_only=True):

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from farlight_env.game.seeds import SECURE_SEED_BITS, is_wide
+
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
@@ -30,8 +32,19 @@ class GameSpec:
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
-    """A seed per block of rotated games, independent of scheduling and workers."""
-    return int(np.random.SeedSequence([tournament_seed, block]).generate_state(1, np.uint32)[0])
+    """A seed per block of rotated games, independent of scheduling and workers: 32 bits from
+    a published seed, as ever; a wide one (`farlight_env.game.seeds`) gives wide seeds, so a
+    held-out schedule keeps all of its secret's bits."""
+    return _derived(tournament_seed, [tournament_seed, block])
+
+
+def _derived(parent: int, entropy: list[int]) -> int:
+    """32 bits of SeedSequence(entropy), or for a wide `parent` a wide seed of 128 bits."""
+    sequence = np.random.SeedSequence(entropy)
+    if not is_wide(parent):
+        return int(sequence.generate_state(1, np.uint32)[0])
+    words = sequence.generate_state(4, np.uint32)
+    return (1 << SECURE_SEED_BITS) | sum(int(w) << (32 * i) for i, w in enumerate(words))
 
 
 def schedule(
@@ -74,4 +87,6 @@ def schedule(
 
 
 def agent_seed(spec: GameSpec, seat: int) -> int:
-    return int(np.random.SeedSequence([spec.seed, spec.index, seat]).generate_state(1)[0])
+    """The seed of the agent at `seat`: as wide as the game's, so a hidden deal's bots do not
+    play from a generator small enough to search."""
+    return _derived(spec.seed, [spec.seed, spec.index, seat])

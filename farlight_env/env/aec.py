@@ -31,6 +31,7 @@ from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.game import FarlightGame, resolve_card_set
 from farlight_env.game.hidden import PlayerView
 from farlight_env.game.scoring import REWARD_MODES, final_rewards
+from farlight_env.game.seeds import draw_engine_seed, is_wide
 
 ILLEGAL_MODES = ("raise", "terminate")
 
@@ -160,6 +161,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.action_spaces = {a: spaces.Discrete(self.codec.size) for a in self.possible_agents}
         self.game: FarlightGame | None = None
         self._seed_rng = np.random.default_rng()
+        self._wide_seeds = True  # unseeded: 128-bit engine seeds from the OS's entropy
 
     @property
     def config(self) -> dict[str, Any]:
@@ -182,7 +184,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        game_seed = int(self._seed_rng.integers(2**63 - 1))
+            self._wide_seeds = is_wide(seed)
+        game_seed = draw_engine_seed(self._seed_rng, self._wide_seeds)
         self.game = FarlightGame(seed=game_seed, card_set=self.cards, config=self.game_config)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -138,7 +138,7 @@ class Autopilot:
 
     def start(self, game_seed: int) -> None:
         """A new game: reset the agents and draw their generators from the game's seed."""
-        self._game_seed = game_seed % (2**63)
+        self._game_seed = game_seed
         prepared: set[int] = set()
         for seat, agent in self.agents.items():
             if id(agent) not in prepared:  # one shared object is reset once

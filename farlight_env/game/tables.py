@@ -4,6 +4,7 @@ by every game (and clone) with them; also the game options' card set and seed.""
 from __future__ import annotations
 
 import os
+import secrets
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.game.actions import Bid, Target, TargetKind
 from farlight_env.game.config import CardSetError, ConfigError
 from farlight_env.game.facts import NUM_STACKS, PART_SPACES, SEED_LIMIT, TILES
+from farlight_env.game.seeds import SECURE_SEED_BITS
 from farlight_env.game.ship import connector_mask
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ def resolve_card_set(card_set: CardSet | str | os.PathLike | None) -> CardSet:
 
 def resolve_seed(seed: int | None) -> int:
     if seed is None:
-        return int(np.random.SeedSequence().entropy % (2**63))
+        return secrets.randbits(SECURE_SEED_BITS)  # below SEED_LIMIT, as any seed must be
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ConfigError(f"seed must be an integer or None, got {seed!r}")
     if not 0 <= seed < SEED_LIMIT:

@@ -1,0 +1,41 @@
+"""Seeds that nobody can guess, and the env seeds that draw full-width engine seeds.
+
+A seed the project chooses where a game must stay hidden (the web server's games, terminal
+play, held-out evaluation) comes from the OS's secure source with 128 bits (`secure_seed`). A
+user's own small seed keeps its old meaning, so every recorded and golden game replays: an env
+seed below `WIDE_SEEDS` draws a 63-bit engine seed as it always has, one from `WIDE_SEEDS` up
+draws a 128-bit engine seed, and `secure_seed` always gives such a one.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import numpy as np
+
+from farlight_env.game.facts import SEED_LIMIT
+
+#: Env seeds from here up (and unseeded envs) draw 128-bit engine seeds; below, 63-bit ones.
+WIDE_SEEDS = 2**64
+#: The random bits of every seed the project chooses itself.
+SECURE_SEED_BITS = 128
+
+
+def secure_seed() -> int:
+    """128 random bits from `secrets`, above `WIDE_SEEDS` (bit 128 set), so every engine seed
+    and generator the game derives from it keeps all 128 bits."""
+    return (1 << SECURE_SEED_BITS) | secrets.randbits(SECURE_SEED_BITS)
+
+
+def is_wide(seed: int) -> bool:
+    """Whether an env seed draws 128-bit engine seeds (see the module's docstring)."""
+    return seed >= WIDE_SEEDS
+
+
+def draw_engine_seed(rng: np.random.Generator, wide: bool) -> int:
+    """The next game's engine seed from an env's seed stream: 63 bits as every version
+    before drew them, or 128 bits (below the engine's SEED_LIMIT) for wide streams."""
+    if not wide:
+        return int(rng.integers(2**63 - 1))
+    high, low = (int(x) for x in rng.integers(0, 2**64, size=2, dtype=np.uint64))
+    return ((high << 64) | low) % SEED_LIMIT
