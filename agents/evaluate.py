@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from agents.formats.scorecard import (
     Seeds,
     check_scorecard,
 )
+from farlight_env.game.seeds import SECURE_SEED_BITS
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
     from agents.tournament import GameSpec  # stays light
@@ -57,6 +59,8 @@ QUICK_PLAYER_COUNTS: tuple[int, ...] = (2, 3)
 POLICY_AGENTS: tuple[str, ...] = ("ppo", "rollout", "bidder")
 #: The label of the evaluated policy's seat in game records and ratings.
 POLICY_LABEL = "policy"
+#: A held-out run's secret as the scorecard writes it.
+HEX_SECRET = re.compile("[0-9a-f]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +73,24 @@ class Cell:
     seed: int
 
 
-def cells(quick: bool = False) -> list[Cell]:
-    """The protocol's cells in their fixed order (the order games are rated in)."""
+def cells(quick: bool = False, secret: str | None = None) -> list[Cell]:
+    """The protocol's cells in their fixed order (the order games are rated in); with a
+    held-out run's `secret`, each cell's seed is drawn from it instead of published."""
     counts = QUICK_PLAYER_COUNTS if quick else PLAYER_COUNTS
     out = []
     for n in counts:
         for k, opponent in enumerate(OPPONENTS):
             games = n if quick else n * math.ceil(FULL_GAMES[opponent] / n)
-            out.append(Cell(n, opponent, games, BASE_SEED + 10 * n + k))
+            seed = BASE_SEED + 10 * n + k if secret is None else held_out_seed(secret, n, k)
+            out.append(Cell(n, opponent, games, seed))
     return out
+
+
+def held_out_seed(secret: str, players: int, opponent: int) -> int:
+    """A held-out cell's seed: 128 bits of SHA-256(secret, cell), wide (bit 128 set), so its
+    blocks, deals and agents draw wide seeds too (farlight_env.game.seeds)."""
+    digest = hashlib.sha256(f"{PROTOCOL} cell {players} {opponent} {secret}".encode()).digest()
+    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 
 
 def cell_specs(
@@ -193,6 +206,8 @@ def evaluate(
     out_dir: Path | None = None,
     sealed: bool = False,
     protocol: str = PROTOCOL,
+    held_out: bool = False,
+    held_out_secret: str | None = None,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
@@ -207,9 +222,14 @@ def evaluate(
     card file for the hash): the scorecard records it and is then marked non-standard. With
     `out_dir`, every game is journalled there as it ends, so `resume_evaluation` finishes a
     killed run with the same scorecard.
+
+    With `held_out`, the cells' deals come from a secret drawn now (256 bits from `secrets`),
+    kept in memory or in `out_dir`'s run key, and written to the scorecard only after the last
+    game: nobody can precompute them, and `held_out_secret` replays the run afterwards.
     """
     from agents.journal import EVAL_GAMES, EVAL_SPEC, EvaluationSpec, Journal, stored_config
     from agents.registry import agent_names_help, unknown_agents
+    from agents.run_key import new_secret
 
     if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
@@ -223,6 +243,11 @@ def evaluate(
     if agent == "ismcts":
         policy_kwargs.setdefault("iterations", ISMCTS_ITERATIONS)
     card_hash = card_set_hash(card_file)
+    secret = held_out_secret
+    if secret is not None and not HEX_SECRET.fullmatch(secret):
+        raise ValueError("a held-out secret is 64 hexadecimal digits, as the scorecard shows it")
+    if held_out and secret is None:
+        secret = new_secret()
     journal = None
     if out_dir is not None:
         if not isinstance(agent, str):
@@ -238,8 +263,9 @@ def evaluate(
             policy_kwargs,
             stored_config(config),
             sealed,
+            "held-out" if secret is not None else "published",
         )
-        journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
+        journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation", secret)
     return _scorecard(
         agent,
         quick,
@@ -252,6 +278,7 @@ def evaluate(
         [],
         sealed,
         protocol,
+        secret,
     )
 
 
@@ -266,6 +293,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         read_eval_spec,
         read_games,
     )
+    from agents.run_key import RunKeyError, read_run_key
 
     spec = read_eval_spec(out_dir)
     if spec.protocol not in PROTOCOLS:
@@ -273,7 +301,16 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
     if _file_hash(spec.agent, dict(spec.policy_kwargs)) != spec.agent_file_hash:
         raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
     config = game_options(spec)
-    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs), spec.sealed)
+    secret = None
+    if spec.seed_mode == "held-out":
+        try:
+            key = read_run_key(out_dir)
+        except RunKeyError as exc:
+            raise JournalError(str(exc)) from None
+        if key is None or key.held_out_secret is None:
+            raise JournalError(f"{out_dir}: a held-out evaluation whose secret is missing")
+        secret = key.held_out_secret
+    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs), spec.sealed, secret)
     expected = {s.index: (s.seed, s.lineup) for s in plan}
     finished = read_games(out_dir, expected, EVAL_GAMES)
     return _scorecard(
@@ -288,6 +325,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         finished,
         spec.sealed,
         spec.protocol,
+        secret,
     )
 
 
@@ -297,10 +335,11 @@ def _specs(
     config: dict[str, Any],
     policy_kwargs: dict[str, Any],
     sealed: bool = False,
+    secret: str | None = None,
 ) -> list[GameSpec]:
     opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
     specs: list[GameSpec] = []
-    for cell in cells(quick):
+    for cell in cells(quick, secret):
         specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs, sealed)
     return specs
 
@@ -317,15 +356,17 @@ def _scorecard(
     finished: list[dict[str, Any]],
     sealed: bool = False,
     protocol: str = PROTOCOL,
+    secret: str | None = None,
 ) -> dict[str, Any]:
-    """Play the protocol's games not yet `finished` and sum everything up as the scorecard."""
+    """Play the protocol's games not yet `finished` and sum everything up as the scorecard
+    (a held-out run's `secret` enters it only here, after the last game)."""
     from agents.tournament import agent_diagnostics, play_games, rate
     from farlight_env import __version__
     from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
     from farlight_env.game.rules_options import RuleOptions
 
-    plan = cells(quick)
-    specs = _specs(agent, quick, config, policy_kwargs, sealed)
+    plan = cells(quick, secret)
+    specs = _specs(agent, quick, config, policy_kwargs, sealed, secret)
     started = time.perf_counter()
     records = play_games(specs, workers, progress, journal, finished)
     wall = time.perf_counter() - started
@@ -364,7 +405,12 @@ def _scorecard(
         card_set_hash=card_hash,
         rule_options=rules.to_dict(),
         game=game,
-        seeds=Seeds(base=BASE_SEED, cells=[c.seed for c in plan]),
+        seed_mode="held-out" if secret is not None else "published",
+        seeds=Seeds(
+            base=BASE_SEED if secret is None else None,
+            cells=[c.seed for c in plan],
+            secret=secret,
+        ),
         budgets=Budgets(
             ismcts_opponent_iterations=ISMCTS_ITERATIONS,
             policy=policy_settings(agent, policy_kwargs),
@@ -400,6 +446,11 @@ def format_scorecard(card: dict[str, Any]) -> str:
         lines.append("NON-STANDARD game options: not comparable with standard scorecards")
     if card.get("sealed"):  # absent from scorecards written before sealed play existed
         lines.append("sealed: the policy played from its own process, on redacted views only")
+    if card.get("seed_mode") == "held-out":  # absent from scorecards written before it
+        lines.append(
+            "held-out deals: drawn from a secret nobody held before the run; replay with "
+            f"--held-out-secret {card['seeds']['secret']}"
+        )
     header = (
         f"{'players':>7} {'opponent':<10} {'games':>5} {'wins':>6} {'win rate':>8} "
         f"{'95% CI':>15} {'fair':>5} {'margin':>7}"

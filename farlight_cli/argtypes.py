@@ -77,6 +77,16 @@ def player_count(text: str) -> int:
     return value
 
 
+def held_out_secret(text: str) -> str:
+    """A held-out evaluation's secret as its scorecard shows it: 64 hex digits."""
+    secret = text.strip().lower()
+    if len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
+        raise argparse.ArgumentTypeError(
+            f"expected the 64 hexadecimal digits of a held-out scorecard's secret, got {text!r}"
+        )
+    return secret
+
+
 def player_list(text: str) -> list[int]:
     """Parse "4" or "2,3,4,5" into player counts, each in MIN_PLAYERS..MAX_PLAYERS."""
     out: list[int] = []

@@ -67,6 +67,20 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="one duplicate block per cell at 2 and 3 players (15 games): a smoke check",
     )
     p.add_argument(
+        "--held-out",
+        action="store_true",
+        help="deal the cells from a secret drawn now, not the published seeds: nobody can "
+        "precompute the games; the scorecard gets the secret after the last game (only "
+        "held-out sealed scorecards compare submitted agents)",
+    )
+    p.add_argument(
+        "--held-out-secret",
+        type=argtypes.held_out_secret,
+        default=None,
+        metavar="HEX",
+        help="replay a finished held-out run: the 64 hex digits its scorecard shows",
+    )
+    p.add_argument(
         "--ismcts-iterations",
         type=argtypes.positive_int,
         default=None,
@@ -95,7 +109,15 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
-STORED_OPTIONS = ("quick", "protocol", "ismcts_iterations", *game_flags.GAME_ARGUMENTS, "out")
+STORED_OPTIONS = (
+    "quick",
+    "protocol",
+    "ismcts_iterations",
+    "held_out",
+    "held_out_secret",
+    *game_flags.GAME_ARGUMENTS,
+    "out",
+)
 
 
 def resume(args: argparse.Namespace) -> int:
@@ -149,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"unknown policy {policy!r}: expected {agent_names_help()}")
     if args.ismcts_iterations is not None and policy != "ismcts":
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
+    if args.held_out and args.held_out_secret is not None:
+        raise InputError("--held-out draws a new secret; --held-out-secret replays one: give one")
     if args.protocol == "v2":
         changed = [
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
@@ -190,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
                 config=game_flags.game_config(args),
                 card_file=None if args.card_set is None else args.card_set.path,
                 out_dir=args.out,
+                held_out=args.held_out,
+                held_out_secret=args.held_out_secret,
             )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
@@ -213,4 +239,6 @@ def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> 
         progress=not args.no_progress,
         policy_kwargs=policy_kwargs,
         out_dir=args.out,
+        held_out=args.held_out,
+        held_out_secret=args.held_out_secret,
     )

@@ -198,6 +198,7 @@ def test_quick_ppo_scorecard_from_the_cli(quick_cli) -> None:
         "auction_diagnostics.png",
         "evaluation.json",  # the journal that --resume reads
         "evaluation_games.jsonl",
+        "run.key",  # the key every journalled game is signed with (0600)
         "scorecard.json",
         "scorecard.png",
     ]

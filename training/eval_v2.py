@@ -110,10 +110,13 @@ def evaluate_v2(
     progress: bool = False,
     policy_kwargs: dict[str, Any] | None = None,
     out_dir: Path | None = None,
+    held_out: bool = False,
+    held_out_secret: str | None = None,
 ) -> dict[str, Any]:
     """Run farlight-eval-v2 for `agent` (a name or a saved policy path; the standard game)
     and return its scorecard. With `out_dir`, games and the best-response run are kept there,
-    so `resume_v2(out_dir)` finishes a killed run."""
+    so `resume_v2(out_dir)` finishes a killed run. `held_out` deals the cells from a secret
+    (agents.evaluate); the exploitability cell keeps its published evaluation set."""
     if policy_kwargs and agent != "ismcts":
         raise ValueError("farlight-eval-v2 takes policy options for ismcts only")
     card = evaluate(
@@ -124,6 +127,8 @@ def evaluate_v2(
         policy_kwargs=policy_kwargs,
         out_dir=out_dir,
         protocol=PROTOCOL_V2,
+        held_out=held_out,
+        held_out_secret=held_out_secret,
     )
     exploited = _exploited(agent, card)
     if out_dir is not None:

@@ -3,6 +3,7 @@ seed and its block, so the games are the same whatever the number of workers."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,12 +40,12 @@ def game_seed(tournament_seed: int, block: int) -> int:
 
 
 def _derived(parent: int, entropy: list[int]) -> int:
-    """32 bits of SeedSequence(entropy), or for a wide `parent` a wide seed of 128 bits."""
-    sequence = np.random.SeedSequence(entropy)
+    """32 bits of SeedSequence(entropy); for a wide `parent`, 128 bits of SHA-256(entropy),
+    wide again: one-way, so an agent's own seed tells nothing of its game's."""
     if not is_wide(parent):
-        return int(sequence.generate_state(1, np.uint32)[0])
-    words = sequence.generate_state(4, np.uint32)
-    return (1 << SECURE_SEED_BITS) | sum(int(w) << (32 * i) for i, w in enumerate(words))
+        return int(np.random.SeedSequence(entropy).generate_state(1, np.uint32)[0])
+    digest = hashlib.sha256(" ".join(map(str, entropy)).encode()).digest()
+    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 
 
 def schedule(
