@@ -11,7 +11,8 @@ tournament's, replayable with `farlight replay`) is saved at the end, on quit or
 from __future__ import annotations
 
 import argparse
-import random
+import datetime
+import secrets
 import sys
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from farlight_cli import argtypes, board, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.game.seeds import derive_seed, is_wide, secure_seed
 
 HUMAN = "human"
 HELP = "Enter: board again · b: full board · /text: find options · q: quit"
@@ -66,14 +68,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.non_negative_int,
         default=None,
         metavar="N",
-        help="game seed (default: a random one, printed)",
+        help="game seed (default: a secret one of 128 bits from the OS, shown when the game ends)",
     )
     p.add_argument(
         "--record",
         type=Path,
         default=None,
         metavar="PATH",
-        help="where to save the game record (default: farlight-game-<seed>.json here)",
+        help="where to save the game record (default here: farlight-game-<seed>.json for a "
+        "given --seed, else farlight-game-<time>-<tag>.json)",
     )
     game_flags.add_game_config_arguments(p)
     p.add_argument(
@@ -101,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.seat >= players:
         args.parser.error(f"argument --seat: must be in 0..{players - 1}, got {args.seat}")
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    path = args.record if args.record is not None else Path.cwd() / f"farlight-game-{seed}.json"
+    seed = args.seed if args.seed is not None else secure_seed()
+    path = args.record if args.record is not None else Path.cwd() / default_record_name(args.seed)
     lineup = list(opponents)
     lineup.insert(args.seat, HUMAN)
     kwargs: dict[str, Any] = {}
@@ -114,9 +117,18 @@ def run(args: argparse.Namespace) -> int:
     return session.play(path)
 
 
+def default_record_name(seed: int | None) -> str:
+    """The record's file name: by the seed a person gave, else by the time and a random tag,
+    so a secretly drawn seed is in no file name (or on screen) before the game ends."""
+    if seed is not None:
+        return f"farlight-game-{seed}.json"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"farlight-game-{stamp}-{secrets.token_hex(3)}.json"
+
+
 def opponent_seed(seed: int, seat: int) -> int:
-    """Each bot's seed, derived from the game seed and its seat."""
-    return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
+    """Each bot's seed, derived from the game seed and its seat (as wide as the game's)."""
+    return derive_seed(seed, seat)
 
 
 @dataclass
@@ -173,7 +185,8 @@ class Session:
         names = ", ".join(
             f"P{s} {'you' if s == self.seat else n}" for s, n in enumerate(self.lineup)
         )
-        print(f"Farlight: {len(self.lineup)} players ({names}); seed {self.seed}")
+        shown = "drawn secretly, shown at the end" if is_wide(self.seed) else self.seed
+        print(f"Farlight: {len(self.lineup)} players ({names}); seed {shown}")
         changed = self.game.config.rule_options.changed()
         if changed:
             print("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
@@ -213,6 +226,8 @@ class Session:
             print(f"\n{ended}: the game stops here")
         for line in outcome_lines(game, self.lineup):
             print(line)
+        if is_wide(self.seed):
+            print(f"seed {self.seed} (play the same deal again with --seed {self.seed})")
         self.save(path)
         return status
 

@@ -3,15 +3,12 @@ seed and its block, so the games are the same whatever the number of workers."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from farlight_env.game.seeds import SECURE_SEED_BITS, is_wide
+from farlight_env.game.seeds import derive_seed
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,18 +31,8 @@ class GameSpec:
 
 def game_seed(tournament_seed: int, block: int) -> int:
     """A seed per block of rotated games, independent of scheduling and workers: 32 bits from
-    a published seed, as ever; a wide one (`farlight_env.game.seeds`) gives wide seeds, so a
-    held-out schedule keeps all of its secret's bits."""
-    return _derived(tournament_seed, [tournament_seed, block])
-
-
-def _derived(parent: int, entropy: list[int]) -> int:
-    """32 bits of SeedSequence(entropy); for a wide `parent`, 128 bits of SHA-256(entropy),
-    wide again: one-way, so an agent's own seed tells nothing of its game's."""
-    if not is_wide(parent):
-        return int(np.random.SeedSequence(entropy).generate_state(1, np.uint32)[0])
-    digest = hashlib.sha256(" ".join(map(str, entropy)).encode()).digest()
-    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
+    a published seed, as ever; a wide one (held-out runs) gives wide ones."""
+    return derive_seed(tournament_seed, block)
 
 
 def schedule(
@@ -90,4 +77,4 @@ def schedule(
 def agent_seed(spec: GameSpec, seat: int) -> int:
     """The seed of the agent at `seat`: as wide as the game's, so a hidden deal's bots do not
     play from a generator small enough to search."""
-    return _derived(spec.seed, [spec.seed, spec.index, seat])
+    return derive_seed(spec.seed, spec.index, seat)

@@ -9,6 +9,7 @@ draws a 128-bit engine seed, and `secure_seed` always gives such a one.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 import numpy as np
@@ -39,3 +40,14 @@ def draw_engine_seed(rng: np.random.Generator, wide: bool) -> int:
         return int(rng.integers(2**63 - 1))
     high, low = (int(x) for x in rng.integers(0, 2**64, size=2, dtype=np.uint64))
     return ((high << 64) | low) % SEED_LIMIT
+
+
+def derive_seed(parent: int, *entropy: int) -> int:
+    """A seed drawn from `parent` and `entropy` (a block, a seat): 32 bits of
+    SeedSequence([parent, *entropy]) for a published seed, as every version drew them; for a
+    wide parent, 128 bits of SHA-256 (one-way: a bot's or an agent's seed tells nothing of
+    its game's), wide again so what is drawn from it stays wide."""
+    if not is_wide(parent):
+        return int(np.random.SeedSequence([parent, *entropy]).generate_state(1, np.uint32)[0])
+    digest = hashlib.sha256(" ".join(map(str, (parent, *entropy))).encode()).digest()
+    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
