@@ -30,6 +30,10 @@ adds an exploitability cell: a best response warm-started from the shipped netwo
 against the policy at 2 players for 50,000 learner steps (farlight exploit, seed 0), then
 evaluated on 200 seat-rotated games (seed 29002); its win rate minus 1/2 is the exploitation
 gap, a lower bound on the policy's exploitability. v2 is defined on the standard game only.
+The seeds above are published, so an agent could precompute the games: --held-out deals the
+cells from a secret drawn at the start instead (the same blocks and cell sizes), written to the
+scorecard after the last game (--held-out-secret replays it). Only held-out sealed scorecards
+compare agents submitted by others.
 """
 
 
