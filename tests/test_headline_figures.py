@@ -66,3 +66,15 @@ def test_the_check_catches_a_disagreement(tmp_path: Path) -> None:
     old = "that is 2.3–2.4x the learner steps per CPU-second"
     match = re.search(normal(figure.pattern), normal(old))
     assert match is not None and normal(figure.value) not in match.groups()
+
+
+def test_every_api_page_reads_on_its_own() -> None:
+    """Each `::: name` directive of docs/api (expanded only in the built site) has a line of
+    prose before it that names what it documents, so the page reads on GitHub too (#48)."""
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        lines = page.read_text().splitlines()
+        for number, line in enumerate(lines):
+            if line.startswith("::: "):
+                short = line[4:].strip().rsplit(".", 1)[-1]
+                before = lines[number - 2] if number >= 2 else ""
+                assert short in before, f"{page.name}:{number + 1}: no prose names {short}"
