@@ -142,11 +142,22 @@ def diagnostics_line(block: Mapping[str, Any]) -> str:
 def plot_diagnostics(
     diagnostics: Mapping[str, Mapping[str, Any]], path: Path, title: str, labels: Sequence[str]
 ) -> None:
+    """`diagnostics_figure` saved to `path` whole (a temporary file, then renamed)."""
+    fig = diagnostics_figure(diagnostics, title, labels)
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100, bbox_inches="tight")
+    os.replace(tmp, path)
+
+
+def diagnostics_figure(
+    diagnostics: Mapping[str, Mapping[str, Any]], title: str, labels: Sequence[str]
+) -> Any:
     """Three panels per agent: win rate per target kind; overbid rate, lone-0 ticket and bluff
     shares and top-bid win rate; mean price against mean points per won part and mission.
 
-    `labels` names the agents in the picture (in the order of `diagnostics`). Drawn on a
-    Figure outside pyplot (as plot_summary), so saving never changes a notebook's backend.
+    `labels` names the agents in the picture (in the order of `diagnostics`). Each legend sits
+    above its panel, clear of the bars. Drawn on a Figure outside pyplot (as plot_summary), so
+    saving never changes a notebook's backend.
     """
     from matplotlib.figure import Figure
 
@@ -162,7 +173,7 @@ def plot_diagnostics(
             ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width * 0.95, label=name)
         ax.set_xticks(x, labels, rotation=30, ha="right")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
 
     def rate(name: str) -> list[float | None]:
         return [b["rates"][name] for b in blocks]
@@ -184,8 +195,6 @@ def plot_diagnostics(
         ("mission: points", rate("mission.mean_points")),
     ]
     bars(axes[2], value, "per item won: bid (tiles + crew), points")
-    fig.suptitle(title)
+    fig.suptitle(title, y=1.04)
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=100, bbox_inches="tight")
-    os.replace(tmp, path)
+    return fig

@@ -106,6 +106,8 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
     atomic_write(paths["timing"], json.dumps(timing, indent=1, sort_keys=True))
     plot_summary(result.summary, paths["plot"], title=_title(result))
     diagnostics = result.diagnostics()
+    order = [r.agent for r in sorted(result.summary, key=lambda r: -r.rating)]  # as ratings.png
+    diagnostics = {name: diagnostics[name] for name in order if name in diagnostics}
     labels = short_labels(list(diagnostics))
     plot_diagnostics(
         diagnostics,
