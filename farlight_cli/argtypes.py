@@ -33,6 +33,7 @@ __all__ = [
     "player_list",
     "positive_float",
     "positive_int",
+    "tcp_port",
 ]
 
 
@@ -58,6 +59,9 @@ positive_int = _number_parser(
     int, lambda n: n >= 1, "a positive integer", "a positive integer (>= 1)"
 )
 non_negative_int = _number_parser(int, lambda n: n >= 0, "an integer >= 0", "an integer >= 0")
+tcp_port = _number_parser(
+    int, lambda n: 1 <= n <= 65535, "a TCP port number", "a TCP port in 1..65535"
+)
 positive_float = _number_parser(
     float, lambda x: x > 0 and x != float("inf"), "a positive number", "a positive number (> 0)"
 )
