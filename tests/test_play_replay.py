@@ -431,6 +431,43 @@ def test_replay_missing_file(tmp_path, capsys):
     assert "nope.json: no such file" in capsys.readouterr().err
 
 
+def _farlight(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_replay_shows_the_seed_the_player_typed(play_record):
+    """A game played with --seed 3 replays as "seed 3" (it showed only the engine's seed,
+    789974133212406139, which no player ever typed)."""
+    record = load_record(play_record)
+    done = _farlight("replay", str(play_record))
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.split("── round 1 ──")[0]
+    assert re.search(r"; seed 3$", header, re.M), header
+    assert str(record["game_seed"]) not in header
+
+
+@pytest.mark.parametrize("kind", ["file", "below a file"])
+def test_replay_frames_into_a_file_is_one_line_before_anything(kind, play_record, tmp_path):
+    """--frames /etc/passwd printed the header, then a raw "[Errno 17] File exists"."""
+    file = tmp_path / "notes.txt"
+    file.write_text("mine\n")
+    frames = file if kind == "file" else file / "frames"
+    done = _farlight("replay", str(play_record), "--frames", str(frames))
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"farlight replay: error: --frames {frames}: "
+        + (
+            "exists and is not a directory"
+            if kind == "file"
+            else "cannot write there (Not a directory)"
+        )
+    ]
+    assert file.read_text() == "mine\n"
+
+
 # ---------------------------------------------------------------------------- record
 def test_save_record_is_atomic_and_round_trips(play_record, tmp_path):
     record = load_record(play_record)
