@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.fit import AgentUnfit
 from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
 from farlight_env.cards.schema import CardFileError
@@ -17,6 +18,7 @@ class InputError(Exception):
 #: Raised by a user's input, never by a bug: printed as one line, exit status 2.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     InputError,
+    AgentUnfit,
     ThreadSettingError,
     DeviceError,
     ConfigError,

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.fit import check_fit
 from farlight_cli import argtypes, board, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
@@ -112,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
     argtypes.check_agents(opponents)
+    config = game_flags.game_config(args)
+    check_fit(opponents, players, config)  # ppo at --grid-size 7: before the first move
     argtypes.check_record_path("--record", path)
-    session = Session(lineup, args.seat, seed, game_flags.game_config(args), kwargs)
+    session = Session(lineup, args.seat, seed, config, kwargs)
     return session.play(path)
 
 

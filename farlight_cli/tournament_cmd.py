@@ -147,6 +147,7 @@ def print_rounding(games: int, agents: int) -> None:
 
 
 def _play(args: argparse.Namespace):
+    from agents.fit import check_fit
     from agents.tournament import resume_tournament, run_tournament
 
     _check_backend(args)
@@ -169,6 +170,8 @@ def _play(args: argparse.Namespace):
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
     argtypes.check_agents(args.agents)
+    config = game_flags.game_config(args)
+    check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
     print_rounding(args.games, len(args.agents))
@@ -180,7 +183,7 @@ def _play(args: argparse.Namespace):
         workers=args.workers,
         backend=args.backend,
         ray_address=args.ray_address,
-        config=game_flags.game_config(args),
+        config=config,
         agent_kwargs={"ismcts": ismcts} if ismcts else None,
         progress=not args.no_progress,
         out_dir=args.out,
