@@ -99,11 +99,35 @@ def report(command: str, exc: Exception) -> int:
     return 2
 
 
+def checkpoint_steps(args: argparse.Namespace, run_dir: str) -> int | None:
+    """The steps a resumed run starts from; None for a new run or a checkpoint that cannot be
+    read (which the training script then refuses in its own words)."""
+    from training.checkpoints import CHECKPOINT, read_checkpoint
+
+    if not args.resume:
+        return None
+    try:
+        return read_checkpoint(Path(run_dir) / CHECKPOINT)[0].num_timesteps
+    except (OSError, ValueError):
+        return None
+
+
+def trained_text(steps: int, before: int | None) -> str:
+    """'trained 512 steps', or that a resume to the steps already reached trained nothing."""
+    if steps == before:
+        return (
+            f"nothing to train: the run is already at {steps} steps, its --total-steps "
+            "(give a larger one to train on); checkpoint rewritten"
+        )
+    return f"trained {steps} steps"
+
+
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
     try:
         config = config_from_args(args, PPOConfig)
+        before = checkpoint_steps(args, config.run_dir)
         model = train_ppo.train(
             config,
             resume=args.resume,
@@ -112,7 +136,8 @@ def _run_ppo(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # RunError included: a run that cannot start as asked
         return report("farlight train ppo", exc)
-    print(f"trained {model.num_timesteps} steps; policy: {Path(config.run_dir) / 'policy.pt'}")
+    policy = Path(config.run_dir) / "policy.pt"
+    print(f"{trained_text(model.num_timesteps, before)}; policy: {policy}")
     return 0
 
 
@@ -121,6 +146,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
 
     try:
         config = config_from_args(args, SelfPlayConfig)
+        before = checkpoint_steps(args, config.run_dir)
         model = self_play.train(
             config,
             resume=args.resume,
@@ -131,7 +157,8 @@ def _run_self_play(args: argparse.Namespace) -> int:
         return report("farlight train self-play", exc)
     run_dir = Path(config.run_dir)
     print(
-        f"trained {model.num_timesteps} steps; league state {run_dir / self_play.LEAGUE_STATE}; "
+        f"{trained_text(model.num_timesteps, before)}; league state "
+        f"{run_dir / self_play.LEAGUE_STATE}; "
         f"learning curve {run_dir / 'learning_curve.png'}"
     )
     return 0
