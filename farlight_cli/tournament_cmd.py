@@ -9,6 +9,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError
+from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -146,6 +147,17 @@ def print_rounding(games: int, agents: int) -> None:
         )
 
 
+def print_resuming(out: Path) -> None:
+    """'resuming: 12 of 40 games already played', before the rest are: a resume that plays on
+    from game 0 looks the same as one that plays only the games missing."""
+    from agents.journal import GAMES, read_spec
+
+    spec = read_spec(out)
+    total = -(-spec.games // len(spec.agents)) * len(spec.agents)
+    played = journalled_games(out / GAMES) if (out / GAMES).is_file() else 0
+    print(f"resuming: {min(played, total)} of {total} games already played", flush=True)
+
+
 def _play(args: argparse.Namespace):
     from agents.fit import check_fit
     from agents.tournament import resume_tournament, run_tournament
@@ -157,6 +169,7 @@ def _play(args: argparse.Namespace):
         if given:
             flags = ", ".join(map(game_flags.game_flag, given))
             raise ValueError(f"--resume plays on with the stored options; drop {flags}")
+        print_resuming(args.resume)
         return resume_tournament(
             args.resume,
             workers=args.workers,

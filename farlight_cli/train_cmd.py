@@ -66,7 +66,10 @@ def _add_run_flags(
 ) -> None:
     parser.add_argument("--resume", action="store_true", help=resume)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=_refusing_a_file_as_run_dir(runner, _default_run_dir(config)))
+    default_run_dir = _default_run_dir(config)
+    parser.set_defaults(
+        func=_refusing_a_file_as_run_dir(runner, default_run_dir), default_run_dir=default_run_dir
+    )
 
 
 def _default_run_dir(config: type) -> str:
