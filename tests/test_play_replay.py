@@ -560,6 +560,31 @@ def test_play_intro_and_help_lines_fit_80_columns(tmp_path, monkeypatch, capsys)
     assert all(len(line) <= 80 for line in start.splitlines() + helped), start
 
 
+def test_every_line_farlight_play_prints_fits_80_columns(tmp_path):
+    """docs/cli.md says play fits 80x24: bid results, automatic discards and the hint for a
+    bad bid ran past 80 columns, wrapping mid-word, and the board said "1 tiles". (The record's
+    path is printed whole, to be copied: here it is short.)"""
+    transcripts = []
+    for players, seed in ((2, ["--seed", "3"]), (5, [])):  # unseeded: a 39-digit seed at the end
+        done = subprocess.run(
+            [sys.executable, "-m", "farlight_cli", "play", "--opponents", "random"]
+            + ["--players", str(players), "--max-rounds", "3", *seed, "--record", "game.json"],
+            input="b\n1\n" + SCRIPT,  # the full board, then a bid that is not one
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        transcripts.append(done.stdout)
+    out = "".join(transcripts)
+    too_long = [line for line in out.splitlines() if len(line) > 80]
+    assert not too_long, "\n".join(too_long)
+    assert "'1': type a target letter" in out and "Bids revealed" in out
+    assert "· 1 tile ·" in out and not re.search(r"\b1 tiles\b", out)
+    assert "(play the same deal again with --seed" in out
+
+
 def test_play_ctrl_c_saves_and_prints_one_line(tmp_path):
     import os
     import signal
