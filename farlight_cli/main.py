@@ -73,6 +73,7 @@ class HelpFormatter(argparse.HelpFormatter):
             shown = ",".join(str(v) for v in default)
         else:
             shown = str(default)
+        shown = shown or "none"  # an empty list or text: "(default: )" said nothing
         return f"{text} (default: {shown.replace('%', '%%')})"
 
 

@@ -53,9 +53,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.agent_list,
         default=["heuristic"],
         metavar="A,B[,...]",
-        help="agents for the other seats in seat order; one name fills them all: random, "
-        "heuristic, ismcts, ismcts@N, ppo, rollout or a saved policy (*.pt; ppo, rollout and "
-        "*.pt need the train extra) (default: heuristic)",
+        help="agents for the other seats in seat order; one name fills them all: "
+        f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (default: heuristic)",
     )
     p.add_argument(
         "--players",

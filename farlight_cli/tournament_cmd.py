@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from farlight_cli import argtypes, game_flags
-from farlight_cli.errors import InputError
+from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
@@ -21,17 +21,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
-        "plots. Agents: random, heuristic, "
-        "ismcts, ppo, rollout, bidder, or the path of a saved policy (*.pt); ppo, rollout, "
-        "bidder and saved policies need the train extra (torch).",
+        f"plots. Agents: {argtypes.agent_names_text()}; {argtypes.train_extra_text()} "
+        "(torch).",
     )
     p.add_argument(
         "--agents",
         type=argtypes.agent_list,
         default=["random", "heuristic"],
         metavar="A,B[,...]",
-        help="agents to play: names or saved-policy paths (*.pt); ppo, rollout and *.pt need "
-        "the train extra",
+        help=f"agents to play: names or saved-policy paths (*.pt); {argtypes.train_extra_text()}",
     )
     p.add_argument(
         "--players",
@@ -131,7 +129,7 @@ def _check_backend(args: argparse.Namespace) -> None:
     if args.ray_address is not None and args.backend != "ray":
         raise InputError("--ray-address needs --backend ray")
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
+        raise InputError(needs_extra("ray", "ray", "--backend ray"))
     check_ray_address(args.ray_address, "--ray-address")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
-from farlight_cli.errors import INSTALL_EXTRA, InputError
+from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
@@ -26,8 +26,11 @@ LAST_CHECKPOINT = "continue the run in --run-dir from its last checkpoint"
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent (needs the train extra: torch, SB3)",
-        description="Train agents. Every flag mirrors a field of the script's config dataclass.",
+        help="train an agent: MaskablePPO against fixed opponents, league self-play, or "
+        "self-play on Ray RLlib (the train extra; rllib: the rllib extra)",
+        description="Train agents: ppo (MaskablePPO against fixed opponents), self-play (a "
+        "league on SB3) or rllib (a league on Ray RLlib). Every flag mirrors a field of the "
+        "script's config dataclass.",
     )
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     ppo = kinds.add_parser(
@@ -175,8 +178,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
         config = config_from_args(args, RLlibConfig)
         import ray.rllib  # noqa: F401
     except ImportError:
-        needs = f"needs the rllib extra (ray.rllib is not installed): {INSTALL_EXTRA['rllib']}"
-        return report(command, ValueError(needs))
+        return report(command, ValueError(needs_extra("rllib", "ray.rllib")))
     except ValueError as exc:
         return report(command, exc)
     from training import rllib_self_play
