@@ -25,6 +25,7 @@ from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 __all__ = [
     "LoadedCardSet",
     "agent_list",
+    "agent_names_text",
     "card_set_file",
     "check_out_dir",
     "check_record_path",
@@ -33,6 +34,8 @@ __all__ = [
     "player_list",
     "positive_float",
     "positive_int",
+    "tcp_port",
+    "train_extra_text",
 ]
 
 
@@ -58,6 +61,9 @@ positive_int = _number_parser(
     int, lambda n: n >= 1, "a positive integer", "a positive integer (>= 1)"
 )
 non_negative_int = _number_parser(int, lambda n: n >= 0, "an integer >= 0", "an integer >= 0")
+tcp_port = _number_parser(
+    int, lambda n: 1 <= n <= 65535, "a TCP port number", "a TCP port in 1..65535"
+)
 positive_float = _number_parser(
     float, lambda x: x > 0 and x != float("inf"), "a positive number", "a positive number (> 0)"
 )
@@ -105,6 +111,24 @@ def player_list(text: str) -> list[int]:
         if n not in out:
             out.append(n)
     return out
+
+
+def agent_names_text(budgets: bool = True) -> str:
+    """'random, heuristic, ismcts, ismcts@N, ppo, rollout, bidder or a saved policy (*.pt)':
+    the registry's names, for help texts (so a new agent appears in every one)."""
+    from agents.registry import AGENT_NAMES
+
+    names = [*AGENT_NAMES]
+    if budgets:
+        names.insert(names.index("ismcts") + 1, "ismcts@N")
+    return ", ".join(names) + " or a saved policy (*.pt)"
+
+
+def train_extra_text() -> str:
+    """'ppo, rollout, bidder and *.pt need the train extra (torch)', from the registry."""
+    from agents.registry import AGENT_NAMES, needs_torch
+
+    return ", ".join(n for n in AGENT_NAMES if needs_torch(n)) + " and *.pt need the train extra"
 
 
 def agent_list(text: str) -> list[str]:

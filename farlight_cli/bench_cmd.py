@@ -12,6 +12,7 @@ import importlib.util
 import time
 
 from farlight_cli import argtypes, game_flags
+from farlight_cli.errors import needs_extra
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.tools import bench
 
@@ -81,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmarks described by parsed arguments; print tables and one line per figure."""
     print(f"machine: {bench.machine_line()}")
     print(f"game: {game_flags.describe_game_config(args)}")
-    budget = f"{args.games} games" if args.games is not None else f"{args.seconds:g} s"
+    games = f"{args.games} game{'' if args.games == 1 else 's'}"
+    budget = games if args.games is not None else f"{args.seconds:g} s"
     if not args.env_only:
         _run_engine(args, budget)
     if not args.engine_only:
@@ -117,8 +119,24 @@ def _run_engine(args: argparse.Namespace, budget: str) -> None:
         )
 
 
+def connect_four_missing() -> str | None:
+    """Why Connect Four cannot be the yardstick here (pygame missing: the dev extra), said
+    before the benchmark names it; None when it can."""
+    try:
+        bench.connect_four_env().close()
+    except bench.ConnectFourUnavailable as exc:
+        if getattr(exc.__cause__, "name", None) == "pygame":
+            return f"Connect Four skipped: {needs_extra('dev', 'pygame')}"
+        return f"Connect Four skipped: {exc}"
+    return None
+
+
 def _run_env(args: argparse.Namespace, budget: str) -> None:
     with_c4 = not args.no_connect_four
+    missing = connect_four_missing() if with_c4 else None
+    if missing is not None:
+        print(missing)
+        with_c4 = False
     turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
     versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
     print(
@@ -193,7 +211,7 @@ def train_figure(args: argparse.Namespace) -> str:
     """Learner steps per second of a short fixed MaskablePPO run, if torch and SB3 are here."""
     missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if missing:
-        return f"training: skipped ({', '.join(missing)} not installed: pip install '.[train]')"
+        return f"training: skipped: {needs_extra('train', missing[0])}"
     from training.config import PPOConfig
     from training.train_ppo import build_env, build_model
 

@@ -7,6 +7,8 @@ the numbered options. The full board (`render_ansi`) is one key away in `farligh
 
 from __future__ import annotations
 
+import textwrap
+
 from farlight_cli.text import target_label
 from farlight_env.cards.model import PartCard, Side
 from farlight_env.game import FarlightGame, Phase, Target, TargetKind
@@ -24,6 +26,22 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+def wrap(line: str, width: int = WIDTH) -> list[str]:
+    """`line` broken at spaces into lines of at most `width` characters, the continuations
+    indented two more than the line; a word (a path) longer than a line is left whole."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line.strip(),
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 def header(game: FarlightGame, seat: int) -> str:
     acting = game.current_player
     return clip(
@@ -39,7 +57,7 @@ def player_line(game: FarlightGame, seat: int, viewer: int) -> str:
     if seat == viewer:
         tiles = "tiles " + (" ".join(str(t) for t in sorted(hand)) or "none")
     else:
-        tiles = f"{len(hand)} tiles"
+        tiles = f"{len(hand)} tile{'' if len(hand) == 1 else 's'}"
     who = f"P{seat}{'*' if seat == viewer else ' '}"
     text = (
         f"{who} crew {game.crew[seat]:>2} sci {game.science[seat]:>2} pts {game.points[seat]:>2} "

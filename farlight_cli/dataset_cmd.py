@@ -58,7 +58,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         default=["heuristic", "heuristic"],
         metavar="A,B[,...]",
         help=f"one agent per seat ({MIN_PLAYERS}..{MAX_PLAYERS}): names or saved-policy paths "
-        "(*.pt); ppo, rollout, bidder and *.pt need the train extra",
+        f"(*.pt); {argtypes.train_extra_text()}",
     )
     p.add_argument(
         "--games", type=argtypes.positive_int, default=100, metavar="N", help="games to play"

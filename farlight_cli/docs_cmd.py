@@ -8,8 +8,10 @@ plugins come with the `dev` extra.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +22,8 @@ from farlight_cli.errors import InputError
 #: The repository root of this source tree, where mkdocs.yml sits.
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mkdocs.yml"
+#: Not `farlight serve`'s 8000, so the docs can be read beside a running server.
+DEFAULT_PORT = 8001
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +37,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", metavar="ADDR", help="address to serve on")
     p.add_argument(
-        "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
+        "--port", type=argtypes.tcp_port, default=DEFAULT_PORT, metavar="N", help="TCP port"
     )
     p.add_argument(
         "--build",
@@ -53,6 +57,26 @@ def mkdocs_command(args: argparse.Namespace) -> list[str]:
     return [*base, "serve", "-f", str(CONFIG), "-a", f"{args.host}:{args.port}"]
 
 
+def check_port_free(host: str, port: int) -> None:
+    """InputError when nothing could listen on host:port (taken, or no such address), found by
+    binding it now: MkDocs would only find out after building the site (~10 s), in a traceback."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise InputError(f"--host {host}: not an address to serve on ({exc})") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+            raise InputError(
+                f"cannot serve on {host}:{port}: {reason}; choose another with --port N "
+                f"(farlight serve uses 8000 by default)"
+            ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     if not CONFIG.is_file():
         raise InputError(
@@ -63,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
         raise ModuleNotFoundError("No module named 'mkdocs'", name="mkdocs")
     # The material theme's notice about MkDocs 2.0 is not about this site.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if args.build is not None:
+        argtypes.check_out_dir("--build", args.build)  # before the ~10 s build
+    else:
+        check_port_free(args.host, args.port)
     command = mkdocs_command(args)
     if args.build is not None:
         return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.fit import AgentUnfit
 from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
 from farlight_env.cards.schema import CardFileError
@@ -17,6 +18,7 @@ class InputError(Exception):
 #: Raised by a user's input, never by a bug: printed as one line, exit status 2.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     InputError,
+    AgentUnfit,
     ThreadSettingError,
     DeviceError,
     ConfigError,
@@ -45,13 +47,27 @@ EXTRA_OF_MODULE = {
     "uvicorn": "web",
     "mkdocs": "dev",  # farlight docs
 }
+#: Extras that pull in torch, which is installed first so that pip takes the pinned CPU build
+#: rather than a multi-GB CUDA one (docs/quickstart.md).
+TORCH_FIRST = frozenset({"train", "rllib", "interop"})
+TORCH_VERSION = "2.13.0"  # as pinned in pyproject.toml's extras
+
+
+def install_line(extra: str) -> str:
+    """The command that installs `extra`, as the README writes it."""
+    first = f"pip install torch=={TORCH_VERSION} && " if extra in TORCH_FIRST else ""
+    return f"{first}pip install -e '.[{extra}]'"
+
+
+def needs_extra(extra: str, missing: str, what: str = "") -> str:
+    """'[WHAT ]needs the EXTRA extra (MISSING is not installed): pip install ...': every hint
+    about a missing extra, in one form (WHAT left out where the command is the subject)."""
+    subject = f"{what} " if what else ""
+    return f"{subject}needs the {extra} extra ({missing} is not installed): {install_line(extra)}"
+
+
 INSTALL_EXTRA = {
-    "train": "pip install torch==2.13.0 && pip install -e '.[train]'",
-    "ray": "pip install -e '.[ray]'",
-    "rllib": "pip install torch==2.13.0 && pip install -e '.[rllib]'",
-    "interop": "pip install torch==2.13.0 && pip install -e '.[interop]'",
-    "web": "pip install -e '.[web]'",
-    "dev": "pip install -e '.[dev]'",
+    extra: install_line(extra) for extra in ("train", "ray", "rllib", "interop", "web", "dev")
 }
 
 
@@ -64,7 +80,4 @@ def missing_extra_message(command: str, exc: ModuleNotFoundError) -> str | None:
         return None
     if "needs the" in str(exc):  # already says which extra (agents.registry)
         return f"{command}: error: {exc}"
-    return (
-        f"{command}: error: needs the {extra} extra ({root} is not installed): "
-        f"{INSTALL_EXTRA[extra]}"
-    )
+    return f"{command}: error: {needs_extra(extra, root)}"

@@ -28,6 +28,7 @@ from farlight_cli import (
     train_cmd,
 )
 from farlight_cli.errors import EXPECTED_ERRORS, missing_extra_message
+from farlight_cli.interrupts import interrupted_text
 from farlight_env import __version__
 from farlight_env.untrusted.messages import clip_message
 
@@ -72,6 +73,7 @@ class HelpFormatter(argparse.HelpFormatter):
             shown = ",".join(str(v) for v in default)
         else:
             shown = str(default)
+        shown = shown or "none"  # an empty list or text: "(default: )" said nothing
         return f"{text} (default: {shown.replace('%', '%%')})"
 
 
@@ -108,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stderr; anything else is a bug and keeps its traceback.
     """
     command = "farlight"
+    args = None
     try:
         args = build_parser().parse_args(argv)
         command = " ".join(["farlight", args.command, *([args.kind] if "kind" in args else [])])
@@ -119,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()  # `farlight ... | head`: the reader left; that is not an error
         return 0
     except KeyboardInterrupt:
-        print(f"\n{command}: interrupted", file=sys.stderr)
+        print(f"\n{interrupted_text(command, args)}", file=sys.stderr)
         return 130
     except EXPECTED_ERRORS as exc:
         print(f"{command}: error: {clip_message(str(exc))}", file=sys.stderr)

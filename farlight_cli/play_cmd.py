@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.fit import check_fit
 from farlight_cli import argtypes, board, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
@@ -52,9 +53,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.agent_list,
         default=["heuristic"],
         metavar="A,B[,...]",
-        help="agents for the other seats in seat order; one name fills them all: random, "
-        "heuristic, ismcts, ismcts@N, ppo, rollout or a saved policy (*.pt; ppo, rollout and "
-        "*.pt need the train extra) (default: heuristic)",
+        help="agents for the other seats in seat order; one name fills them all: "
+        f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (default: heuristic)",
     )
     p.add_argument(
         "--players",
@@ -112,9 +112,18 @@ def run(args: argparse.Namespace) -> int:
     if args.ismcts_iterations is not None:
         kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
     argtypes.check_agents(opponents)
+    config = game_flags.game_config(args)
+    check_fit(opponents, players, config)  # ppo at --grid-size 7: before the first move
     argtypes.check_record_path("--record", path)
-    session = Session(lineup, args.seat, seed, game_flags.game_config(args), kwargs)
+    session = Session(lineup, args.seat, seed, config, kwargs)
     return session.play(path)
+
+
+def say(text: str = "") -> None:
+    """Print `text`, each of its lines wrapped at spaces to the terminal's 80 columns."""
+    for line in text.split("\n"):
+        for part in board.wrap(line):
+            print(part)
 
 
 def default_record_name(seed: int | None) -> str:
@@ -186,12 +195,13 @@ class Session:
             f"P{s} {'you' if s == self.seat else n}" for s, n in enumerate(self.lineup)
         )
         shown = "drawn secretly, shown at the end" if is_wide(self.seed) else self.seed
-        print(f"Farlight: {len(self.lineup)} players ({names}); seed {shown}")
+        say(f"Farlight: {len(self.lineup)} players ({names})")
+        say(f"seed {shown}")
         changed = self.game.config.rule_options.changed()
         if changed:
-            print("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
-        print(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
-        print(f"\n── round {self.game.round} ──")
+            say("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
+        say(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
+        say(f"\n── round {self.game.round} ──")
         status = 0
         ended = "finished"
         try:
@@ -223,11 +233,11 @@ class Session:
             print()
             print(picture(game, self.seat))
         else:
-            print(f"\n{ended}: the game stops here")
+            say(f"\n{ended}: the game stops here")
         for line in outcome_lines(game, self.lineup):
-            print(line)
+            say(line)
         if is_wide(self.seed):
-            print(f"seed {self.seed} (play the same deal again with --seed {self.seed})")
+            say(f"seed {self.seed}\n(play the same deal again with --seed {self.seed})")
         self.save(path)
         return status
 
@@ -236,15 +246,15 @@ class Session:
         action = self.env.codec.decode(index, game)
         round_before = game.round
         if seat == self.seat:
-            print(f"  You: {action_text(game, action)}")
+            say(f"  You: {action_text(game, action)}")
         else:
-            print(f"  {move_text(game, seat, action, self.seat)}")
+            say(f"  {move_text(game, seat, action, self.seat)}")
         happened = event_lines(game, action)
         self.env.step(index)
         for line in happened:
-            print(line)
+            say(line)
         if game.round != round_before and not game.is_over:
-            print(f"\n── round {game.round} ──")
+            say(f"\n── round {game.round} ──")
 
     def save(self, path: Path, quiet: bool = False) -> None:
         from farlight_env.records.record import build_record, save_record
@@ -262,7 +272,7 @@ class Session:
         save_record(record, path)
         if quiet:
             return
-        print(f"game record saved to {path}")
+        print(f"game record saved to {path}")  # whole, to copy: a long path passes 80 columns
         print(f"replay it with: farlight replay {path}")
 
     # ------------------------------------------------------------------ the person
@@ -280,7 +290,7 @@ class Session:
                     raise Quit("you quit")
                 continue
             if lowered == "?":
-                print(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {HELP}")
+                say(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {HELP}")
                 continue
             if lowered == "b":
                 print(picture(self.game, self.seat), end="")
@@ -315,10 +325,10 @@ class Session:
         try:
             choice = int(text)
         except ValueError:
-            print(f"  {text!r} is not a number: enter 1 to {len(options)} (? for help)")
+            say(f"  {text!r} is not a number: enter 1 to {len(options)} (? for help)")
             return None
         if not 1 <= choice <= len(options):
-            print(f"  {choice} is out of range: enter 1 to {len(options)}")
+            say(f"  {choice} is out of range: enter 1 to {len(options)}")
             return None
         return options[choice - 1].index
 
@@ -330,7 +340,7 @@ class Session:
         body = compact[:-1] if crew else compact
         letters = board.TARGET_LETTERS[: len(game.targets)]
         if len(body) != 2 or body[0] not in letters or not body[1].isdigit():
-            print(f"  {text!r}: {BID_HELP}; targets a-{letters[-1]}")
+            say(f"  {text!r}: {BID_HELP}; targets a-{letters[-1]}")
             return None
         target = game.targets[letters.index(body[0])]
         tile = int(body[1])
@@ -342,11 +352,11 @@ class Session:
         hand = " ".join(str(t) for t in sorted(game.hands[self.seat]))
         tiles = {bid.tile for o in options if isinstance(bid := o.action, Bid)}
         if tile not in tiles:
-            print(f"  you have no tile {tile} to place (your tiles: {hand})")
+            say(f"  you have no tile {tile} to place (your tiles: {hand})")
         elif crew:
-            print(f"  cannot put a crew on that tile (crew left: {game.crew[self.seat]})")
+            say(f"  cannot put a crew on that tile (crew left: {game.crew[self.seat]})")
         else:
-            print(f"  {body[0]} takes no bid now: choose another target")
+            say(f"  {body[0]} takes no bid now: choose another target")
         return None
 
     def options(self, mask: np.ndarray) -> list[Option]:
@@ -405,7 +415,7 @@ class Session:
         needle = text.casefold()
         hits = [(n, o) for n, o in enumerate(options, 1) if needle in o.text.casefold()]
         if not hits:
-            print(f"  no option contains {text!r}")
+            say(f"  no option contains {text!r}")
             return
         for number, option in hits:
-            print(f"  {number:>3}) {option.text}")
+            say(f"  {number:>3}) {option.text}")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from farlight_cli import argtypes
+from farlight_cli.errors import InputError
 from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
 
@@ -90,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
         verify_record(record)
     except RecordError as exc:
         return _error(str(exc))
+    if args.frames is not None:
+        try:  # before the header: a bad folder is the whole answer
+            argtypes.check_out_dir("--frames", args.frames)
+        except InputError as exc:
+            return _error(str(exc))
     players = [str(p) for p in record["players"]]
     n = len(players)
     viewer: Viewer = args.viewer
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         f"{k}={v}" for k, v in sorted(record["config"].items()) if k != "rule_options"
     )
     cards = record.get("card_set", {}).get("name", "standard")
-    print(f"config: {config}, cards {cards}; game seed {record['game_seed']}")
+    print(f"config: {config}, cards {cards}; {seed_text(record)}")
     rules = game.config.rule_options.to_dict()  # as played (a legacy record: the old reading)
     print("rule options: " + ", ".join(f"{k}={v}" for k, v in rules.items()))
     print()
@@ -149,6 +155,14 @@ def run(args: argparse.Namespace) -> int:
     if args.frames is not None:
         print(f"wrote {frames.count} PNG frames to {args.frames}")
     return 0
+
+
+def seed_text(record: dict[str, Any]) -> str:
+    """The seed as the player typed it (`--seed 3`: the record's env_seed), which replays the
+    deal; the engine's seed derived from it only for a record that has no env seed."""
+    if record.get("env_seed") is not None:
+        return f"seed {record['env_seed']}"
+    return f"engine seed {record['game_seed']}"
 
 
 def _wait(game: FarlightGame, viewer: Viewer) -> tuple[bool, bool]:

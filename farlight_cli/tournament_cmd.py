@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from farlight_cli import argtypes, game_flags
-from farlight_cli.errors import InputError
+from farlight_cli.errors import InputError, needs_extra
+from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -20,17 +21,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
         "rating per agent; with --out writes results.json (every game's record, replayable "
         "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
-        "plots. Agents: random, heuristic, "
-        "ismcts, ppo, rollout, bidder, or the path of a saved policy (*.pt); ppo, rollout, "
-        "bidder and saved policies need the train extra (torch).",
+        f"plots. Agents: {argtypes.agent_names_text()}; {argtypes.train_extra_text()} "
+        "(torch).",
     )
     p.add_argument(
         "--agents",
         type=argtypes.agent_list,
         default=["random", "heuristic"],
         metavar="A,B[,...]",
-        help="agents to play: names or saved-policy paths (*.pt); ppo, rollout and *.pt need "
-        "the train extra",
+        help=f"agents to play: names or saved-policy paths (*.pt); {argtypes.train_extra_text()}",
     )
     p.add_argument(
         "--players",
@@ -130,7 +129,7 @@ def _check_backend(args: argparse.Namespace) -> None:
     if args.ray_address is not None and args.backend != "ray":
         raise InputError("--ray-address needs --backend ray")
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise InputError("--backend ray needs Ray: pip install 'farlight-env[ray]'")
+        raise InputError(needs_extra("ray", "ray", "--backend ray"))
     check_ray_address(args.ray_address, "--ray-address")
 
 
@@ -146,7 +145,19 @@ def print_rounding(games: int, agents: int) -> None:
         )
 
 
+def print_resuming(out: Path) -> None:
+    """'resuming: 12 of 40 games already played', before the rest are: a resume that plays on
+    from game 0 looks the same as one that plays only the games missing."""
+    from agents.journal import GAMES, read_spec
+
+    spec = read_spec(out)
+    total = -(-spec.games // len(spec.agents)) * len(spec.agents)
+    played = journalled_games(out / GAMES) if (out / GAMES).is_file() else 0
+    print(f"resuming: {min(played, total)} of {total} games already played", flush=True)
+
+
 def _play(args: argparse.Namespace):
+    from agents.fit import check_fit
     from agents.tournament import resume_tournament, run_tournament
 
     _check_backend(args)
@@ -156,6 +167,7 @@ def _play(args: argparse.Namespace):
         if given:
             flags = ", ".join(map(game_flags.game_flag, given))
             raise ValueError(f"--resume plays on with the stored options; drop {flags}")
+        print_resuming(args.resume)
         return resume_tournament(
             args.resume,
             workers=args.workers,
@@ -169,6 +181,8 @@ def _play(args: argparse.Namespace):
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
     argtypes.check_agents(args.agents)
+    config = game_flags.game_config(args)
+    check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
     print_rounding(args.games, len(args.agents))
@@ -180,7 +194,7 @@ def _play(args: argparse.Namespace):
         workers=args.workers,
         backend=args.backend,
         ray_address=args.ray_address,
-        config=game_flags.game_config(args),
+        config=config,
         agent_kwargs={"ismcts": ismcts} if ismcts else None,
         progress=not args.no_progress,
         out_dir=args.out,

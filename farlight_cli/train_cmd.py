@@ -16,7 +16,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
-from farlight_cli.errors import INSTALL_EXTRA, InputError
+from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
@@ -26,8 +26,11 @@ LAST_CHECKPOINT = "continue the run in --run-dir from its last checkpoint"
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent (needs the train extra: torch, SB3)",
-        description="Train agents. Every flag mirrors a field of the script's config dataclass.",
+        help="train an agent: MaskablePPO against fixed opponents, league self-play, or "
+        "self-play on Ray RLlib (the train extra; rllib: the rllib extra)",
+        description="Train agents: ppo (MaskablePPO against fixed opponents), self-play (a "
+        "league on SB3) or rllib (a league on Ray RLlib). Every flag mirrors a field of the "
+        "script's config dataclass.",
     )
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     ppo = kinds.add_parser(
@@ -66,7 +69,10 @@ def _add_run_flags(
 ) -> None:
     parser.add_argument("--resume", action="store_true", help=resume)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=_refusing_a_file_as_run_dir(runner, _default_run_dir(config)))
+    default_run_dir = _default_run_dir(config)
+    parser.set_defaults(
+        func=_refusing_a_file_as_run_dir(runner, default_run_dir), default_run_dir=default_run_dir
+    )
 
 
 def _default_run_dir(config: type) -> str:
@@ -99,11 +105,35 @@ def report(command: str, exc: Exception) -> int:
     return 2
 
 
+def checkpoint_steps(args: argparse.Namespace, run_dir: str) -> int | None:
+    """The steps a resumed run starts from; None for a new run or a checkpoint that cannot be
+    read (which the training script then refuses in its own words)."""
+    from training.checkpoints import CHECKPOINT, read_checkpoint
+
+    if not args.resume:
+        return None
+    try:
+        return read_checkpoint(Path(run_dir) / CHECKPOINT)[0].num_timesteps
+    except (OSError, ValueError):
+        return None
+
+
+def trained_text(steps: int, before: int | None) -> str:
+    """'trained 512 steps', or that a resume to the steps already reached trained nothing."""
+    if steps == before:
+        return (
+            f"nothing to train: the run is already at {steps} steps, its --total-steps "
+            "(give a larger one to train on); checkpoint rewritten"
+        )
+    return f"trained {steps} steps"
+
+
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
     try:
         config = config_from_args(args, PPOConfig)
+        before = checkpoint_steps(args, config.run_dir)
         model = train_ppo.train(
             config,
             resume=args.resume,
@@ -112,7 +142,8 @@ def _run_ppo(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # RunError included: a run that cannot start as asked
         return report("farlight train ppo", exc)
-    print(f"trained {model.num_timesteps} steps; policy: {Path(config.run_dir) / 'policy.pt'}")
+    policy = Path(config.run_dir) / "policy.pt"
+    print(f"{trained_text(model.num_timesteps, before)}; policy: {policy}")
     return 0
 
 
@@ -121,6 +152,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
 
     try:
         config = config_from_args(args, SelfPlayConfig)
+        before = checkpoint_steps(args, config.run_dir)
         model = self_play.train(
             config,
             resume=args.resume,
@@ -131,7 +163,8 @@ def _run_self_play(args: argparse.Namespace) -> int:
         return report("farlight train self-play", exc)
     run_dir = Path(config.run_dir)
     print(
-        f"trained {model.num_timesteps} steps; league state {run_dir / self_play.LEAGUE_STATE}; "
+        f"{trained_text(model.num_timesteps, before)}; league state "
+        f"{run_dir / self_play.LEAGUE_STATE}; "
         f"learning curve {run_dir / 'learning_curve.png'}"
     )
     return 0
@@ -145,8 +178,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
         config = config_from_args(args, RLlibConfig)
         import ray.rllib  # noqa: F401
     except ImportError:
-        needs = f"needs the rllib extra (ray.rllib is not installed): {INSTALL_EXTRA['rllib']}"
-        return report(command, ValueError(needs))
+        return report(command, ValueError(needs_extra("rllib", "ray.rllib")))
     except ValueError as exc:
         return report(command, exc)
     from training import rllib_self_play

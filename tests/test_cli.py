@@ -356,3 +356,48 @@ def test_other_commands_leave_the_thread_count_alone(monkeypatch, capsys):
     assert main(["random", "--players", "2", "--games", "1", "--no-progress"]) == 0
     assert "OMP_NUM_THREADS" not in os.environ
     capsys.readouterr()
+
+
+#: A list of agent names in a help text: "random, heuristic, ismcts, ... or a saved policy".
+AGENT_LIST = re.compile(r"((?:[\w@]+, )+[\w@]+),? (?:or|and) (?:the path of )?a saved policy")
+#: The agents a help text says need the train extra: "ppo, rollout, bidder and *.pt need ...".
+TRAIN_LIST = re.compile(
+    r"((?:[\w@*.]+, )*[\w@*.]+ and [\w@*.]+) (?:and saved policies )?needs? the train extra"
+)
+#: evaluate_cmd.py is being edited elsewhere (#48): its help omits bidder until then.
+STALE = {"evaluate": "evaluate --help lists ppo, rollout but not bidder (evaluate_cmd.py)"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(reason=STALE[c], strict=False)) if c in STALE else c
+        for c in ("", *NON_TRAINING, *OTHER_TRAINING, *TRAINING)
+    ],
+)
+def test_every_help_lists_the_registrys_agents(command):
+    """Hand-written lists went stale: "ppo, rollout and *.pt need the train extra" left out
+    bidder. Each list of agents in a help text is the registry's, and so is each list of those
+    that need torch."""
+    from agents.registry import AGENT_NAMES, needs_torch
+    from farlight_cli.main import build_parser
+
+    parser = _parser_of(command) if command else build_parser()
+    text = " ".join(parser.format_help().split())
+    for names in AGENT_LIST.findall(text):
+        listed = set(names.split(", ")) - {"ismcts@N"}
+        assert listed == set(AGENT_NAMES), f"{command}: {names}"
+    for names in TRAIN_LIST.findall(text):
+        listed = set(re.split(r", | and ", names)) - {"*.pt"}
+        assert listed == {n for n in AGENT_NAMES if needs_torch(n)}, f"{command}: {names}"
+
+
+def test_train_help_names_every_kind_and_autopilot_takes_a_name():
+    """`farlight --help` said "train a MaskablePPO agent" (rllib is not one); --autopilot
+    showed a PATH although a file is refused there."""
+    from farlight_cli.main import build_parser
+
+    top = " ".join(build_parser().format_help().split())
+    assert "MaskablePPO" in top and "RLlib" in top and "self-play" in top
+    for kind in ("ppo", "self-play", "rllib"):
+        assert "--autopilot NAME" in _parser_of(f"train {kind}").format_help()

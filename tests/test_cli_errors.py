@@ -319,3 +319,34 @@ def test_train_without_run_dir_checks_the_default_one(
     expected = f"farlight train {kind}: error: --run-dir {default}: exists and is not a directory"
     assert lines == [expected]
     assert path.read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--agents", "ppo,heuristic", "--games", "2", "--no-progress"],
+        ["tournament", "--agents", "heuristic,rollout", "--games", "2", "--no-progress"],
+        ["play", "--opponents", "ppo", "--seed", "1"],
+        ["play", "--players", "3", "--opponents", "random,bidder", "--seed", "1"],
+    ],
+)
+def test_a_policy_for_another_grid_is_refused_before_any_game(argv, tmp_path):
+    """The shipped networks read grid-13 observations: a tournament stopped at game 0 with
+    "ValueError: policy ppo.pt expects ...", status 1, and play ended in a traceback."""
+    pytest.importorskip("torch")
+    record = ["--record", str(tmp_path / "g.json")] if argv[0] == "play" else []
+    proc = farlight(*argv, *record, "--grid-size", "7", stdin="a0\na1\na2\n1\n")
+    assert_one_clear_error(proc, "cannot play this game", "--grid-size 13")
+    assert "ValueError" not in proc.stderr and proc.stdout == ""
+    assert not (tmp_path / "g.json").exists()
+
+
+def test_the_fit_check_passes_what_can_play() -> None:
+    """Agents without a network play any grid; the shipped policies play their own."""
+    pytest.importorskip("torch")
+    from agents.fit import AgentUnfit, check_fit
+
+    check_fit(["random", "heuristic", "ismcts@5"], 3, {"grid_size": 7})
+    check_fit(["ppo", "rollout", "bidder"], 4, {"grid_size": 13})
+    with pytest.raises(AgentUnfit, match="agent bidder cannot play"):
+        check_fit(["heuristic", "bidder"], 2, {"grid_size": 15})

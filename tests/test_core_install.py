@@ -118,3 +118,44 @@ def test_agents_make_names_the_extra_from_python_too(no_torch) -> None:
         [sys.executable, "-c", code], env=no_torch, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.startswith("torch | agent ppo needs the train extra"), done.stderr
+
+
+def test_every_missing_extra_hint_is_written_one_way() -> None:
+    """Hints differed per command ("pip install 'farlight-env[ray]'", "pip install '.[train]'",
+    the torch-first line): every one now comes from farlight_cli.errors, in the README's form,
+    torch pinned first for the extras that pull it in."""
+    import re
+
+    from agents.registry import TRAIN_EXTRA
+    from farlight_cli.errors import INSTALL_EXTRA, TORCH_VERSION, install_line, needs_extra
+
+    pinned = re.search(r'train = \["torch==([\d.]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pinned is not None and pinned.group(1) == TORCH_VERSION
+    assert TRAIN_EXTRA == install_line("train") == INSTALL
+    assert install_line("ray") == "pip install -e '.[ray]'"
+    for extra, line in INSTALL_EXTRA.items():
+        assert re.fullmatch(
+            rf"(pip install torch==[\d.]+ && )?pip install -e '\.\[{extra}\]'", line
+        )
+    assert needs_extra("ray", "ray", "--backend ray") == (
+        "--backend ray needs the ray extra (ray is not installed): pip install -e '.[ray]'"
+    )
+    # no command writes an install line of its own (docs_cmd says how the clone is installed;
+    # evaluate_cmd and serve_cmd are edited elsewhere, #48)
+    own = {"errors.py", "docs_cmd.py", "serve_cmd.py", "evaluate_cmd.py"}
+    for source in sorted((ROOT / "farlight_cli").glob("*.py")):
+        if source.name not in own:
+            assert "pip install" not in source.read_text(), source.name
+
+
+def test_bench_without_torch_names_the_train_extra_as_the_others_do(no_torch, tmp_path) -> None:
+    code = (
+        "import argparse\nfrom farlight_cli.bench_cmd import train_figure\n"
+        "print(train_figure(argparse.Namespace(seed=0)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=no_torch, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == (
+        f"training: skipped: needs the train extra (torch is not installed): {INSTALL}"
+    ), done.stderr

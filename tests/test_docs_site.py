@@ -185,3 +185,59 @@ def test_farlight_docs_serves_the_site(tmp_path: Path) -> None:
         proc.wait(timeout=60)
     with pytest.raises(OSError):  # the server went with it (no orphaned mkdocs serving on)
         direct.open(f"http://127.0.0.1:{port}/quickstart/", timeout=10)
+
+
+def _farlight_docs(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "docs", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _one_clear_error(done: subprocess.CompletedProcess, fragment: str) -> None:
+    """Status 2, one or two lines naming the problem, and no site built first (no MkDocs
+    output: it logs "Building documentation" before it could fail)."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "Building" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert 1 <= len(lines) <= 2 and fragment in done.stderr, done.stderr
+
+
+def test_farlight_docs_on_a_port_in_use_says_so_before_building() -> None:
+    """It used to build the site for ~10 s, then end in MkDocs' 40-line traceback."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _farlight_docs("--port", str(port))
+    _one_clear_error(done, f"cannot serve on 127.0.0.1:{port}: in use")
+    assert "--port" in done.stderr
+
+
+def test_farlight_docs_refuses_a_port_out_of_range_before_building() -> None:
+    """--port 99999 used to build the site, then end in an OverflowError."""
+    _one_clear_error(_farlight_docs("--port", "99999"), "1..65535, got 99999")
+
+
+def test_farlight_docs_build_into_a_file_is_refused_before_building(tmp_path: Path) -> None:
+    """--build FILE used to end in a NotADirectoryError traceback."""
+    file = tmp_path / "notes.txt"
+    file.write_text("mine\n")
+    _one_clear_error(_farlight_docs("--build", str(file)), "exists and is not a directory")
+    _one_clear_error(_farlight_docs("--build", str(file / "site")), "cannot write there")
+    assert file.read_text() == "mine\n"
+
+
+def test_farlight_docs_and_serve_default_to_different_ports() -> None:
+    """`farlight serve`, then `farlight docs`, with no --port: both used to want 8000."""
+    from farlight_cli.main import build_parser
+
+    def default_port(command: str) -> int:
+        return build_parser().parse_args([command]).port
+
+    assert default_port("docs") != default_port("serve")
+    assert f"--port {default_port('docs')}" in (ROOT / "docs" / "cli.md").read_text()

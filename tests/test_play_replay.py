@@ -431,6 +431,43 @@ def test_replay_missing_file(tmp_path, capsys):
     assert "nope.json: no such file" in capsys.readouterr().err
 
 
+def _farlight(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_replay_shows_the_seed_the_player_typed(play_record):
+    """A game played with --seed 3 replays as "seed 3" (it showed only the engine's seed,
+    789974133212406139, which no player ever typed)."""
+    record = load_record(play_record)
+    done = _farlight("replay", str(play_record))
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.split("── round 1 ──")[0]
+    assert re.search(r"; seed 3$", header, re.M), header
+    assert str(record["game_seed"]) not in header
+
+
+@pytest.mark.parametrize("kind", ["file", "below a file"])
+def test_replay_frames_into_a_file_is_one_line_before_anything(kind, play_record, tmp_path):
+    """--frames /etc/passwd printed the header, then a raw "[Errno 17] File exists"."""
+    file = tmp_path / "notes.txt"
+    file.write_text("mine\n")
+    frames = file if kind == "file" else file / "frames"
+    done = _farlight("replay", str(play_record), "--frames", str(frames))
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"farlight replay: error: --frames {frames}: "
+        + (
+            "exists and is not a directory"
+            if kind == "file"
+            else "cannot write there (Not a directory)"
+        )
+    ]
+    assert file.read_text() == "mine\n"
+
+
 # ---------------------------------------------------------------------------- record
 def test_save_record_is_atomic_and_round_trips(play_record, tmp_path):
     record = load_record(play_record)
@@ -521,6 +558,31 @@ def test_play_intro_and_help_lines_fit_80_columns(tmp_path, monkeypatch, capsys)
     helped = out.split("(? help): ?\n")[1].splitlines()[:2]  # the answer is echoed
     assert "c3" in helped[0] and "q: quit" in helped[1]
     assert all(len(line) <= 80 for line in start.splitlines() + helped), start
+
+
+def test_every_line_farlight_play_prints_fits_80_columns(tmp_path):
+    """docs/cli.md says play fits 80x24: bid results, automatic discards and the hint for a
+    bad bid ran past 80 columns, wrapping mid-word, and the board said "1 tiles". (The record's
+    path is printed whole, to be copied: here it is short.)"""
+    transcripts = []
+    for players, seed in ((2, ["--seed", "3"]), (5, [])):  # unseeded: a 39-digit seed at the end
+        done = subprocess.run(
+            [sys.executable, "-m", "farlight_cli", "play", "--opponents", "random"]
+            + ["--players", str(players), "--max-rounds", "3", *seed, "--record", "game.json"],
+            input="b\n1\n" + SCRIPT,  # the full board, then a bid that is not one
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        transcripts.append(done.stdout)
+    out = "".join(transcripts)
+    too_long = [line for line in out.splitlines() if len(line) > 80]
+    assert not too_long, "\n".join(too_long)
+    assert "'1': type a target letter" in out and "Bids revealed" in out
+    assert "· 1 tile ·" in out and not re.search(r"\b1 tiles\b", out)
+    assert "(play the same deal again with --seed" in out
 
 
 def test_play_ctrl_c_saves_and_prints_one_line(tmp_path):

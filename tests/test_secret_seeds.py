@@ -81,7 +81,7 @@ def test_play_without_a_seed_shows_it_only_at_the_end(tmp_path: Path, monkeypatc
     assert seed >= WIDE_SEEDS
     assert str(seed) not in path.name
     assert re.fullmatch(r"farlight-game-\d{8}-\d{6}-[0-9a-f]{6}\.json", path.name)
-    shown = out.index(f"seed {seed} (play the same deal again with --seed {seed})")
+    shown = out.index(f"seed {seed}\n(play the same deal again with --seed {seed})")
     assert str(seed) not in out[:shown] and shown > out.index("winner")
     assert "seed drawn secretly, shown at the end" in out
 

@@ -111,6 +111,16 @@ def test_csv_evaluation_rows_say_at_which_step(ppo_run) -> None:
     assert all(row.get("time/total_timesteps") for row in rows), rows
 
 
+def test_the_last_step_is_evaluated_when_it_is_a_multiple_of_eval_every(ppo_run) -> None:
+    """--total-steps 512 --eval-every 256 evaluates at 256 and 512 (the curve used to end at
+    256: evaluations ran when a rollout started, and none starts after the last update)."""
+    run_dir, config, _model = ppo_run
+    assert config.total_steps % config.eval_every == 0
+    rows = [row for row in csv_rows(run_dir) if row.get("eval/win_rate_vs_random")]
+    evaluated = [int(float(row["time/total_timesteps"])) for row in rows]
+    assert evaluated == list(range(config.eval_every, config.total_steps + 1, config.eval_every))
+
+
 def test_logs_record_episode_returns_and_lengths(ppo_run) -> None:
     """The learning curve every SB3 user looks for: rollout/ep_rew_mean and ep_len_mean.
     SB3 only logs them for envs wrapped in Monitor, which a hand-built VecEnv is not."""
@@ -313,6 +323,45 @@ def test_resume_to_a_reached_total_changes_nothing_but_rewrites_the_checkpoint(
     )
     assert model.num_timesteps == 2 * ROLLOUT
     check_checkpoint(run_dir / CHECKPOINT)
+
+
+def _train_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "train", "ppo", *args, "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_resume_to_fewer_steps_than_reached_is_refused_and_changes_nothing(
+    ppo_run, tmp_path: Path
+) -> None:
+    """It exited 0, trained nothing, printed "trained 512 steps" and wrote the smaller budget
+    into run_config.json."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(ppo_run[0], run_dir)
+    before = {name: (run_dir / name).read_bytes() for name in (RUN_CONFIG, CHECKPOINT)}
+    done = _train_cli("--resume", "--run-dir", str(run_dir), "--total-steps", "128")
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"farlight train ppo: error: the run in {run_dir} is already at 512 steps, more than "
+        "--total-steps 128: give a --total-steps above 512 to train on"
+    ]
+    assert {name: (run_dir / name).read_bytes() for name in before} == before
+
+
+def test_a_resume_to_the_steps_reached_says_there_was_nothing_to_train(
+    ppo_run, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    shutil.copytree(ppo_run[0], run_dir)
+    done = _train_cli("--resume", "--run-dir", str(run_dir))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("nothing to train: the run is already at 512 steps"), done.stdout
+    assert "trained 512" not in done.stdout
+    assert checkpoint_steps(run_dir / CHECKPOINT) == 512
 
 
 @pytest.fixture

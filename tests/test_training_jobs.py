@@ -464,7 +464,10 @@ def test_ctrl_c_names_the_training_command_in_one_line(
 
     monkeypatch.setattr(train_ppo, "train", interrupted)
     assert main(["train", "ppo", "--run-dir", str(tmp_path / "run")]) == 130
-    assert capsys.readouterr().err.strip() == "farlight train ppo: interrupted"
+    assert capsys.readouterr().err.strip() == (
+        "farlight train ppo: interrupted; before its first checkpoint: start it again in an "
+        "empty --run-dir"
+    )
 
 
 @pytest.mark.parametrize("kind", ["ppo", "self-play"])
@@ -499,4 +502,7 @@ def test_ctrl_c_with_subprocess_envs_is_one_line(tmp_path: Path, kind: str) -> N
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
-    assert err.strip() == f"farlight train {kind}: interrupted"
+    assert err.strip() == (
+        f"farlight train {kind}: interrupted; the last checkpoint is kept in {run}: continue "
+        f"with farlight train {kind} --resume --run-dir {run}"
+    )

@@ -22,6 +22,8 @@ from training.config import (
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, subgame_problems
 
+#: The run's RLlib checkpoint folder under --run-dir (named here, free of Ray, for the CLI).
+CHECKPOINT_DIR = "rllib_checkpoint"
 #: What --resume may change; every other option comes from run_config.json.
 RLLIB_RESUMABLE = (
     "iterations",

@@ -36,11 +36,10 @@ from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
 from training.config import resume_config, ship_encoder_frozen, stream_seed
 from training.game_options import check_game_options, game_kwargs
-from training.rllib_config import RLLIB_RESUMABLE, RLlibConfig
+from training.rllib_config import CHECKPOINT_DIR, RLLIB_RESUMABLE, RLlibConfig
 from training.subgame import subgame_fields, subgame_kwargs
 
 RUN_CONFIG = "run_config.json"
-CHECKPOINT_DIR = "rllib_checkpoint"
 LEAGUE = "league.json"
 POLICY = "policy.pt"
 ENV_NAME = "farlight_league"

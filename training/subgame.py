@@ -32,7 +32,10 @@ class SubGameOptions:
     )
     autopilot: str = dataclasses.field(
         default="heuristic",
-        metadata={"help": "agent that plays the learner's other decisions (a name or ismcts@N)"},
+        metadata={
+            "help": "agent that plays the learner's other decisions (a name or ismcts@N)",
+            "metavar": "NAME",
+        },
     )
 
 

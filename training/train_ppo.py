@@ -88,6 +88,14 @@ class CheckpointAndEval(BaseCallback):
     def _on_step(self) -> bool:
         return True
 
+    def _on_training_end(self) -> None:
+        """Evaluate at the last step when it is a multiple of eval_every: no rollout starts
+        after the last update, so the curve would end one evaluation early."""
+        steps = self.model.num_timesteps
+        if crossed_multiple(self.last_eval, steps, self.config.eval_every):
+            self.evaluate()
+            self.last_eval = steps
+
     def save(self) -> None:
         save_checkpoint(self.model, self.run_dir)
         export_policy(self.model, self.run_dir / "policy.pt", actor_config(self.model, self.config))
@@ -163,7 +171,8 @@ def prepare(
                 f"no checkpoint at {run_dir / CHECKPOINT}: the run stopped before its first "
                 "checkpoint; start it again in an empty --run-dir"
             )
-        read_checkpoint(run_dir / CHECKPOINT)
+        meta, _weights = read_checkpoint(run_dir / CHECKPOINT)
+        refuse_a_total_already_passed(run_dir, config.total_steps, meta.num_timesteps)
     else:
         for name in (CHECKPOINT, RUN_CONFIG):
             if (run_dir / name).exists():
@@ -181,6 +190,17 @@ def prepare(
     if hasattr(config, "baselines"):
         check_agents(config.baselines, "--baselines")
     return config
+
+
+def refuse_a_total_already_passed(run_dir: Path, total: int, reached: int) -> None:
+    """A resume to fewer steps than the run has trained would train nothing, yet record the
+    smaller budget as the run's: refused, so that a typo cannot shrink a run. (Equal is
+    allowed: it rewrites the checkpoint and policy of a run killed while writing them.)"""
+    if total < reached:
+        raise RunError(
+            f"the run in {run_dir} is already at {reached:,} steps, more than --total-steps "
+            f"{total}: give a --total-steps above {reached} to train on"
+        )
 
 
 def as_run_error(exc: Exception) -> RunError:
