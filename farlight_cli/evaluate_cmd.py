@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from agents.sealed import MoveBudget
 
 DESCRIPTION = """\
 Benchmark one policy with the fixed protocol farlight-eval-v1 (docs/evaluation.md), so that
@@ -62,6 +66,28 @@ def add(sub: argparse._SubParsersAction) -> None:
         "a 50,000-step best response; needs the train extra) (default: v1)",
     )
     p.add_argument(
+        "--sealed",
+        action="store_true",
+        help="v1 with the policy sealed: from its own boxed process, seeing only its seat's "
+        "observation, mask and redacted game (v2 always is) (default: in this process)",
+    )
+    p.add_argument(
+        "--move-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="sealed play: wall seconds a policy decision may take, measured by the parent; "
+        "a slower one is forfeited to the lowest-numbered legal action (default: no budget)",
+    )
+    p.add_argument(
+        "--move-cpu-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="sealed play: CPU seconds of the policy's process and its descendants per "
+        "decision, read by the parent from /proc; more is forfeited likewise (default: none)",
+    )
+    p.add_argument(
         "--quick",
         action="store_true",
         help="one duplicate block per cell at 2 and 3 players (15 games): a smoke check",
@@ -95,7 +121,16 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
-STORED_OPTIONS = ("quick", "protocol", "ismcts_iterations", *game_flags.GAME_ARGUMENTS, "out")
+STORED_OPTIONS = (
+    "quick",
+    "protocol",
+    "sealed",
+    "move_seconds",
+    "move_cpu_seconds",
+    "ismcts_iterations",
+    *game_flags.GAME_ARGUMENTS,
+    "out",
+)
 
 
 def resume(args: argparse.Namespace) -> int:
@@ -149,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"unknown policy {policy!r}: expected {agent_names_help()}")
     if args.ismcts_iterations is not None and policy != "ismcts":
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
+    budget = _move_budget(args)
     if args.protocol == "v2":
         changed = [
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
@@ -179,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         policy_kwargs["iterations"] = args.ismcts_iterations
     try:
         if args.protocol == "v2":
-            card = _evaluate_v2(args, policy, policy_kwargs)
+            card = _evaluate_v2(args, policy, policy_kwargs, budget)
         else:
             card = evaluate(
                 policy,
@@ -190,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
                 config=game_flags.game_config(args),
                 card_file=None if args.card_set is None else args.card_set.path,
                 out_dir=args.out,
+                sealed=args.sealed,
+                move_budget=budget,
             )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
@@ -202,7 +240,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> dict:
+def _move_budget(args: argparse.Namespace) -> MoveBudget | None:
+    """--move-seconds and --move-cpu-seconds, for sealed play only."""
+    if args.move_seconds is None and args.move_cpu_seconds is None:
+        return None
+    if not args.sealed and args.protocol != "v2":
+        raise InputError("--move-seconds and --move-cpu-seconds need --sealed or --protocol v2")
+    from agents.sealed import MoveBudget
+
+    return MoveBudget(args.move_seconds, args.move_cpu_seconds)
+
+
+def _evaluate_v2(
+    args: argparse.Namespace, policy: str, policy_kwargs: dict, budget: MoveBudget | None
+) -> dict:
     """farlight-eval-v2: the sealed cells, then the exploitability cell (the train extra)."""
     from training.eval_v2 import evaluate_v2
 
@@ -213,4 +264,5 @@ def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> 
         progress=not args.no_progress,
         policy_kwargs=policy_kwargs,
         out_dir=args.out,
+        move_budget=budget,
     )

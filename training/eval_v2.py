@@ -20,6 +20,7 @@ import msgspec
 
 from agents.evaluate import PROTOCOL_V2, evaluate, resume_evaluation
 from agents.formats.scorecard import ExploitCellFile, WarmStart
+from agents.sealed import MoveBudget
 from training.exploit import exploit
 
 #: The exploitability cell's fixed settings (ExploitConfig fields). --quick uses
@@ -110,10 +111,12 @@ def evaluate_v2(
     progress: bool = False,
     policy_kwargs: dict[str, Any] | None = None,
     out_dir: Path | None = None,
+    move_budget: MoveBudget | None = None,
 ) -> dict[str, Any]:
     """Run farlight-eval-v2 for `agent` (a name or a saved policy path; the standard game)
     and return its scorecard. With `out_dir`, games and the best-response run are kept there,
-    so `resume_v2(out_dir)` finishes a killed run."""
+    so `resume_v2(out_dir)` finishes a killed run. `move_budget` bounds each decision of the
+    policy in the cells' games (not in the best response's training)."""
     if policy_kwargs and agent != "ismcts":
         raise ValueError("farlight-eval-v2 takes policy options for ismcts only")
     card = evaluate(
@@ -124,6 +127,7 @@ def evaluate_v2(
         policy_kwargs=policy_kwargs,
         out_dir=out_dir,
         protocol=PROTOCOL_V2,
+        move_budget=move_budget,
     )
     exploited = _exploited(agent, card)
     if out_dir is not None:
