@@ -17,7 +17,14 @@ import pytest
 
 from agents.evaluate import evaluate
 from agents.journal import read_eval_spec
-from agents.sealed import MoveBudget, SealedAgent, fallback_action, protect_folder
+from agents.sealed import (
+    MoveBudget,
+    SealedAgent,
+    box,
+    close_children,
+    fallback_action,
+    protect_folder,
+)
 from agents.sealed.box import UID_BASE, dumpable
 from agents.tournament import GameFailure, GameSpec, play_game, schedule
 from farlight_env.cards.io import card_set_to_dict
@@ -131,6 +138,20 @@ def test_nothing_the_child_started_outlives_its_game(drop: Path, ending: str) ->
     pids = json.loads(log.read_text())
     assert len(pids) == 3
     assert [pid for pid in pids if _running(pid)] == []
+
+
+def test_a_box_without_the_uid_drop_still_ends_everything(
+    drop: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain user's box (here: root's, told to keep its uid): the child keeps the parent's
+    uid, and the helpers it started, the one in its own session included, still end with it."""
+    monkeypatch.setattr(box, "drops_uid", lambda: False)
+    close_children()  # spares made with the uid drop
+    assert _probe(drop)["uid"] == os.getuid()
+    log = drop / "pids.json"
+    play_game(_sealed("Lingerer", {"log": str(log)}))
+    assert [pid for pid in json.loads(log.read_text()) if _running(pid)] == []
+    close_children()
 
 
 @pytest.mark.parametrize("how", ["thread", "process"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import math
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -182,6 +183,10 @@ def close_children() -> None:
     """End the spare children (they also die with this process)."""
     while _SPARES:
         _SPARES.popitem()[1].close()
+
+
+# A forked process (a subprocess env) has its own spares; its parent's are not its children.
+os.register_at_fork(after_in_child=_SPARES.clear)
 
 
 class SealedAgent:

@@ -12,8 +12,8 @@ hold on everything the child starts. docs/safety.md says what it guarantees and 
   not reach as that uid (a Python under /root) stay reachable through descriptors opened first.
 - The parent is made non-dumpable, so a child of its own uid (a parent that is not root) can
   neither ptrace it nor read /proc/PID/mem.
-- Closing kills the child's process group; as root also every process of the child's uid,
-  which catches a descendant that left the group.
+- Closing kills the child, its descendants (it is their subreaper) and its process group; as
+  root also every process of the child's uid, which catches one that escaped even so.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents.workers import descendants
+from agents.workers import descendants, start_time
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4
@@ -131,7 +131,7 @@ class Box:
 
     def __init__(self, warm: str = "") -> None:
         guard_process()
-        self.uid = _take_uid() if os.geteuid() == 0 else None
+        self.uid = _take_uid() if drops_uid() else None
         try:
             self.scratch = Path(tempfile.mkdtemp(prefix="farlight-sealed-"))
             if self.uid is not None:
@@ -195,8 +195,9 @@ class Box:
         its scratch folder."""
         if self.process.returncode is not None:
             return  # closed already
+        _kill_tree(self.pid)  # never reaped before: its pid and group id are still its own
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)  # never reaped before: the group id is its own
+            os.killpg(self.pid, signal.SIGKILL)
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None:
@@ -210,6 +211,28 @@ class Box:
         scratch = getattr(self, "scratch", None)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def drops_uid() -> bool:
+    """Whether children run as a uid of their own: when this process is root."""
+    return os.geteuid() == 0
+
+
+def _kill_tree(pid: int) -> None:
+    """Stop `pid` and its descendants (the child is their subreaper) until no new one appears,
+    so none forks meanwhile, then kill them all: this reaches those that left its group."""
+    stopped: dict[int, str] = {}
+    todo = {pid} | descendants(pid)
+    while todo:
+        for kid in todo:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(kid, signal.SIGSTOP)
+                stopped[kid] = start_time(kid)
+        todo = {kid for known in list(stopped) for kid in descendants(known)} - stopped.keys()
+    for kid, started in stopped.items():
+        if start_time(kid) == started:  # the same process, not a reused pid
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(kid, signal.SIGKILL)
 
 
 def _take_uid() -> int:
