@@ -210,14 +210,16 @@ class Lingerer:
     """Plays as RandomAgent(seed); on its first decision starts helpers that would outlive it,
     and writes their pids to `log`: a sleeping grandchild, one that left the process group
     (its own session) and an orphan (its parent shell exits at once); with `fail`, it then
-    raises."""
+    raises; with `stall`, it then sleeps that many seconds."""
 
     name = "lingerer"
     needs_observation = False
 
-    def __init__(self, seed: int | None = None, log: str = "", fail: bool = False) -> None:
+    def __init__(
+        self, seed: int | None = None, log: str = "", fail: bool = False, stall: float = 0.0
+    ) -> None:
         self.inner = RandomAgent(seed=seed)
-        self.log, self.fail = log, fail
+        self.log, self.fail, self.stall = log, fail, stall
         self.pids: list[int] = []
 
     def reset(self) -> None:
@@ -237,6 +239,7 @@ class Lingerer:
                 json.dump(self.pids, fh)
             if self.fail:
                 raise RuntimeError("lingered, then failed")
+            time.sleep(self.stall)
         return self.inner.act(observation, action_mask, info)
 
 

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,6 +142,28 @@ def test_nothing_the_child_started_outlives_its_game(drop: Path, ending: str) ->
     pids = json.loads(log.read_text())
     assert len(pids) == 3
     assert [pid for pid in pids if _running(pid)] == []
+
+
+def test_a_terminated_parent_ends_its_children_first(drop: Path) -> None:
+    """SIGTERM to the process playing (a pool worker the tournament stops on a failure) closes
+    its boxes before it dies: the helpers its agent started do not outlive it."""
+    log = drop / "pids.json"
+    script = (
+        "from tests.test_sealed_box import _sealed; from agents.tournament import play_game; "
+        f"play_game(_sealed('Lingerer', {{'log': {str(log)!r}, 'stall': 120}}))"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[1])
+    try:
+        for _ in range(600):
+            if log.exists() and log.read_text():
+                break
+            time.sleep(0.05)  # waiting for the agent to start its helpers, not timing it
+        pids = json.loads(log.read_text())
+        parent.terminate()
+        assert parent.wait(timeout=60) == -signal.SIGTERM
+    finally:
+        parent.kill()
+    assert len(pids) == 3 and [pid for pid in pids if _running(pid)] == []
 
 
 def test_a_box_without_the_uid_drop_still_ends_everything(

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from agents.sealed.box import Box
+from agents.sealed.box import Box, close_all
 from agents.sealed.protocol import (
     ANSWERS,
     MAX_REPLY_BYTES,
@@ -180,9 +180,9 @@ def _take(agent: str) -> _Child:
 
 @atexit.register
 def close_children() -> None:
-    """End the spare children (they also die with this process)."""
-    while _SPARES:
-        _SPARES.popitem()[1].close()
+    """End every child of this process, spares included, and all they started."""
+    _SPARES.clear()
+    close_all()
 
 
 # A forked process (a subprocess env) has its own spares; its parent's are not its children.

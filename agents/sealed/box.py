@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -42,7 +43,11 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: Environment variables a child keeps from its parent (others may hold secrets).
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES")
 
-_live_slots: set[int] = set()  # slots of this process's boxes that are open
+_live_slots: set[int] = set()  # uids of this process's boxes that are open
+_open: set[Box] = set()  # this process's boxes not closed yet
+#: Signals that end this process by default: a box's first start makes them close every box
+#: first (where no handler of the program's own is set), so a terminated worker leaves none.
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class BoxError(RuntimeError):
@@ -131,6 +136,7 @@ class Box:
 
     def __init__(self, warm: str = "") -> None:
         guard_process()
+        _close_on_ending_signals()
         self.uid = _take_uid() if drops_uid() else None
         try:
             self.scratch = Path(tempfile.mkdtemp(prefix="farlight-sealed-"))
@@ -152,6 +158,7 @@ class Box:
         except BaseException:
             self._release()
             raise
+        _open.add(self)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
@@ -205,12 +212,38 @@ class Box:
         self._release()
 
     def _release(self) -> None:
+        _open.discard(self)
         if self.uid is not None:
             kill_uid(self.uid)
             _live_slots.discard(self.uid)
         scratch = getattr(self, "scratch", None)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def close_all() -> None:
+    """Close every box of this process (its children and all they started)."""
+    for box in list(_open):
+        box.close()
+
+
+def _close_on_ending_signals() -> None:
+    """SIGTERM and SIGHUP close every box, then end this process as they would have."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in ENDING_SIGNALS:
+        if signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _end)
+
+
+def _end(number: int, _frame: object) -> None:
+    close_all()
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+
+
+# A forked process does not own its parent's boxes: it must neither close nor count them.
+os.register_at_fork(after_in_child=lambda: (_open.clear(), _live_slots.clear()))
 
 
 def drops_uid() -> bool:
