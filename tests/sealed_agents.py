@@ -243,13 +243,6 @@ class Lingerer:
         return self.inner.act(observation, action_mask, info)
 
 
-def _burn(seconds: float) -> None:
-    """Spend `seconds` of CPU time in this process."""
-    end = time.process_time() + seconds
-    while time.process_time() < end:
-        pass
-
-
 class Burner:
     """Plays as RandomAgent(seed), but on the decisions in `at` (comma-separated numbers, from
     0) spends `seconds` of CPU first: `how` "thread" in another thread, "process" in a child
@@ -315,8 +308,8 @@ def _spin_thread(end: float) -> None:
 
 
 def _spin(seconds: float) -> None:
-    end = time.monotonic() + seconds  # process_time lies in this process (and its forks)
-    while time.monotonic() < end:
+    end = time.thread_time() + seconds  # process_time lies in this process (and its forks)
+    while time.thread_time() < end:
         pass
 
 

@@ -192,17 +192,16 @@ def test_the_parent_counts_cpu_the_child_spends_elsewhere(how: str) -> None:
 
 @pytest.mark.parametrize(
     ("budget", "how"),
-    [(MoveBudget(cpu_seconds=0.3), "thread"), (MoveBudget(seconds=0.5), "sleep")],
+    [(MoveBudget(cpu_seconds=0.3), "thread"), (MoveBudget(seconds=2.0), "sleep")],
 )
 def test_a_decision_over_budget_is_forfeited_and_the_game_goes_on(
     budget: MoveBudget, how: str, drop: Path
 ) -> None:
-    kwargs = {"seconds": 3.0, "how": how, "at": "1,4", "once": str(drop)}
+    kwargs = {"seconds": 30.0, "how": how, "at": "1,4", "once": str(drop)}
     spec = _sealed("Burner", kwargs, move_budget=budget)
     record = play_game(spec)
-    assert record["forfeits"] == [2, 0] and record["rounds"] > 0
-    open_game = play_game(schedule(["random"], 2, 1, seed=1)[0])  # the other seat's agent
-    assert record["timing"]["decisions"][0] > 4 and open_game["timing"]["decisions"][0] > 0
+    assert record["forfeits"] == [2, 0]  # its two slow decisions; the others in time
+    assert record["winners"] and record["timing"]["decisions"][0] > 4  # played to its end
 
 
 def test_a_forfeited_decision_plays_the_lowest_legal_action(drop: Path) -> None:
@@ -212,11 +211,11 @@ def test_a_forfeited_decision_plays_the_lowest_legal_action(drop: Path) -> None:
     vector, mask = env.observe_for(agent_name, None)
     info = {"seat": 0, "view": env.player_view(agent_name)}
     cards = card_set_to_dict(env.game.cards)
-    burner = {"how": "sleep", "at": "0", "once": str(drop)}
-    sealed = SealedAgent("tests.sealed_agents:Burner", 1, cards, MoveBudget(seconds=0.3), **burner)
+    burner = {"how": "sleep", "seconds": 30.0, "at": "0", "once": str(drop)}
+    sealed = SealedAgent("tests.sealed_agents:Burner", 1, cards, MoveBudget(seconds=2.0), **burner)
     try:
         assert sealed.act(vector, mask, info) == fallback_action(mask) == np.flatnonzero(mask)[0]
-        assert sealed.forfeits == 1 and sealed.last_seconds >= 0.3
+        assert sealed.forfeits == 1 and sealed.last_seconds >= 2.0
         assert mask[sealed.act(vector, mask, info)]  # a fresh child plays the next decision
         assert sealed.forfeits == 1
     finally:

@@ -169,6 +169,8 @@ class Box:
 
     def alive(self) -> bool:
         """Whether the child still runs (a dead one is not reaped yet: its pid stays its own)."""
+        if not hasattr(os, "waitid"):  # not Linux: no box around it (docs/safety.md)
+            return self.process.poll() is None
         return self._ended() is None
 
     def _ended(self) -> os.waitid_result | None:
@@ -190,6 +192,10 @@ class Box:
     def exit_code(self, seconds: float = 5.0) -> int | None:
         """The child's exit status once it ends (waiting up to `seconds`), else None; a child
         killed by a signal gives minus its number, as subprocess does."""
+        if not hasattr(os, "waitid"):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return self.process.wait(timeout=seconds)
+            return None
         deadline = time.monotonic() + seconds
         while (ended := self._ended()) is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -198,13 +204,14 @@ class Box:
         return -ended.si_status if ended.si_code != os.CLD_EXITED else ended.si_status
 
     def close(self) -> None:
-        """Kill the child's process group (and as root every process of its uid), then remove
-        its scratch folder."""
-        if self.process.returncode is not None:
+        """Kill the child, its descendants and its process group (as root also every process
+        of its uid), then remove its scratch folder."""
+        if self not in _open:
             return  # closed already
-        _kill_tree(self.pid)  # never reaped before: its pid and group id are still its own
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
+        if self.process.returncode is None:  # not reaped: its pid and group id are its own
+            _kill_tree(self.pid)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None:

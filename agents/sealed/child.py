@@ -44,8 +44,8 @@ def main(parent_pid: int, warm: str = "") -> None:
     from farlight_env.game.hidden import SealedView
 
     die_with_parent(parent_pid)
-    # Orphaned descendants stay ours, so the parent's CPU count (/proc) still sees them.
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if sys.platform.startswith("linux"):  # orphaned descendants stay ours, so the parent's
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # /proc count sees them
     if warm == "torch":
         with contextlib.suppress(ImportError):
             import torch  # noqa: F401 - ready before the agent is asked for
