@@ -34,6 +34,9 @@ adds an exploitability cell: a best response warm-started from the shipped netwo
 against the policy at 2 players for 50,000 learner steps (farlight exploit, seed 0), then
 evaluated on 200 seat-rotated games (seed 29002); its win rate minus 1/2 is the exploitation
 gap, a lower bound on the policy's exploitability. v2 is defined on the standard game only.
+--sealed plays v1 with the policy sealed. Sealed, each game of the policy runs in a fresh boxed
+process (docs/safety.md), timed by this one: --move-seconds and --move-cpu-seconds bound each
+decision, and one over budget is forfeited to the lowest-numbered legal action.
 """
 
 
