@@ -87,6 +87,27 @@ def test_as_root_the_child_is_an_unprivileged_uid_of_its_own(drop: Path, tmp_pat
     assert target.read_text() == '{"deck": "the live deck"}\n'
 
 
+@needs_root
+def test_a_root_without_uids_to_drop_to_refuses_to_seal() -> None:
+    """Root in a user namespace that maps only itself (its children could read its memory
+    there) gets one line saying so, not a child running as root."""
+    if subprocess.run(["unshare", "--user", "--map-root-user", "true"]).returncode != 0:
+        pytest.skip("this kernel offers no user namespace (unshare --user) to try it in")
+    script = (
+        "from agents.tournament import GameFailure, play_game, schedule\n"
+        "try:\n    play_game(schedule(['random'], 2, 1, seed=1, sealed=True)[0])\n"
+        "except GameFailure as exc:\n    print(exc)"
+    )
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+        timeout=120,
+    )
+    assert "BoxError: this root maps no uid 0x7" in done.stdout, done.stdout + done.stderr
+
+
 def test_the_child_has_a_scratch_folder_and_a_clean_environment(
     drop: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -139,6 +139,12 @@ class Box:
         _close_on_ending_signals()
         self.uid = _take_uid() if drops_uid() else None
         try:
+            if self.uid is not None and not _mapped(self.uid):
+                raise BoxError(
+                    f"this root maps no uid {self.uid:#x} (a user namespace): a sealed child "
+                    "cannot drop to a uid of its own; run as a plain user, or map "
+                    f"{UID_BASE:#x}-{UID_BASE + (1 << 28) - 1:#x}"
+                )
             self.scratch = Path(tempfile.mkdtemp(prefix="farlight-sealed-"))
             if self.uid is not None:
                 kill_uid(self.uid)  # a process left by an earlier holder of this uid
@@ -273,6 +279,19 @@ def _kill_tree(pid: int) -> None:
         if start_time(kid) == started:  # the same process, not a reused pid
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(kid, signal.SIGKILL)
+
+
+def _mapped(uid: int) -> bool:
+    """Whether `uid` is a uid and gid of this process's user namespace."""
+    for name in ("uid_map", "gid_map"):
+        try:
+            lines = Path(f"/proc/self/{name}").read_text().splitlines()
+        except OSError:
+            continue  # no user namespaces: every id is the kernel's
+        ranges = [tuple(map(int, line.split())) for line in lines if line.strip()]
+        if not any(first <= uid < first + count for first, _, count in ranges):
+            return False
+    return True
 
 
 def _take_uid() -> int:
