@@ -9,6 +9,7 @@ every game it finds. It writes what it found to `log` (one JSON line per decisio
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -195,6 +196,7 @@ class Probe:
             "gid": os.getgid(),
             "groups": os.getgroups(),
             "capabilities": status["CapEff"].strip(),
+            "dumpable": ctypes.CDLL(None).prctl(3, 0, 0, 0, 0),  # PR_GET_DUMPABLE
             "parent_memory": _attempt(_read_parent_memory),
             "read": {path: _attempt(_open_for("rb", path)) for path in self.targets},
             "write": {path: _attempt(_open_for("ab", path)) for path in self.targets},

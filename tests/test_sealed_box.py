@@ -81,6 +81,7 @@ def test_as_root_the_child_is_an_unprivileged_uid_of_its_own(drop: Path, tmp_pat
     report = _probe(drop, [target])
     assert report["uid"] >= UID_BASE and report["gid"] == report["uid"]
     assert report["groups"] == [] and int(report["capabilities"], 16) == 0
+    assert report["dumpable"] == 0
     assert report["parent_memory"] == "PermissionError"
     assert report["read"][str(target)] == "PermissionError"
     assert report["write"][str(target)] == "PermissionError"
@@ -191,10 +192,12 @@ def test_a_box_without_the_uid_drop_still_ends_everything(
     drop: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A plain user's box (here: root's, told to keep its uid): the child keeps the parent's
-    uid, and the helpers it started, the one in its own session included, still end with it."""
+    uid but is not dumpable (other children cannot ptrace it), and the helpers it started, the
+    one in its own session included, still end with it."""
     monkeypatch.setattr(box, "drops_uid", lambda: False)
     close_children()  # spares made with the uid drop
-    assert _probe(drop)["uid"] == os.getuid()
+    report = _probe(drop)
+    assert report["uid"] == os.getuid() and report["dumpable"] == 0  # no ptrace by its peers
     log = drop / "pids.json"
     play_game(_sealed("Lingerer", {"log": str(log)}))
     assert [pid for pid in json.loads(log.read_text()) if _running(pid)] == []

@@ -11,7 +11,8 @@ hold on everything the child starts. docs/safety.md says what it guarantees and 
   the parent's memory nor files that are not readable by others. Interpreter folders it could
   not reach as that uid (a Python under /root) stay reachable through descriptors opened first.
 - The parent is made non-dumpable, so a child of its own uid (a parent that is not root) can
-  neither ptrace it nor read /proc/PID/mem.
+  neither ptrace it nor read /proc/PID/mem; so is each child before any agent code runs, so
+  a spare is safe from the children of other games.
 - Closing kills the child, its descendants (it is their subreaper) and its process group; as
   root also every process of the child's uid, which catches one that escaped even so.
 """
@@ -92,6 +93,8 @@ BOOT = """\
 import ctypes, os, stat, sys
 sys.path[:0] = {paths!r}
 uid = {uid!r}
+if sys.platform.startswith("linux"):  # PR_SET_DUMPABLE 0: no other child may ptrace this one
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
 
 def reachable(path):
     path = os.path.realpath(path)
@@ -260,8 +263,8 @@ os.register_at_fork(after_in_child=lambda: (_open.clear(), _live_slots.clear()))
 
 
 def drops_uid() -> bool:
-    """Whether children run as a uid of their own: when this process is root."""
-    return os.geteuid() == 0
+    """Whether children run as a uid of their own: when this process is root (on Linux)."""
+    return sys.platform.startswith("linux") and os.geteuid() == 0
 
 
 def _kill_tree(pid: int) -> None:
