@@ -80,7 +80,6 @@ class _Child:
     and CPU time of the last one as the parent measured them."""
 
     def __init__(self, warm: str) -> None:
-        self.warm = warm
         self.box = Box(warm)
         self.encode = msgspec.msgpack.Encoder().encode
         self.decode = msgspec.msgpack.Decoder(Reply).decode
@@ -114,8 +113,11 @@ class _Child:
             self._measure(started)
             self.close()
             raise
-        except TimeoutError:
+        except TimeoutError:  # the answer begun but unfinished at the deadline
+            self._measure(started)
             self.close()
+            if timed:
+                raise _OverBudget(killed=True) from None
             raise SealedAgentError(f"no answer within {limit:g} s") from None
         except (EOFError, BrokenPipeError):
             code = self.box.exit_code()
@@ -142,7 +144,7 @@ class _Child:
             if time.monotonic() >= deadline:
                 if late:
                     raise _OverBudget(killed=True)
-                raise TimeoutError
+                raise TimeoutError("no answer in time")
 
     def _measure(self, started: float) -> None:
         cpu = self.box.cpu_seconds()

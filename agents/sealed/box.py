@@ -52,7 +52,7 @@ ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class BoxError(RuntimeError):
-    """A box that could not be made (no free uid slot, no scratch folder)."""
+    """A box that could not be made (no free uid slot; a root that maps no child uid)."""
 
 
 def dumpable() -> bool:
