@@ -40,6 +40,8 @@ PR_SET_DUMPABLE = 4
 UID_BASE = 0x7000_0000
 SLOT_BITS = 6
 PID_MASK = (1 << 22) - 1
+#: Seconds to wait for killed processes to be gone before a box counts as closed.
+KILL_SECONDS = 5.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: Environment variables a child keeps from its parent (others may hold secrets).
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES")
@@ -282,6 +284,20 @@ def _kill_tree(pid: int) -> None:
         if start_time(kid) == started:  # the same process, not a reused pid
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(kid, signal.SIGKILL)
+    deadline = time.monotonic() + KILL_SECONDS  # SIGKILL is sent at once, obeyed a bit later
+    while any(_running(kid, started) for kid, started in stopped.items()):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.005)
+
+
+def _running(pid: int, started: str) -> bool:
+    """Whether the process `pid` that started at `started` still runs (not a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] not in ("Z", "X")
 
 
 def _mapped(uid: int) -> bool:
