@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -186,6 +187,29 @@ def test_a_terminated_parent_ends_its_children_first(drop: Path) -> None:
     finally:
         parent.kill()
     assert len(pids) == 3 and [pid for pid in pids if _running(pid)] == []
+
+
+def test_scratch_folders_of_dead_parents_are_removed_by_the_next_one() -> None:
+    """A parent that died without closing its boxes (killed, or a forked worker that skips
+    exit handlers) leaves its scratch folders; the next process to seal removes them, and
+    never those of a parent still alive."""
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    dead = Path(tempfile.gettempdir()) / f"{box.SCRATCH_PREFIX}{ended.pid}-left"
+    alive = Path(tempfile.gettempdir()) / f"{box.SCRATCH_PREFIX}{os.getpid()}-mine"
+    for folder in (dead, alive):
+        folder.mkdir()
+        (folder / "notes.txt").write_text("left by an agent\n")
+    try:
+        script = (
+            "from agents.tournament import play_game, schedule; "
+            "play_game(schedule(['random'], 2, 1, seed=1, sealed=True)[0])"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(__file__).parents[1])
+        assert not dead.exists() and alive.exists()
+    finally:
+        shutil.rmtree(dead, ignore_errors=True)
+        shutil.rmtree(alive, ignore_errors=True)
 
 
 def test_a_box_without_the_uid_drop_still_ends_everything(

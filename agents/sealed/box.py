@@ -48,6 +48,9 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES")
 
 _live_slots: set[int] = set()  # uids of this process's boxes that are open
 _open: set[Box] = set()  # this process's boxes not closed yet
+_swept = False  # whether this process removed the scratch folders of dead parents
+#: A scratch folder is TMPDIR/farlight-sealed-<parent pid>-<random>.
+SCRATCH_PREFIX = "farlight-sealed-"
 #: Signals that end this process by default: a box's first start makes them close every box
 #: first (where no handler of the program's own is set), so a terminated worker leaves none.
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -142,6 +145,7 @@ class Box:
     def __init__(self, warm: str = "") -> None:
         guard_process()
         _close_on_ending_signals()
+        _remove_orphaned_scratch()
         self.uid = _take_uid() if drops_uid() else None
         try:
             if self.uid is not None and not _mapped(self.uid):
@@ -150,7 +154,7 @@ class Box:
                     "cannot drop to a uid of its own; run as a plain user, or map "
                     f"{UID_BASE:#x}-{UID_BASE + (1 << 28) - 1:#x}"
                 )
-            self.scratch = Path(tempfile.mkdtemp(prefix="farlight-sealed-"))
+            self.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
             if self.uid is not None:
                 kill_uid(self.uid)  # a process left by an earlier holder of this uid
                 os.chown(self.scratch, self.uid, self.uid)
@@ -237,6 +241,19 @@ class Box:
         scratch = getattr(self, "scratch", None)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _remove_orphaned_scratch() -> None:
+    """Once per process: remove the scratch folders of parents that died without closing their
+    boxes (killed, or a forked worker that ends without exit handlers)."""
+    global _swept
+    if _swept or not sys.platform.startswith("linux"):  # /proc tells the dead parents
+        return
+    _swept = True
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        owner = folder.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def close_all() -> None:
