@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import multiprocessing.util
 import os
 import shutil
 import signal
@@ -245,11 +246,13 @@ class Box:
 
 def _remove_orphaned_scratch() -> None:
     """Once per process: remove the scratch folders of parents that died without closing their
-    boxes (killed, or a forked worker that ends without exit handlers)."""
+    boxes (killed ones), and have a multiprocessing worker close its own when it ends."""
     global _swept
     if _swept or not sys.platform.startswith("linux"):  # /proc tells the dead parents
         return
     _swept = True
+    # A multiprocessing worker ends without exit handlers, but runs these finalizers.
+    multiprocessing.util.Finalize(None, close_all, exitpriority=0)
     for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
         owner = folder.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
@@ -277,8 +280,15 @@ def _end(number: int, _frame: object) -> None:
     os.kill(os.getpid(), number)
 
 
-# A forked process does not own its parent's boxes: it must neither close nor count them.
-os.register_at_fork(after_in_child=lambda: (_open.clear(), _live_slots.clear()))
+def _forget_boxes() -> None:
+    """A forked process does not own its parent's boxes: it must neither close nor count them."""
+    global _swept
+    _open.clear()
+    _live_slots.clear()
+    _swept = False
+
+
+os.register_at_fork(after_in_child=_forget_boxes)
 
 
 def drops_uid() -> bool:
