@@ -38,7 +38,8 @@ from agents.formats.scorecard import (
 from farlight_env.game.seeds import SECURE_SEED_BITS
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
-    from agents.tournament import GameSpec  # stays light
+    from agents.sealed import MoveBudget  # stays light
+    from agents.tournament import GameSpec
 
 PROTOCOL = "farlight-eval-v1"
 #: v1's cells with the policy sealed, plus an exploitability cell (training/eval_v2.py, which
@@ -101,10 +102,12 @@ def cell_specs(
     policy_kwargs: dict[str, Any],
     opponent_kwargs: dict[str, dict[str, Any]],
     sealed: bool = False,
+    move_budget: MoveBudget | None = None,
 ) -> list[GameSpec]:
     """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
     block of N rotations the policy sits once in every seat and every game shares the deal.
-    With `sealed`, the policy plays sealed (agents.sealed); the shipped opponents do not."""
+    With `sealed`, the policy plays sealed (agents.sealed), each decision within `move_budget`;
+    the shipped opponents do not."""
     from agents.tournament import schedule
 
     lineup = [POLICY_LABEL] + [cell.opponent] * (cell.players - 1)
@@ -112,7 +115,13 @@ def cell_specs(
     specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs)
     seal = (POLICY_LABEL,) if sealed else ()
     return [
-        replace(s, index=first_index + s.index, aliases={POLICY_LABEL: policy}, sealed=seal)
+        replace(
+            s,
+            index=first_index + s.index,
+            aliases={POLICY_LABEL: policy},
+            sealed=seal,
+            move_budget=move_budget if sealed else None,
+        )
         for s in specs
     ]
 
@@ -208,6 +217,7 @@ def evaluate(
     protocol: str = PROTOCOL,
     held_out: bool = False,
     held_out_secret: str | None = None,
+    move_budget: MoveBudget | None = None,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
@@ -216,7 +226,8 @@ def evaluate(
     With `sealed` (an agent by name or path only) the policy plays from its own process and
     sees only its observation, mask and a view of its seat's redacted game (agents.sealed);
     the scorecard says `"sealed": true`. `protocol` farlight-eval-v2 plays v1's cells
-    sealed (its exploitability cell is added by training.eval_v2).
+    sealed (its exploitability cell is added by training.eval_v2). A sealed policy's decision
+    over `move_budget` is forfeited (agents.sealed.MoveBudget); the scorecard counts them.
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
     card file for the hash): the scorecard records it and is then marked non-standard. With
@@ -238,6 +249,8 @@ def evaluate(
     sealed = sealed or protocol == PROTOCOL_V2
     if sealed and not isinstance(agent, str):
         raise ValueError("a sealed evaluation needs the agent by name or path")
+    if move_budget is not None and not sealed:
+        raise ValueError("a move budget needs a sealed evaluation")
     config = dict(config or {})
     policy_kwargs = dict(policy_kwargs or {})
     if agent == "ismcts":
@@ -263,6 +276,7 @@ def evaluate(
             policy_kwargs,
             stored_config(config),
             sealed,
+            *_stored_budget(move_budget),
             "held-out" if secret is not None else "published",
         )
         journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation", secret)
@@ -279,6 +293,7 @@ def evaluate(
         sealed,
         protocol,
         secret,
+        move_budget,
     )
 
 
@@ -310,7 +325,10 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         if key is None or key.held_out_secret is None:
             raise JournalError(f"{out_dir}: a held-out evaluation whose secret is missing")
         secret = key.held_out_secret
-    plan = _specs(spec.agent, spec.quick, config, dict(spec.policy_kwargs), spec.sealed, secret)
+    kwargs = dict(spec.policy_kwargs)
+    plan = _specs(
+        spec.agent, spec.quick, config, kwargs, spec.sealed, secret, _budget_of(spec)
+    )
     expected = {s.index: (s.seed, s.lineup) for s in plan}
     finished = read_games(out_dir, expected, EVAL_GAMES)
     return _scorecard(
@@ -326,6 +344,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         spec.sealed,
         spec.protocol,
         secret,
+        _budget_of(spec),
     )
 
 
@@ -336,12 +355,29 @@ def _specs(
     policy_kwargs: dict[str, Any],
     sealed: bool = False,
     secret: str | None = None,
+    move_budget: MoveBudget | None = None,
 ) -> list[GameSpec]:
     opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
     specs: list[GameSpec] = []
     for cell in cells(quick, secret):
-        specs += cell_specs(cell, agent, len(specs), config, policy_kwargs, opponent_kwargs, sealed)
+        specs += cell_specs(
+            cell, agent, len(specs), config, policy_kwargs, opponent_kwargs, sealed, move_budget
+        )
     return specs
+
+
+def _stored_budget(budget: MoveBudget | None) -> tuple[float | None, float | None]:
+    """The move budget as the evaluation spec stores it: (move_seconds, move_cpu_seconds)."""
+    return (None, None) if budget is None else (budget.seconds, budget.cpu_seconds)
+
+
+def _budget_of(spec: Any) -> MoveBudget | None:
+    """The move budget an evaluation spec stored (None if it had none)."""
+    from agents.sealed import MoveBudget
+
+    if spec.move_seconds is None and spec.move_cpu_seconds is None:
+        return None
+    return MoveBudget(spec.move_seconds, spec.move_cpu_seconds)
 
 
 def _scorecard(
@@ -357,6 +393,7 @@ def _scorecard(
     sealed: bool = False,
     protocol: str = PROTOCOL,
     secret: str | None = None,
+    move_budget: MoveBudget | None = None,
 ) -> dict[str, Any]:
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard
     (a held-out run's `secret` enters it only here, after the last game)."""
@@ -366,7 +403,13 @@ def _scorecard(
     from farlight_env.game.rules_options import RuleOptions
 
     plan = cells(quick, secret)
-    specs = _specs(agent, quick, config, policy_kwargs, sealed, secret)
+    specs = _specs(agent, quick, config, policy_kwargs, sealed, secret, move_budget)
+    if sealed:  # the games and their journal stay out of the sealed children's reach
+        from agents.sealed import guard_process, protect_folder
+
+        guard_process()
+        if journal is not None:
+            protect_folder(journal.out_dir)
     started = time.perf_counter()
     records = play_games(specs, workers, progress, journal, finished)
     wall = time.perf_counter() - started
@@ -375,11 +418,12 @@ def _scorecard(
         results.append(cell_result(cell, records[first : first + cell.games]))
         first += cell.games
     ratings = rate(records, [POLICY_LABEL, *OPPONENTS])
-    cpu = decisions = 0
+    cpu = decisions = forfeits = 0
     for record in records:
         seat = policy_seat(record)
         cpu += record["timing"]["cpu_seconds"][seat]
         decisions += record["timing"]["decisions"][seat]
+        forfeits += record.get("forfeits", [0] * len(record["players"]))[seat]
     rules = RuleOptions.from_mapping(config.get("rule_options", {}))
     defaults = {  # every offered game option but the rule options, which are stored apart
         name: default
@@ -414,6 +458,7 @@ def _scorecard(
         budgets=Budgets(
             ismcts_opponent_iterations=ISMCTS_ITERATIONS,
             policy=policy_settings(agent, policy_kwargs),
+            **_budget_fields(move_budget),
         ),
         counting="ties: a victory shared by k seats counts 1/k of a win; margin: policy "
         "score minus best opponent score",
@@ -429,8 +474,17 @@ def _scorecard(
         decisions=decisions,
         seconds_per_decision=cpu / decisions if decisions else 0.0,
         wall_seconds=round(wall, 3),
+        **({"forfeits": forfeits} if sealed else {}),
     )
     return msgspec.to_builtins(card)
+
+
+def _budget_fields(budget: MoveBudget | None) -> dict[str, float]:
+    """The scorecard's budgets.move_seconds and move_cpu_seconds, where set."""
+    if budget is None:
+        return {}
+    fields = {"move_seconds": budget.seconds, "move_cpu_seconds": budget.cpu_seconds}
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 #: Fields that measure the machine, not the policy: they differ between identical runs.
@@ -446,6 +500,8 @@ def format_scorecard(card: dict[str, Any]) -> str:
         lines.append("NON-STANDARD game options: not comparable with standard scorecards")
     if card.get("sealed"):  # absent from scorecards written before sealed play existed
         lines.append("sealed: the policy played from its own process, on redacted views only")
+        if card.get("forfeits"):
+            lines.append(f"forfeited: {card['forfeits']} policy decisions over the move budget")
     if card.get("seed_mode") == "held-out":  # absent from scorecards written before it
         lines.append(
             "held-out deals: drawn from a secret nobody held before the run; replay with "

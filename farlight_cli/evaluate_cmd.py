@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from agents.sealed import MoveBudget
 
 DESCRIPTION = """\
 Benchmark one policy with the fixed protocol farlight-eval-v1 (docs/evaluation.md), so that
@@ -34,6 +38,9 @@ The seeds above are published, so an agent could precompute the games: --held-ou
 cells from a secret drawn at the start instead (the same blocks and cell sizes), written to the
 scorecard after the last game (--held-out-secret replays it). Only held-out sealed scorecards
 compare agents submitted by others.
+--sealed plays v1 with the policy sealed. Sealed, each game of the policy runs in a fresh boxed
+process (docs/safety.md), timed by this one: --move-seconds and --move-cpu-seconds bound each
+decision, and one over budget is forfeited to the lowest-numbered legal action.
 """
 
 
@@ -64,6 +71,28 @@ def add(sub: argparse._SubParsersAction) -> None:
         default="v1",
         help="v1: the cells; v2: the cells played sealed plus the exploitability cell (trains "
         "a 50,000-step best response; needs the train extra) (default: v1)",
+    )
+    p.add_argument(
+        "--sealed",
+        action="store_true",
+        help="v1 with the policy sealed: from its own boxed process, seeing only its seat's "
+        "observation, mask and redacted game (v2 always is) (default: in this process)",
+    )
+    p.add_argument(
+        "--move-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="sealed play: wall seconds a policy decision may take, measured by the parent; "
+        "a slower one is forfeited to the lowest-numbered legal action (default: no budget)",
+    )
+    p.add_argument(
+        "--move-cpu-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="sealed play: CPU seconds of the policy's process and its descendants per "
+        "decision, read by the parent from /proc; more is forfeited likewise (default: none)",
     )
     p.add_argument(
         "--quick",
@@ -119,6 +148,9 @@ STORED_OPTIONS = (
     "ismcts_iterations",
     "held_out",
     "held_out_secret",
+    "sealed",
+    "move_seconds",
+    "move_cpu_seconds",
     *game_flags.GAME_ARGUMENTS,
     "out",
 )
@@ -177,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
     if args.held_out and args.held_out_secret is not None:
         raise InputError("--held-out draws a new secret; --held-out-secret replays one: give one")
+    budget = _move_budget(args)
     if args.protocol == "v2":
         changed = [
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
@@ -207,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
         policy_kwargs["iterations"] = args.ismcts_iterations
     try:
         if args.protocol == "v2":
-            card = _evaluate_v2(args, policy, policy_kwargs)
+            card = _evaluate_v2(args, policy, policy_kwargs, budget)
         else:
             card = evaluate(
                 policy,
@@ -220,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
                 out_dir=args.out,
                 held_out=args.held_out,
                 held_out_secret=args.held_out_secret,
+                sealed=args.sealed,
+                move_budget=budget,
             )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
@@ -232,7 +267,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> dict:
+def _move_budget(args: argparse.Namespace) -> MoveBudget | None:
+    """--move-seconds and --move-cpu-seconds, for sealed play only."""
+    if args.move_seconds is None and args.move_cpu_seconds is None:
+        return None
+    if not args.sealed and args.protocol != "v2":
+        raise InputError("--move-seconds and --move-cpu-seconds need --sealed or --protocol v2")
+    from agents.sealed import MoveBudget
+
+    return MoveBudget(args.move_seconds, args.move_cpu_seconds)
+
+
+def _evaluate_v2(
+    args: argparse.Namespace, policy: str, policy_kwargs: dict, budget: MoveBudget | None
+) -> dict:
     """farlight-eval-v2: the sealed cells, then the exploitability cell (the train extra)."""
     from training.eval_v2 import evaluate_v2
 
@@ -245,4 +293,5 @@ def _evaluate_v2(args: argparse.Namespace, policy: str, policy_kwargs: dict) -> 
         out_dir=args.out,
         held_out=args.held_out,
         held_out_secret=args.held_out_secret,
+        move_budget=budget,
     )

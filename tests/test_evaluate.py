@@ -225,7 +225,8 @@ def test_a_scorecard_is_exactly_what_its_format_declares(short_card: dict) -> No
     it declares is missing: the card reads back to itself."""
     read = msgspec.convert(short_card, ScorecardFile, strict=True)
     assert msgspec.to_builtins(read) == short_card
-    assert set(short_card) == set(ScorecardFile.__struct_fields__) - {"exploitability"}
+    absent = {"exploitability", "forfeits"}  # v2's cell; a sealed policy's forfeited decisions
+    assert set(short_card) == set(ScorecardFile.__struct_fields__) - absent
 
 
 @pytest.mark.parametrize(
@@ -291,6 +292,8 @@ class Payload:
         ("out is a file itself", ["random", "--out", "{tmp}/notes.txt"], ["not a directory"]),
         ("budget for another agent", ["heuristic", "--ismcts-iterations", "9"], ["ismcts"]),
         ("bad budget", ["ismcts", "--ismcts-iterations", "0"], ["positive integer"]),
+        ("move budget unsealed", ["random", "--move-seconds", "1"], ["--sealed"]),
+        ("bad move budget", ["random", "--sealed", "--move-cpu-seconds", "0"], ["positive"]),
     ],
 )
 def test_user_mistakes_are_one_or_two_lines_and_write_nothing(

@@ -98,6 +98,7 @@ def started(killed_template: Path, tmp_path: Path) -> Path:
         (["random", "--resume", "{out}"], "drop POLICY"),
         (["--resume", "{out}", "--quick"], "drop --quick"),
         (["--resume", "{out}", "--rule", "token_rounding=down"], "drop --rule"),
+        (["--resume", "{out}", "--move-seconds", "5"], "drop --move-seconds"),
         (["--resume", "{tmp}/nowhere"], "no such folder"),
         (["--resume", "{tmp}"], f"no {EVAL_SPEC}"),
         (["random", "--quick", "--out", "{out}"], "already holds an evaluation"),

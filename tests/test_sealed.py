@@ -5,21 +5,23 @@ and changes nothing."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agents import sealed as sealed_module
 from agents.evaluate import POLICY_LABEL, Cell, cell_specs, evaluate
+from agents.sealed import agent as sealed_agent
 from agents.tournament import GameFailure, GameSpec, play_game, schedule
 from farlight_env.env.aec import raw_env
 from farlight_env.game import FarlightGame, action_from_dict
 from farlight_env.game.hidden import PlayerView, SealedView, redact
-from tests.sealed_agents import Spy, hidden_facts
+from tests.sealed_agents import Spy, drop_folder, hidden_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 SPY = "tests.sealed_agents:Spy"
@@ -126,15 +128,21 @@ def _spy_positions(record: dict, seat: int) -> list[FarlightGame]:
     return positions
 
 
+@pytest.fixture
+def drop() -> Iterator[Path]:
+    """A folder the sealed children may write to (under root they run as other uids)."""
+    folder = Path(drop_folder())
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("players", [2, 3])
-def test_a_sealed_spy_learns_nothing_hidden_and_changes_nothing(
-    players: int, tmp_path: Path
-) -> None:
+def test_a_sealed_spy_learns_nothing_hidden_and_changes_nothing(players: int, drop: Path) -> None:
     """The spy reads view._game, vars(view), everything gc.get_referents reaches from its
     info, and every game object in its process, then vandalises them all: it only ever finds
     its seat's redacted copy, never the deck order, hands or chance of the real game, and the
     game is exactly the one its moves alone make."""
-    log = tmp_path / "spy.jsonl"
+    log = drop / "spy.jsonl"
     record = play_game(_spy_spec(players, log))
     reference = play_game(_spy_spec(players, None))
     assert record["actions"] == reference["actions"]
@@ -193,7 +201,7 @@ def _crash_spec(how: str) -> GameSpec:
 def test_a_failing_sealed_agent_is_a_one_line_game_failure(
     how: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sealed_module, "DECISION_SECONDS", 0.5)
+    monkeypatch.setattr(sealed_agent, "DECISION_SECONDS", 0.5)
     with pytest.raises(GameFailure) as failure:
         play_game(_crash_spec(how))
     text = str(failure.value)

@@ -20,6 +20,7 @@ import msgspec
 
 from agents.evaluate import PROTOCOL_V2, evaluate, resume_evaluation
 from agents.formats.scorecard import ExploitCellFile, WarmStart
+from agents.sealed import MoveBudget
 from training.exploit import exploit
 
 #: The exploitability cell's fixed settings (ExploitConfig fields). --quick uses
@@ -112,11 +113,14 @@ def evaluate_v2(
     out_dir: Path | None = None,
     held_out: bool = False,
     held_out_secret: str | None = None,
+    move_budget: MoveBudget | None = None,
 ) -> dict[str, Any]:
     """Run farlight-eval-v2 for `agent` (a name or a saved policy path; the standard game)
     and return its scorecard. With `out_dir`, games and the best-response run are kept there,
     so `resume_v2(out_dir)` finishes a killed run. `held_out` deals the cells from a secret
-    (agents.evaluate); the exploitability cell keeps its published evaluation set."""
+    (agents.evaluate); the exploitability cell keeps its published evaluation set.
+    `move_budget` bounds each decision of the policy in the cells' games (not in the best
+    response's training)."""
     if policy_kwargs and agent != "ismcts":
         raise ValueError("farlight-eval-v2 takes policy options for ismcts only")
     card = evaluate(
@@ -129,6 +133,7 @@ def evaluate_v2(
         protocol=PROTOCOL_V2,
         held_out=held_out,
         held_out_secret=held_out_secret,
+        move_budget=move_budget,
     )
     exploited = _exploited(agent, card)
     if out_dir is not None:

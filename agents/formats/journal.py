@@ -51,6 +51,9 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     config: dict[str, Scalar | dict[str, Any]] = {}
     #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
     sealed: bool = False
+    #: A sealed policy's budget per decision (agents.sealed.MoveBudget): wall and CPU seconds.
+    move_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
+    move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     #: "held-out": the cells' deals come from the run's secret (RUN_KEY), not the protocol's
     #: published seeds; absent from specs written before held-out runs existed.
     seed_mode: Literal["published", "held-out"] = "published"

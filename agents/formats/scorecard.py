@@ -101,6 +101,10 @@ class Budgets(msgspec.Struct, kw_only=True):
     policy: dict[str, Any]
     exploit_steps: Count | UnsetType = UNSET
     exploit_init_from: Text | UnsetType = UNSET
+    #: A sealed policy's budget per decision, as `farlight evaluate --move-seconds` and
+    #: `--move-cpu-seconds` set it; absent when unset.
+    move_seconds: Annotated[float, msgspec.Meta(gt=0)] | UnsetType = UNSET
+    move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0)] | UnsetType = UNSET
 
 
 class AuctionDiagnostics(msgspec.Struct):
@@ -158,6 +162,8 @@ class ScorecardFile(Scorecard, kw_only=True, forbid_unknown_fields=True):
     decisions: Count
     seconds_per_decision: Annotated[float, msgspec.Meta(ge=0)]
     wall_seconds: Annotated[float, msgspec.Meta(ge=0)]
+    #: Sealed play: the policy's decisions forfeited for going over the move budget.
+    forfeits: Count | UnsetType = UNSET
 
 
 def check_scorecard(card: dict[str, Any]) -> None:

@@ -28,7 +28,8 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game through the AEC env; returns its record (JSON-able). An agent
     that raises (or plays an illegal move) ends the game with a GameFailure naming it. The
     labels in `spec.sealed` play from their own processes (agents.sealed); the record then
-    says `"sealed": true` and which seats were."""
+    says `"sealed": true`, which seats were, and how many decisions of each seat were
+    forfeited for going over `spec.move_budget`."""
     building: int | None = None  # the seat whose agent is being made, if any
     env = raw_env(**spec.config)
     env.reset(seed=spec.seed)
@@ -39,7 +40,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
 
     def count(seat: int, _action: int, seconds: float, cpu_seconds: float) -> None:
         think[seat] += seconds
-        # a sealed agent thinks in its child: the parent's clock sees only the messages
+        # a sealed agent thinks in its child: the parent reads the child's CPU from /proc
         cpu[seat] += cpu_seconds + getattr(seats[seat], "last_cpu_seconds", 0.0)
         decisions[seat] += 1
 
@@ -59,6 +60,8 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     game = env.game
     assert game is not None and game.is_over
     sealed = [s for s, name in enumerate(spec.lineup) if name in spec.sealed]
+    # decisions of each seat played by the fallback for going over the move budget
+    forfeits = [getattr(agent, "forfeits", 0) for agent in seats]
     # the one record format (record.py), card set included when it is not the standard one
     return build_record(
         game,
@@ -67,7 +70,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         spec.config,
         index=spec.index,
         timing={"seconds": think, "cpu_seconds": cpu, "decisions": decisions},
-        **({"sealed": True, "sealed_seats": sealed} if sealed else {}),
+        **({"sealed": True, "sealed_seats": sealed, "forfeits": forfeits} if sealed else {}),
     )
 
 
@@ -79,7 +82,7 @@ def _make_seat(spec: GameSpec, seat: int, name: str, env: raw_env) -> Any:
         if not isinstance(target, str):
             raise ValueError("a sealed agent must be given by name or saved-policy path")
         cards = card_set_to_dict(env.game.cards)
-        return SealedAgent(target, agent_seed(spec, seat), cards, **kwargs)
+        return SealedAgent(target, agent_seed(spec, seat), cards, spec.move_budget, **kwargs)
     if isinstance(target, str):
         return make(target, seed=agent_seed(spec, seat), **kwargs)
     return copy.deepcopy(target)

@@ -94,6 +94,11 @@ def _play_spec(
             journal = Journal(out_dir)
         else:
             journal = Journal.create(out_dir, spec)
+        if spec.sealed:  # out of the sealed children's reach (agents.sealed.box)
+            from agents.sealed import guard_process, protect_folder
+
+            guard_process()
+            protect_folder(out_dir)
     finished = {r["index"] for r in records}
     todo = [s for s in specs if s.index not in finished]
     from tqdm.auto import tqdm

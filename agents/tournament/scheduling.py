@@ -10,6 +10,8 @@ from typing import Any
 
 from farlight_env.game.seeds import derive_seed
 
+from agents.sealed import MoveBudget
+
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
@@ -27,6 +29,8 @@ class GameSpec:
     #: Lineup labels whose agents play sealed: each from its own process, seeing only its
     #: seat's redacted game (agents.sealed); such an agent must be given by name or path.
     sealed: tuple[str, ...] = ()
+    #: What each decision of a sealed agent may spend (agents.sealed.MoveBudget); None: no budget.
+    move_budget: MoveBudget | None = None
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
