@@ -326,9 +326,7 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
             raise JournalError(f"{out_dir}: a held-out evaluation whose secret is missing")
         secret = key.held_out_secret
     kwargs = dict(spec.policy_kwargs)
-    plan = _specs(
-        spec.agent, spec.quick, config, kwargs, spec.sealed, secret, _budget_of(spec)
-    )
+    plan = _specs(spec.agent, spec.quick, config, kwargs, spec.sealed, secret, _budget_of(spec))
     expected = {s.index: (s.seed, s.lineup) for s in plan}
     finished = read_games(out_dir, expected, EVAL_GAMES)
     return _scorecard(

@@ -221,7 +221,9 @@ class SealedAgent:
     def _start(self) -> _Child:
         """A child (idle or new) with this game's agent made in it."""
         child = _take(self._agent)
-        make = Make(child.number(), self._agent, self._seed, dict(self._kwargs), self._card_set)
+        make = Make(
+            child.number(), self._agent, str(self._seed), dict(self._kwargs), self._card_set
+        )
         reply = child.ask(make, None, START_SECONDS)
         if not isinstance(reply, Ready):
             child.close()

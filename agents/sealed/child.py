@@ -101,5 +101,5 @@ def _build(make: Any, request: Make) -> Any:
     module, colon, attr = request.agent.partition(":")
     if colon and not request.agent.endswith(".pt"):
         factory = getattr(importlib.import_module(module), attr)
-        return factory(seed=request.seed, **request.kwargs)
-    return make(request.agent, seed=request.seed, **request.kwargs)
+        return factory(seed=int(request.seed), **request.kwargs)
+    return make(request.agent, seed=int(request.seed), **request.kwargs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import select
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -26,7 +26,8 @@ class Make(msgspec.Struct, tag="make"):
 
     id: int
     agent: str
-    seed: int
+    #: In decimal: a held-out game's agent seeds have 129 bits, past msgpack's integers.
+    seed: Annotated[str, msgspec.Meta(pattern="^[0-9]{1,45}$")]
     kwargs: dict[str, Any]
     card_set: dict[str, Any]
 

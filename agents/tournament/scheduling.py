@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from farlight_env.game.seeds import derive_seed
-
 from agents.sealed import MoveBudget
+from farlight_env.game.seeds import derive_seed
 
 
 @dataclass(frozen=True, slots=True)
