@@ -61,6 +61,7 @@ from farlight_env.view.model import board_view, to_builtins
 from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit
 from farlight_web.moves import action_info, events_for, move_events, move_label
 from farlight_web.seats import HUMAN, NotYourSeat, seats_held, token_hash
+from farlight_web.seeding import reset_env
 
 log = logging.getLogger("farlight_web")
 
@@ -119,7 +120,7 @@ class Table:
         self.think_seconds = think_seconds
         self.clock = clock
         self.env = raw_env(**self.config)
-        self.env.reset(seed=seed)
+        reset_env(self.env, seed)
         agent = self.env.possible_agents[0]
         sizes = (self.env.observation_space(agent)["observation"].shape[0], self.env.codec.size)
         self.bots = {}
@@ -337,7 +338,7 @@ class Table:
             "config": game.config.as_dict(),
         }
         if over:
-            out["seed"] = self.seed
+            out["seed"] = str(self.seed)  # a string: 128 bits are no JavaScript number
             tiebreak = final_tiebreak(game)
             out["tiebreak"] = None if tiebreak is None else tiebreak.text
         if since is not None:
