@@ -6,10 +6,10 @@ bug's 500 is JSON too). Bot thinking and replays run in worker threads, never on
 
 Trust: a seat's token comes as `Authorization: Bearer <token>` (several, space-separated, for a
 client holding several); without one a request sees the spectator view. The Host header must
-name this server (`allowed_hosts`, any IP literal, or `*` for any): a page on another site
-cannot reach it through DNS rebinding. Every POST must declare `application/json`, which a
-cross-site form or "simple" request cannot. A record of an unfinished game replays only as the
-token's seat or a spectator sees it, without its scores.
+name this server (`allowed_hosts`, any IP literal, or `*` for any; `farlight_web.hosts`): a
+page on another site cannot reach it through DNS rebinding. Every POST must declare
+`application/json`, which a cross-site form or "simple" request cannot. A record of an
+unfinished game replays only as the token's seat or a spectator sees it, without its scores.
 
 Resources are bounded (`farlight_web.limits`, docs/safety.md): live games
 are evicted past a count or when idle (`Tables`), uploads are parsed into a bounded shape and
@@ -23,9 +23,7 @@ Connections and read deadlines are uvicorn's side (`farlight_web.server`).
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -39,7 +37,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
@@ -54,6 +51,7 @@ from farlight_web.bots import (
     policy_names,
 )
 from farlight_web.clients import Address, parse_address, request_client
+from farlight_web.hosts import HostCheck
 from farlight_web.limits import Limits, RateLimiter, retry_after
 from farlight_web.replays import Replay, Replays
 from farlight_web.schemas import (
@@ -77,79 +75,11 @@ from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove
 
 STATIC = Path(__file__).parent / "static"
 MAX_TOKENS = 64  # tokens read from one Authorization header
-#: Host names always accepted (with any port); IP literals are too (no DNS, no rebinding).
-LOCAL_HOSTS = ("localhost",)
 log = logging.getLogger("farlight_web")
 
 
 def error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-#: What may follow a host in a Host header: nothing, or a port of at most five digits.
-PORT = re.compile(r"(:[0-9]{1,5})?")
-
-
-def host_name(host: str) -> tuple[str, bool] | None:
-    """(name, whether it is an IP literal) of a Host header (`name[:port]`, `[v6][:port]`);
-    None when it is malformed: an IPv6 literal with a zone id (`%eth0`), invalid hex or
-    anything after `]` but a port, a bare IPv6 address, a port that is no number to 65535."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        literal, closed, rest = host[1:].partition("]")
-        if not closed or "%" in literal or not _port_ok(rest):
-            return None
-        try:
-            ipaddress.IPv6Address(literal)
-        except ValueError:
-            return None
-        return literal, True
-    name, colon, port = host.partition(":")
-    if not name or (colon and not _port_ok(colon + port)):
-        return None
-    try:
-        ipaddress.IPv4Address(name)
-        return name, True
-    except ValueError:
-        return name, False
-
-
-def _port_ok(rest: str) -> bool:
-    return PORT.fullmatch(rest) is not None and (not rest or int(rest[1:]) <= 65535)
-
-
-def host_allowed(host: str, allowed: Iterable[str]) -> bool:
-    """Whether a Host header names this server: an IP literal (the browser asked for an
-    address, not a name: no rebinding possible), localhost or an allowed name."""
-    found = host_name(host)
-    if found is None:
-        return False
-    name, literal = found
-    allowed = {a.lower() for a in allowed}
-    return literal or "*" in allowed or name in allowed or name in LOCAL_HOSTS
-
-
-class HostCheck:
-    """Refuse (400, JSON) any request whose Host header does not name this server."""
-
-    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
-        self.app = app
-        self.allowed = tuple(allowed)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket"):
-            headers = dict(scope.get("headers") or [])
-            host = headers.get(b"host", b"").decode("latin-1")
-            if not host_allowed(host, self.allowed):
-                shown = host[:80] or "none"
-                response = error(
-                    f"Host {shown!r} is not this server's name; start farlight serve with "
-                    "--allow-host NAME to accept it",
-                    400,
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def request_tokens(request: Request) -> list[str]:

@@ -1,7 +1,8 @@
 """Live games in the browser: human seats that belong to someone, bots everywhere else.
 
 A `Table` runs one game through the AEC env with bots from `agents.make` (seeded from the game
-seed and their seat, as `farlight play` seeds them), saved as a record
+seed and their seat, as `farlight play` seeds them; a server's 128-bit seed seeds the engine
+and the bots with all its bits, `farlight_web.seeding`), saved as a record
 (`farlight_env.records.record`) in `<data>/games/<id>.json` after every change.
 
 Seats belong to someone. Each human seat has a secret: the creator gets the token of their
@@ -15,8 +16,8 @@ unclaimed, and the first client to claim it owns it from then on.
 
 What a request sees: the holder of a seat's token gets that seat's view and, on its turn, the
 legal actions; anyone else the spectator view (`board_view(game, None)`). Nothing derived from
-hidden facts is sent before the end: not the seed (sent once the game is over), not a bot's
-failure message (it may name the bot's face-down plan; it is logged on the server).
+hidden facts is sent before the end: not the seed (sent once the game is over, as a string),
+not a bot's failure message (it may name the bot's face-down plan; it is logged on the server).
 
 Every action answers one decision: `version` is the number of actions taken so far, and a
 choice sent with another version (a double click, a second tab) is refused and changes nothing.
