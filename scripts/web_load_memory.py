@@ -10,8 +10,9 @@ on a network. Each client plays short games to the end against bots, replays the
 and then, the longest game a replay takes: 5 players, the largest grid, 10,000 actions),
 uploads its records and reads the listings, until the time is up; a refused request (429, 503)
 waits as told. Every loop is bounded and stops by itself. The server's RSS (VmRSS, Linux
-/proc) is sampled every few seconds; the script prints it per minute, the requests made, and
-whether the last half's peak stays within --level of the first half's.
+/proc) is sampled every few seconds; the script prints it per minute, the requests made,
+the peak of each half, and the last half's trend (level when below --level MiB a minute).
+`--out FILE` keeps the samples; `--report FILE` prints a kept run's report again.
 """
 
 from __future__ import annotations
@@ -174,9 +175,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--level", type=float, default=0.10, help="allowed growth, a fraction")
+    parser.add_argument(
+        "--level", type=float, default=1.0, help="a trend below this many MiB a minute is level"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the samples here (JSON)")
+    parser.add_argument(
+        "--report", type=Path, default=None, help="only print the report of a run saved by --out"
+    )
     args = parser.parse_args()
+    if args.report:
+        return report_saved(args.report, argparse.Namespace(**{**vars(args), "out": None}))
     data = Path(tempfile.mkdtemp(prefix="farlight-load-")) / "data"
     data.mkdir(parents=True)
     long_record(data / "long.json")
@@ -218,27 +226,54 @@ def main() -> int:
 
 
 def report(samples: list[tuple[float, int]], tally: Tally, args: argparse.Namespace) -> int:
-    """Per-minute peak RSS, the requests, and whether the last half stayed level (status)."""
+    """Per-minute RSS, the requests, the peak of each half of the run and the last half's
+    trend (least squares); status 0 when that trend is below --level MiB a minute. Samples
+    taken after the time was up (the clients finishing what they had begun) are shown apart."""
     mib = 2**20
+    duration = args.minutes * 60
     print(f"clients {args.clients}, {args.minutes:g} minutes, {tally.games} games played")
     print("requests by status:", dict(sorted(tally.statuses.items())))
-    minutes = int(args.minutes + 0.999)
-    for minute in range(minutes):
-        inside = [r for t, r in samples if minute * 60 <= t < (minute + 1) * 60]
+    for minute in range(int(args.minutes + 0.999)):
+        inside = [r for t, r in samples if minute * 60 <= t < min(duration, (minute + 1) * 60)]
         if inside:
             low, high = min(inside) / mib, max(inside) / mib
             print(f"minute {minute + 1:2d}: RSS {low:6.0f} .. {high:6.0f} MiB")
-    half = args.minutes * 30
-    first = max((r for t, r in samples if t < half), default=0)
-    last = max((r for t, r in samples if t >= half), default=0)
-    level = last <= first * (1 + args.level)
+    after = [r for t, r in samples if t >= duration]
+    if after:
+        print(f"after the time was up: {len(after)} samples, peak {max(after) / mib:.0f} MiB")
+    first = [(t, r) for t, r in samples if t < duration / 2]
+    last = [(t, r) for t, r in samples if duration / 2 <= t < duration]
+    peak_first = max((r for _, r in first), default=0)
+    peak_last = max((r for _, r in last), default=0)
+    trend = slope(last) * 60 / mib
+    level = trend < args.level
+    print(f"peak RSS: first half {peak_first / mib:.0f} MiB, last half {peak_last / mib:.0f} MiB")
     print(
-        f"peak RSS: first half {first / mib:.0f} MiB, last half {last / mib:.0f} MiB "
-        f"({'level' if level else 'still growing'}: within {args.level:.0%} is level)"
+        f"last half's trend: {trend:+.1f} MiB a minute "
+        f"({'level' if level else 'still growing'}: below {args.level:g} is level)"
     )
     if args.out:
-        args.out.write_text(json.dumps({"samples": samples, "statuses": tally.statuses}))
+        saved = {"samples": samples, "statuses": tally.statuses, "games": tally.games}
+        args.out.write_text(json.dumps(saved))
     return 0 if level else 1
+
+
+def slope(points: list[tuple[float, int]]) -> float:
+    """The least-squares slope of (time, RSS) points, in bytes a second (0 for fewer than 2)."""
+    if len(points) < 2:
+        return 0.0
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_r = sum(r for _, r in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    return sum((t - mean_t) * (r - mean_r) for t, r in points) / spread if spread else 0.0
+
+
+def report_saved(path: Path, args: argparse.Namespace) -> int:
+    """The report of a run saved with --out (--clients and --minutes as it was run)."""
+    saved = json.loads(path.read_text())
+    statuses = {int(k): v for k, v in saved["statuses"].items()}
+    tally = Tally(statuses=statuses, games=saved.get("games", 0))
+    return report([(t, r) for t, r in saved["samples"]], tally, args)
 
 
 if __name__ == "__main__":

@@ -129,3 +129,17 @@ def test_a_trusted_proxy_that_is_no_address_is_one_line_and_status_2(tmp_path: P
     )
     assert done.returncode == 2 and "not an IP address" in done.stderr
     assert len(done.stderr.strip().splitlines()) <= 2 and "Traceback" not in done.stderr
+
+
+def test_the_serve_options_set_the_replay_rate_and_the_trusted_proxy() -> None:
+    from farlight_cli import serve_cmd
+    from farlight_cli.main import build_parser
+    from farlight_web.limits import REPLAYS_BURST, Rate
+
+    args = build_parser().parse_args(
+        ["serve", "--replays-per-minute", "60", "--trusted-proxy", "::1"]
+    )
+    assert serve_cmd.limits(args).replays == Rate(60, REPLAYS_BURST)
+    assert args.trusted_proxy == "::1"
+    off = build_parser().parse_args(["serve", "--replays-per-minute", "0"])
+    assert serve_cmd.limits(off).replays == Rate(0, 1) and off.trusted_proxy is None
