@@ -4,7 +4,10 @@ The port is bound here, before uvicorn starts, so a busy port or a bad address i
 status 2, not a traceback. The server answers only requests whose Host header names it (the
 bound address, localhost, any IP literal, and each `--allow-host NAME`), so a web page
 elsewhere cannot reach it through DNS rebinding. Bound beyond localhost it says on stderr, in
-one line, what the network can then see. Needs the `web` extra (starlette, uvicorn).
+one line, what the network can then see. uvicorn runs with the bounds of
+`farlight_web.server` (read deadlines, connections, no proxy headers); rate limits count the
+socket's peer unless `--trusted-proxy` names the proxy in front. Needs the `web` extra
+(starlette, uvicorn).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from farlight_cli import argtypes
 from farlight_cli.errors import InputError
 from farlight_web import limits as web_limits
+from farlight_web.clients import parse_address
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +48,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="also accept requests addressed to this host name (repeatable; e.g. the machine's "
         "name on your network; '*' accepts any, which lets other sites' pages reach the server "
         "through DNS rebinding)",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        type=proxy_address,
+        default=None,
+        metavar="ADDR",
+        help="the IP address of a reverse proxy in front of the server: requests from it are "
+        "counted by the client address it appends to X-Forwarded-For (default: none; every "
+        "client is its connection's address, whatever headers it sends)",
     )
     p.add_argument(
         "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
@@ -96,6 +109,14 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="uploads one client address may send per minute, N at once (0: no limit; "
         "default: %(default)s)",
     )
+    bounds.add_argument(
+        "--replays-per-minute",
+        type=argtypes.non_negative_int,
+        default=web_limits.REPLAYS_PER_MINUTE,
+        metavar="N",
+        help="replays one client address may open per minute, at most "
+        f"{web_limits.REPLAYS_BURST} at once (0: no limit; default: %(default)s)",
+    )
     p.set_defaults(func=run, parser=p)
 
 
@@ -106,7 +127,17 @@ def limits(args: argparse.Namespace) -> web_limits.Limits:
         idle_seconds=args.idle_minutes * 60,
         new_games=web_limits.Rate(args.games_per_minute, max(1, args.games_per_minute)),
         uploads=web_limits.Rate(args.uploads_per_minute, max(1, args.uploads_per_minute)),
+        replays=web_limits.Rate(
+            args.replays_per_minute, max(1, min(args.replays_per_minute, web_limits.REPLAYS_BURST))
+        ),
     )
+
+
+def proxy_address(text: str) -> str:
+    """--trusted-proxy: an IP address (a name would be looked up, and could change)."""
+    if parse_address(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address")
+    return text
 
 
 def check_data(folder: Path) -> Path:
@@ -175,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from farlight_web.app import make_app
+        from farlight_web.server import server_config
     except ImportError as exc:
         raise InputError(
             f"needs the web extra ({exc.name} is missing): pip install -e '.[web]'"
@@ -199,8 +231,15 @@ def run(args: argparse.Namespace) -> int:
         print(exposure_warning(args.host, port), file=sys.stderr, flush=True)
     card_set = None if args.card_set is None else args.card_set.cards
     hosts = [args.host, *args.allow_host]
-    app = make_app(data, card_set=card_set, allowed_hosts=hosts, limits=limits(args))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    bounds = limits(args)
+    app = make_app(
+        data,
+        card_set=card_set,
+        allowed_hosts=hosts,
+        limits=bounds,
+        trusted_proxy=args.trusted_proxy,
+    )
+    server = uvicorn.Server(server_config(app, bounds))
     try:
         server.run(sockets=[sock])
     finally:

@@ -6,27 +6,26 @@ bug's 500 is JSON too). Bot thinking and replays run in worker threads, never on
 
 Trust: a seat's token comes as `Authorization: Bearer <token>` (several, space-separated, for a
 client holding several); without one a request sees the spectator view. The Host header must
-name this server (`allowed_hosts`, any IP literal, or `*` for any): a page on another site
-cannot reach it through DNS rebinding. Every POST must declare `application/json`, which a
-cross-site form or "simple" request cannot. A record of an unfinished game replays only as the
-token's seat or a spectator sees it, without its scores.
+name this server (`allowed_hosts`, any IP literal, or `*` for any; `farlight_web.hosts`): a
+page on another site cannot reach it through DNS rebinding. Every POST must declare
+`application/json`, which a cross-site form or "simple" request cannot. A record of an
+unfinished game replays only as the token's seat or a spectator sees it, without its scores.
 
 Resources are bounded (`farlight_web.limits`, docs/safety.md): live games
 are evicted past a count or when idle (`Tables`), uploads are parsed into a bounded shape and
 kept under a quota (`uploads`), listings read only changed files (`library.FileIndex`), and
-each client address may start games and upload at a limited rate (429 with Retry-After).
+each client may start games, open replays and upload at a limited rate (429 with
+Retry-After); a client is the socket's peer (`farlight_web.clients`), never a header it
+writes, unless `trusted_proxy` names the reverse proxy it comes through. Open replays keep
+bounded state and are bounded in number, in all and per client (`farlight_web.replays`).
+Connections and read deadlines are uvicorn's side (`farlight_web.server`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import ipaddress
 import logging
-import random
-import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
@@ -52,12 +50,16 @@ from farlight_web.bots import (
     opponent_problem,
     policy_names,
 )
+from farlight_web.clients import Address, parse_address, request_client
+from farlight_web.hosts import HostCheck
 from farlight_web.limits import Limits, RateLimiter, retry_after
+from farlight_web.replays import Replay, Replays
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
     BodyError,
     Choice,
     Claim,
+    ClientGone,
     NewGame,
     OpenReplay,
     decode,
@@ -66,89 +68,18 @@ from farlight_web.schemas import (
     read_body,
 )
 from farlight_web.seats import HUMAN, NotYourSeat, parse_seat_keys, seats_held
+from farlight_web.seeding import server_seed
 from farlight_web.sessions import THINK_SECONDS, BadAction, Conflict
 from farlight_web.tables import ID_PATTERN, GameNotFound, Tables
 from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"
-MAX_REPLAYS = 16  # replays kept open in memory (each holds every state of one game)
 MAX_TOKENS = 64  # tokens read from one Authorization header
-#: Host names always accepted (with any port); IP literals are too (no DNS, no rebinding).
-LOCAL_HOSTS = ("localhost",)
 log = logging.getLogger("farlight_web")
 
 
 def error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-class Replays:
-    """Open replays by id, the least recently used dropped first. A replay of an unfinished
-    game has a random id and the seats it may be seen as (a spectator always may)."""
-
-    def __init__(self) -> None:
-        self.open: OrderedDict[str, tuple[library.Replay, set[int] | None]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def add(self, key: str, replay: library.Replay, viewers: set[int] | None = None) -> str:
-        if viewers is None:
-            rid = hashlib.sha256(key.encode()).hexdigest()[:16]
-        else:
-            rid = secrets.token_hex(8)
-        with self.lock:
-            self.open[rid] = (replay, viewers)
-            self.open.move_to_end(rid)
-            while len(self.open) > MAX_REPLAYS:
-                self.open.popitem(last=False)
-        return rid
-
-    def get(self, rid: str) -> tuple[library.Replay, set[int] | None] | None:
-        with self.lock:
-            found = self.open.get(rid)
-            if found is not None:
-                self.open.move_to_end(rid)
-            return found
-
-
-def host_allowed(host: str, allowed: Iterable[str]) -> bool:
-    """Whether a Host header (`name[:port]`, `[v6]:port`) names this server."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name = host[1:].partition("]")[0]
-    else:
-        name = host.rpartition(":")[0] if host.count(":") == 1 else host
-    if not name:
-        return False
-    try:
-        ipaddress.ip_address(name)
-        return True  # the browser asked for an address, not a name: no rebinding possible
-    except ValueError:
-        pass
-    allowed = {a.lower() for a in allowed}
-    return "*" in allowed or name in allowed or name in LOCAL_HOSTS
-
-
-class HostCheck:
-    """Refuse (400, JSON) any request whose Host header does not name this server."""
-
-    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
-        self.app = app
-        self.allowed = tuple(allowed)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket"):
-            headers = dict(scope.get("headers") or [])
-            host = headers.get(b"host", b"").decode("latin-1")
-            if not host_allowed(host, self.allowed):
-                shown = host[:80] or "none"
-                response = error(
-                    f"Host {shown!r} is not this server's name; start farlight serve with "
-                    "--allow-host NAME to accept it",
-                    400,
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def request_tokens(request: Request) -> list[str]:
@@ -160,22 +91,24 @@ def request_tokens(request: Request) -> list[str]:
     return [t for t in rest.split() if 0 < len(t) <= 200][:MAX_TOKENS]
 
 
-def client_address(request: Request) -> str:
-    """Whom a rate limit counts: the peer's address (a proxy's, behind one)."""
-    return request.client.host if request.client else "unknown"
-
-
-def too_many(limiter: RateLimiter, request: Request) -> Response | None:
-    """A 429 answer when the client has used its rate, else None (and a token is spent)."""
-    wait = limiter.take(client_address(request))
+def too_many(limiter: RateLimiter, client: str) -> Response | None:
+    """A 429 answer when `client` has used its rate, else None (and a token is spent)."""
+    wait = limiter.take(client)
     if wait is None:
         return None
     after = retry_after(wait)
     return JSONResponse(
-        {"error": f"too many requests from {client_address(request)}: try again in {after} s"},
+        {"error": f"too many requests from {client}: try again in {after} s"},
         status_code=429,
         headers={"Retry-After": after},
     )
+
+
+def refused(exc: BodyError, request: Request) -> Response:
+    """The 4xx of a bad body; a client that went away mid-body is one bounded log line."""
+    if isinstance(exc, ClientGone):
+        log.warning("%s %s: %s", request.method, request.url.path[:100], exc)
+    return error(str(exc), exc.status)
 
 
 def make_app(
@@ -185,18 +118,23 @@ def make_app(
     think_seconds: float = THINK_SECONDS,
     limits: Limits | None = None,
     clock: Callable[[], float] = time.monotonic,
+    trusted_proxy: str | None = None,
 ) -> Starlette:
     """The app serving `data` (created if missing): games, records, tournaments, scorecards.
     New games use `card_set` (default: the standard set); saved ones keep their own.
     `allowed_hosts`: Host names accepted besides localhost and IP literals ("*": any).
     `think_seconds`: the bots' thinking per request before it returns ("thinking": true).
     `limits` bounds what it holds and accepts (default: `Limits()`); `clock` times eviction,
-    rate limits and the bots' thinking (tests pass a fake one).
+    rate limits and the bots' thinking (tests pass a fake one). `trusted_proxy`: the address
+    of the reverse proxy whose X-Forwarded-For names the client (ValueError if it is none).
 
     At start, temp files a killed server left in `games/` and `uploads/` are removed;
     ValueError when one of those folders is a symbolic link (links are never followed)."""
     data = Path(data)
     limits = limits or Limits()
+    proxy: Address | None = None
+    if trusted_proxy is not None and (proxy := parse_address(trusted_proxy)) is None:
+        raise ValueError(f"trusted proxy {trusted_proxy!r} is not an IP address")
     data.mkdir(parents=True, exist_ok=True)
     for folder in ("games", UPLOAD_FOLDER):
         if (data / folder).is_symlink():
@@ -205,12 +143,18 @@ def make_app(
     tables = Tables(
         data, card_set, limits.max_live_games, limits.idle_seconds, clock, think_seconds
     )
-    replays = Replays()
+    replays = Replays(limits.open_replays, limits.replays_per_client)
     file_index = library.FileIndex()  # what listings read, kept while files are unchanged
     uploads = UploadStore(data, limits.upload_files, limits.upload_bytes)
     new_games = RateLimiter(limits.new_games, clock)
     new_uploads = RateLimiter(limits.uploads, clock)
+    new_replays = RateLimiter(limits.replays, clock)
     upload_slots = threading.BoundedSemaphore(limits.concurrent_uploads)
+
+    def client(request: Request) -> str:
+        """Whom a rate limit and the replays per client count (`farlight_web.clients`)."""
+        peer = request.client.host if request.client else None
+        return request_client(peer, request.headers.getlist("x-forwarded-for"), proxy)
 
     def held(table: Any, request: Request) -> set[int]:
         return table.seats_of(request_tokens(request))
@@ -248,13 +192,13 @@ def make_app(
         )
 
     async def create_game(request: Request) -> Response:
-        if refused := too_many(new_games, request):
-            return refused
+        if busy := too_many(new_games, client(request)):
+            return busy
         try:
             spec = decode(await read_body(request), NewGame)
             lineup, seat, seed, config = _lineup(spec, tables.policies)
         except BodyError as exc:
-            return error(str(exc), exc.status)
+            return refused(exc, request)
         try:
             table, token, invites = await run_in_threadpool(
                 tables.create, lineup, seat, seed, config
@@ -344,7 +288,7 @@ def make_app(
         try:
             choice = decode(await read_body(request), Choice)
         except BodyError as exc:
-            return error(str(exc), exc.status)
+            return refused(exc, request)
         if not request_tokens(request):
             return error("acting needs your seat's token: Authorization: Bearer <token>", 401)
         seats = held(table, request)
@@ -372,7 +316,7 @@ def make_app(
         try:
             spec = decode(await read_body(request), Claim)
         except BodyError as exc:
-            return error(str(exc), exc.status)
+            return refused(exc, request)
 
         def take() -> dict[str, Any]:
             with table.lock:
@@ -398,21 +342,24 @@ def make_app(
         return JSONResponse(rows)
 
     async def open_replay(request: Request) -> Response:
+        if busy := too_many(new_replays, client(request)):
+            return busy
         try:
             spec = decode(await read_body(request), OpenReplay)
             replay = await run_in_threadpool(library.open_replay, data, spec.file, spec.game)
         except BodyError as exc:
-            return error(str(exc), exc.status)
+            return refused(exc, request)
         except (RecordError, ValueError, OSError) as exc:
             return error(str(exc), 400)
         return _opened(replay, f"{spec.file}#{spec.game}", request)
 
-    def _opened(replay: library.Replay, key: str, request: Request, **extra: Any) -> Response:
+    def _opened(replay: Replay, key: str, request: Request, **extra: Any) -> Response:
         """The replay's id and summary; an unfinished game's only for the seats the request's
         tokens hold (and spectators), without its scores."""
         summary = replay.summary()
+        opener = client(request)
         if replay.record.get("finished", True) is not False:
-            return JSONResponse({"id": replays.add(key, replay), **extra, **summary})
+            return JSONResponse({"id": replays.add(key, replay, opener), **extra, **summary})
         try:
             keys = parse_seat_keys(replay.record, Path(replay.source))
         except RecordError:
@@ -420,12 +367,13 @@ def make_app(
         game_id = Path(replay.source.split(" ")[0]).stem
         seats = seats_held(keys, game_id, request_tokens(request))
         summary.update(scores=None, winners=None, viewers=sorted(seats), finished=False)
-        return JSONResponse({"id": replays.add(key, replay, seats), **extra, **summary})
+        rid = replays.add(key, replay, opener, seats)
+        return JSONResponse({"id": rid, **extra, **summary})
 
     async def upload(request: Request) -> Response:
         """A record or results.json sent as the body; kept under --data/uploads, then opened."""
-        if refused := too_many(new_uploads, request):
-            return refused
+        if busy := too_many(new_uploads, client(request)):
+            return busy
         if not upload_slots.acquire(blocking=False):
             return JSONResponse(
                 {"error": "the server is busy with other uploads: try again in a few seconds"},
@@ -437,7 +385,7 @@ def make_app(
             game = _query_int(request, "game")
             name, replay = await run_in_threadpool(open_upload, uploads, body, game)
         except BodyError as exc:
-            return error(str(exc), exc.status)
+            return refused(exc, request)
         except RecordError as exc:
             return error(str(exc), 400)
         except OSError:
@@ -451,13 +399,13 @@ def make_app(
         found = replays.get(request.path_params["id"])
         if found is None:
             return error(f"unknown replay {request.path_params['id']!r}: open it again", 404)
-        replay, viewers = found
+        replay, viewers = found.replay, found.viewers
         try:
             step = _query_int(request, "step") or 0
             viewer = _query_int(request, "viewer")
         except BodyError as exc:
             return error(str(exc), exc.status)
-        steps = len(replay.states) - 1
+        steps = replay.steps
         if not 0 <= step <= steps:
             return error(f"step must be 0..{steps}, got {step}", 400)
         seats = len(replay.record["players"])
@@ -566,7 +514,7 @@ def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, int, dict[st
         GameConfig.from_options(num_players=spec.players, **config)
     except (ConfigError, RuleOptionError) as exc:
         raise BodyError(str(exc)) from None
-    seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)
+    seed = spec.seed if spec.seed is not None else server_seed()
     bots_left = iter(opponents)
     lineup = [HUMAN if s in humans else next(bots_left) for s in range(spec.players)]
     return lineup, seat, seed, config

@@ -14,6 +14,7 @@ from farlight_env.records.record import RecordError
 from farlight_web.library import inside, walk
 from farlight_web.record_format import BotErrors, read_field
 from farlight_web.seats import HUMAN
+from farlight_web.seeding import CLIENT_SEED_LIMIT
 
 #: Saved policies a browser may name as opponents live here, under --data; nothing else on the
 #: server's disk can be named, so a client learns nothing about other files.
@@ -60,8 +61,12 @@ def agent_source(name: str, policies: Path) -> str:
 
 
 def opponent_seed(seed: int, seat: int) -> int:
-    """Each bot's seed, derived from the game seed and its seat (as `farlight play` does)."""
-    return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
+    """Each bot's seed, derived from the game seed and its seat: from a client's seed, 32 bits
+    (as `farlight play` derives them, so its games rebuild as before); from the server's own,
+    128 bits (`farlight_web.seeding`)."""
+    words = 1 if seed < CLIENT_SEED_LIMIT else 4
+    state = np.random.SeedSequence([seed, seat]).generate_state(words, np.uint32)
+    return int.from_bytes(state.astype("<u4").tobytes(), "little")
 
 
 def unfit(bot: Any, observation_size: int, actions: int) -> str | None:

@@ -23,16 +23,9 @@ import msgspec
 
 from agents.files import read_bounded
 from agents.formats.scorecard import SCORECARD, read_scorecard
-from farlight_env.records.record import (
-    RecordError,
-    load_record,
-    replay_record,
-    validate_record,
-    verify_record,
-)
+from farlight_env.records.record import RecordError, load_record, validate_record
 from farlight_env.untrusted.jsontext import decode, loads
-from farlight_env.view.model import board_view, to_builtins
-from farlight_web.moves import events_for, move_events, move_label
+from farlight_web.replays import Replay
 
 MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily
 MAX_FILES = 2000  # files listed per walk of --data, shared fairly between top-level folders
@@ -204,56 +197,6 @@ def _record_entry(path: Path) -> dict[str, Any] | None:
     return None
 
 
-class Replay:
-    """Every state of one recorded game, for stepping forward and back as any seat."""
-
-    def __init__(self, record: dict[str, Any], source: str) -> None:
-        self.record = record
-        self.source = source
-        self.states = replay_record(record)  # raises RecordError if it does not replay
-        actions = self.states[-1].history
-        self.actions = list(actions)
-        self.actors = [s.current_player for s in self.states[:-1]]
-        self.rounds: dict[int, int] = {}
-        for step, state in enumerate(self.states):
-            self.rounds.setdefault(state.round, step)
-        #: what each step set off (public once it is done), worked out once on opening
-        self.events = [
-            move_events(before, action)
-            for before, action in zip(self.states[:-1], self.actions, strict=True)
-        ]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "players": [str(p) for p in self.record["players"]],
-            "steps": len(self.states) - 1,
-            "rounds": [{"round": r, "step": s} for r, s in sorted(self.rounds.items())],
-            "scores": self.record["scores"],
-            "winners": self.record.get("winners"),
-        }
-
-    def at(self, step: int, viewer: int | None) -> dict[str, Any]:
-        """The board after `step` actions, as `viewer` saw it, the move that led there and
-        what that move set off (bid results, automatic discards, the tiebreak...)."""
-        state = self.states[step]
-        move = None
-        events: list[dict[str, Any]] = []
-        if step > 0:
-            before = self.states[step - 1]
-            actor = self.actors[step - 1]
-            assert actor is not None
-            move = move_label(before, actor, self.actions[step - 1], viewer)
-            events = events_for(self.events[step - 1], viewer)
-        return {
-            "step": step,
-            "viewer": viewer,
-            "move": move,
-            "events": events,
-            "view": to_builtins(board_view(state, viewer)),
-        }
-
-
 def open_replay(data: Path, relative: str, game: int | None) -> Replay:
     """A replay of `data/relative` (a record, or game `game` of a results.json). Errors name
     the file as the client did, never by its place on the server's disk."""
@@ -273,7 +216,6 @@ def _open_replay(data: Path, relative: str, game: int | None) -> Replay:
     if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
         raise RecordError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")
     record = _journal_game(path, game) if path.name == "games.jsonl" else load_record(path, game)
-    verify_record(record)
     label = relative + (f" game {game}" if game is not None else "")
     return Replay(record, label)
 

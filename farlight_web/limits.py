@@ -4,9 +4,9 @@ Every bound the server keeps is a named constant here with its reason; `Limits` 
 so `make_app(limits=...)` (and `farlight serve`'s options) can change them, and tests can use
 tiny values. docs/safety.md states the same figures.
 
-Rate limits are token buckets per client address (`request.client.host`): a client may make
-`burst` requests at once, then one every `60 / per_minute` seconds. Behind a reverse proxy
-every client has the proxy's address and shares one bucket: raise the rates there.
+Rate limits are token buckets per client (`farlight_web.clients`: the socket's peer, every
+loopback address one client, IPv6 per /64, or the address a `--trusted-proxy` forwards): a
+client may make `burst` requests at once, then one every `60 / per_minute` seconds.
 """
 
 from __future__ import annotations
@@ -35,8 +35,28 @@ GAMES_BURST = 10
 #: Uploads one client may send: each is up to 32 MB of parsing and replaying.
 UPLOADS_PER_MINUTE = 4
 UPLOADS_BURST = 4
+#: Replays one client may open (each replays a whole game on the server's CPU).
+REPLAYS_PER_MINUTE = 30
+REPLAYS_BURST = 10
+#: Replays kept open at once, in all and per client (the least recently used closed first);
+#: each holds at most `farlight_web.replays.REPLAY_BYTES_BOUND` (docs/safety.md).
+MAX_OPEN_REPLAYS = 16
+REPLAYS_PER_CLIENT = 4
 #: Clients whose buckets are remembered; past this, the least recently seen are forgotten.
 MAX_CLIENTS = 10_000
+
+# ---- connections (`farlight_web.server`: uvicorn's settings and the read deadlines)
+#: A request's line and headers must arrive within this many seconds of its first byte (of the
+#: connection opening, for the first request): a client sending them byte by byte is cut off.
+HEADER_SECONDS = 10.0
+#: Its body must then arrive within this many (32 MB at 1 MB/s fits).
+BODY_SECONDS = 60.0
+#: An idle keep-alive connection is closed after this many seconds (uvicorn's own timer).
+KEEP_ALIVE_SECONDS = 5.0
+#: Connections held at once; a request past it is answered 503 (uvicorn's limit_concurrency).
+MAX_CONNECTIONS = 256
+#: A request line and headers larger than this are refused (h11's incomplete event bound).
+MAX_HEADER_BYTES = 16 << 10
 
 
 @dataclass(frozen=True)
@@ -62,12 +82,23 @@ class Limits:
     concurrent_uploads: int = CONCURRENT_UPLOADS
     new_games: Rate = field(default_factory=lambda: Rate(GAMES_PER_MINUTE, GAMES_BURST))
     uploads: Rate = field(default_factory=lambda: Rate(UPLOADS_PER_MINUTE, UPLOADS_BURST))
+    replays: Rate = field(default_factory=lambda: Rate(REPLAYS_PER_MINUTE, REPLAYS_BURST))
+    open_replays: int = MAX_OPEN_REPLAYS
+    replays_per_client: int = REPLAYS_PER_CLIENT
+    header_seconds: float = HEADER_SECONDS
+    body_seconds: float = BODY_SECONDS
+    keep_alive_seconds: float = KEEP_ALIVE_SECONDS
+    max_connections: int = MAX_CONNECTIONS
 
     def __post_init__(self) -> None:
         if self.max_live_games < 1 or self.idle_seconds <= 0:
             raise ValueError("max_live_games must be >= 1 and idle_seconds > 0")
         if min(self.upload_files, self.upload_bytes, self.concurrent_uploads) < 1:
             raise ValueError("upload_files, upload_bytes and concurrent_uploads must be >= 1")
+        if min(self.open_replays, self.replays_per_client, self.max_connections) < 1:
+            raise ValueError("open_replays, replays_per_client and max_connections must be >= 1")
+        if min(self.header_seconds, self.body_seconds, self.keep_alive_seconds) <= 0:
+            raise ValueError("header_seconds, body_seconds and keep_alive_seconds must be > 0")
 
 
 class RateLimiter:

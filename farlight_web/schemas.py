@@ -12,7 +12,7 @@ import dataclasses
 from typing import Annotated, Any, Union
 
 import msgspec
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS, describe_options
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
@@ -31,6 +31,11 @@ class BodyError(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ClientGone(BodyError):
+    """The client closed the connection (or the server's read deadline did) before its body
+    arrived: nobody reads the answer, the log gets one line."""
 
 
 class Lineup(msgspec.Struct, forbid_unknown_fields=True):
@@ -132,11 +137,15 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
         raise BodyError(f"request body too large: {declared} bytes (limit {limit})", 413)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BodyError(f"request body too large (limit {limit} bytes)", 413)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyError(f"request body too large (limit {limit} bytes)", 413)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        shown = f" of {declared[:20]}" if declared else ""
+        raise ClientGone(f"the client went away after {size}{shown} bytes of its body") from None
     return b"".join(chunks)
 
 

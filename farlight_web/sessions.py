@@ -1,7 +1,8 @@
 """Live games in the browser: human seats that belong to someone, bots everywhere else.
 
 A `Table` runs one game through the AEC env with bots from `agents.make` (seeded from the game
-seed and their seat, as `farlight play` seeds them), saved as a record
+seed and their seat, as `farlight play` seeds them; a server's 128-bit seed seeds the engine
+and the bots with all its bits, `farlight_web.seeding`), saved as a record
 (`farlight_env.records.record`) in `<data>/games/<id>.json` after every change.
 
 Seats belong to someone. Each human seat has a secret: the creator gets the token of their
@@ -15,8 +16,8 @@ unclaimed, and the first client to claim it owns it from then on.
 
 What a request sees: the holder of a seat's token gets that seat's view and, on its turn, the
 legal actions; anyone else the spectator view (`board_view(game, None)`). Nothing derived from
-hidden facts is sent before the end: not the seed (sent once the game is over), not a bot's
-failure message (it may name the bot's face-down plan; it is logged on the server).
+hidden facts is sent before the end: not the seed (sent once the game is over, as a string),
+not a bot's failure message (it may name the bot's face-down plan; it is logged on the server).
 
 Every action answers one decision: `version` is the number of actions taken so far, and a
 choice sent with another version (a double click, a second tab) is refused and changes nothing.
@@ -61,6 +62,7 @@ from farlight_env.view.model import board_view, to_builtins
 from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit
 from farlight_web.moves import action_info, events_for, move_events, move_label
 from farlight_web.seats import HUMAN, NotYourSeat, seats_held, token_hash
+from farlight_web.seeding import reset_env
 
 log = logging.getLogger("farlight_web")
 
@@ -119,7 +121,7 @@ class Table:
         self.think_seconds = think_seconds
         self.clock = clock
         self.env = raw_env(**self.config)
-        self.env.reset(seed=seed)
+        reset_env(self.env, seed)
         agent = self.env.possible_agents[0]
         sizes = (self.env.observation_space(agent)["observation"].shape[0], self.env.codec.size)
         self.bots = {}
@@ -337,7 +339,7 @@ class Table:
             "config": game.config.as_dict(),
         }
         if over:
-            out["seed"] = self.seed
+            out["seed"] = str(self.seed)  # a string: 128 bits are no JavaScript number
             tiebreak = final_tiebreak(game)
             out["tiebreak"] = None if tiebreak is None else tiebreak.text
         if since is not None:

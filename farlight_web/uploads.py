@@ -31,15 +31,14 @@ from farlight_env.records.record import (
     TOURNAMENT_FORMAT,
     RecordError,
     validate_record,
-    verify_record,
     write_atomic,
 )
 from farlight_env.untrusted.jsontext import decode
-from farlight_web.library import Replay
+from farlight_web.replays import MAX_REPLAY_STEPS, Replay
 from farlight_web.schemas import MAX_UPLOAD_BYTES
 
 UPLOAD_FOLDER = "uploads"
-MAX_RECORD_ACTIONS = 10_000  # decisions in one game; a 5-player game to the end has ~250
+MAX_RECORD_ACTIONS = MAX_REPLAY_STEPS  # decisions in one game (a 5-player game has ~250)
 MAX_UPLOAD_GAMES = 10_000  # games in one uploaded results file
 MAX_SEATS = 5
 
@@ -161,8 +160,7 @@ def upload_replay(upload: UploadRecord | UploadResults, game: int | None) -> Rep
     label = "upload" + (f" game {game}" if game is not None else "")
     # through JSON, so the record is exactly what the stored file will hold (lists, not tuples)
     record = validate_record(msgspec.json.decode(msgspec.json.encode(chosen)), label)
-    verify_record(record)
-    return Replay(record, label)
+    return Replay(record, label)  # replays it: RecordError if it does not
 
 
 def canonical(upload: UploadRecord | UploadResults) -> bytes:

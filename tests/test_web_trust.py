@@ -20,6 +20,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_web_api import _scramble  # noqa: E402
 
 from farlight_env.game import Phase  # noqa: E402
+from farlight_web import replays  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
 
 JSON = {"content-type": "application/json"}
@@ -278,7 +279,7 @@ def test_no_response_carries_the_seed_before_the_end(client: TestClient, data: P
         text = json.dumps(response)
         assert '"seed"' not in text and str(seed) not in text, text[:200]
     final = _play_out(client, state["id"], {0: state["token"]})
-    assert final["seed"] == seed  # the end: seed and record for replay
+    assert final["seed"] == str(seed)  # the end: the seed (a string) and record for replay
     opened = client.post("/api/replays", json={"file": final["record"]}).json()
     assert opened["scores"] == final["scores"]
 
@@ -318,11 +319,15 @@ def _truth(game: Any) -> tuple[list, list, list, list]:
     )
 
 
-def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(data: Path) -> None:
+def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Seat 0's state (with the moves since its last decision), the spectator's, the game list,
     the records list and a replay of the live game, as seat 0 and as a spectator: the same
     JSON before and after what seat 0 may not know is changed (other seats' face-down tiles,
-    the deck order, the face-down awards)."""
+    the deck order, the face-down awards). Replays keep every state here (a checkpoint each)."""
+    monkeypatch.setattr(replays, "MIN_INTERVAL", 1)
+    monkeypatch.setattr(replays, "MAX_CHECKPOINTS", 10**6)
     app = _app(data)
     client = TestClient(app)
     state, tokens = _two_humans(client, players=3)
@@ -359,7 +364,9 @@ def test_r_bid_5_every_endpoint_is_the_same_whatever_the_hidden_facts(data: Path
         events += sum(len(m["events"]) for r in before[:2] for m in r["moves"])
         events += sum(len(r["events"]) for r in before[4:])
         table = app.state.tables.get(game_id)
-        games = [table.game, *app.state.replays.get(rid)[0].states]
+        replay = app.state.replays.get(rid).replay
+        assert replay.interval == 1  # every state a checkpoint: the states shown are these
+        games = [table.game, *replay.checkpoints, replay.last_shown[1]]
         games += [move.after for move in table.moves]
         truths = [_truth(game) for game in games]
         for n, game in enumerate(games):

@@ -182,10 +182,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     # ------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new game, its engine seed drawn from `seed`'s generator; `options={"game_seed": n}`
+        gives the engine seed itself (any below 2**128: the web server's own 128-bit seeds)."""
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
             self._wide_seeds = is_wide(seed)
-        game_seed = draw_engine_seed(self._seed_rng, self._wide_seeds)
+        game_seed = (options or {}).get("game_seed")
+        if game_seed is None:
+            game_seed = draw_engine_seed(self._seed_rng, self._wide_seeds)
         self.game = FarlightGame(seed=game_seed, card_set=self.cards, config=self.game_config)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -123,7 +123,10 @@ function fillForm(state) {
   for (const el of document.querySelectorAll("#new-game [data-option]")) {
     el.value = config[el.name] === undefined ? "" : String(config[el.name]);
   }
-  $("#seed").value = state.seed === undefined ? "" : String(state.seed); // sent once over only
+  // The seed comes once the game is over, as a string (the server's own have 128 bits, more
+  // than a JavaScript number holds); only a seed a player may choose (below 2^63) is kept.
+  const reusable = state.seed !== undefined && BigInt(state.seed) < 2n ** 63n;
+  $("#seed").value = reusable ? state.seed : "";
   for (const [name, value] of Object.entries(config.rule_options || {})) {
     const sel = document.querySelector(`#rules select[name="rule:${name}"]`);
     if (sel) sel.value = String(value);
