@@ -8,6 +8,11 @@ Chance is explicit: one chance node at the start has `deals` equally likely outc
 outcome k deals the game `farlight_v0.env().reset(seed=k)` deals. The engine's generator,
 seeded by the deal and part of the state, rolls every later die, so the game is deterministic
 given the deal (which fixes the deck order, awards, missions and dice; no seat observes it).
+
+States serialize as the engine's checked JSON plus the history that replays to it, never as
+OpenSpiel's default pickle (farlight_env/openspiel_state_text.py). Every error the game raises
+is a `pyspiel.SpielError` and also the engine's own type (`IllegalActionError`, `ConfigError`,
+`ValueError`), so OpenSpiel code and Farlight code each catch it as they expect.
 """
 
 from __future__ import annotations
@@ -23,18 +28,35 @@ except ImportError as exc:  # pragma: no cover - CI installs the interop extra
         "farlight_env.openspiel needs OpenSpiel (pyspiel): pip install -e .[interop]"
     ) from exc
 
+from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.render_text import render_ansi
-from farlight_env.game.config import OPTION_DEFAULTS, ConfigError, GameConfig
+from farlight_env.game.config import OPTION_DEFAULTS, ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS, TILES
 from farlight_env.game.game import FarlightGame, resolve_card_set
 from farlight_env.game.hidden import determinize, redact
 from farlight_env.game.rules_options import RuleOptionError, parse_rule_assignment
 from farlight_env.game.scoring import final_rewards
 from farlight_env.game.serialize import game_to_json
+from farlight_env.openspiel_state_text import (
+    GAME_NAME,
+    StateStringError,
+    install,
+    state_from_text,
+    state_to_text,
+)
 
-GAME_NAME = "python_farlight"
+__all__ = [
+    "GAME_NAME",
+    "FarlightOpenSpielGame",
+    "FarlightSpielError",
+    "FarlightState",
+    "SpielConfigError",
+    "SpielIllegalActionError",
+    "StateStringError",
+]
+
 #: Reward modes with the [-1, 1] bounds OpenSpiel needs ("margin" has none, so is not offered).
 REWARD_MODES = ("win", "rank")
 #: The game's parameters and defaults ("players" is OpenSpiel's name for num_players; deals:
@@ -71,6 +93,19 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+class FarlightSpielError(pyspiel.SpielError, ValueError):
+    """An error of the OpenSpiel game: OpenSpiel code catches it as `pyspiel.SpielError`
+    (RLlib's OpenSpielEnv does, to replace an illegal move), Farlight code as a ValueError."""
+
+
+class SpielIllegalActionError(FarlightSpielError, IllegalActionError):
+    """An action (or chance outcome) that is not legal now; the state is left unchanged."""
+
+
+class SpielConfigError(FarlightSpielError, ConfigError):
+    """Game parameters that cannot be played."""
+
+
 def game_config(params: dict[str, Any]) -> GameConfig:
     """The engine's GameConfig for OpenSpiel parameters; ConfigError names a bad one."""
     rules = {}
@@ -91,6 +126,18 @@ def game_config(params: dict[str, Any]) -> GameConfig:
     )
 
 
+def checked_parameters(params: dict[str, Any]) -> tuple[GameConfig, CardSet]:
+    """The engine config and card set of OpenSpiel parameters; ConfigError names a bad one."""
+    config = game_config(params)
+    if params["reward_mode"] not in REWARD_MODES:
+        raise ConfigError(
+            f"reward_mode must be one of {REWARD_MODES}, got {params['reward_mode']!r}"
+        )
+    if not 1 <= params["deals"] <= MAX_DEALS:
+        raise ConfigError(f"deals must be 1..{MAX_DEALS}, got {params['deals']}")
+    return config, resolve_card_set(params["card_set"] or None)
+
+
 def deal_seed(deal: int) -> int:
     """The engine seed of deal k: the one `farlight_v0.env().reset(seed=k)` draws (env/aec.py)."""
     return int(np.random.default_rng(deal).integers(2**63 - 1))
@@ -101,15 +148,11 @@ class FarlightOpenSpielGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**PARAMETERS, **(params or {})}
-        config = game_config(params)
-        if params["reward_mode"] not in REWARD_MODES:
-            raise ConfigError(
-                f"reward_mode must be one of {REWARD_MODES}, got {params['reward_mode']!r}"
-            )
+        try:
+            config, cards = checked_parameters(params)
+        except ConfigError as exc:
+            raise SpielConfigError(str(exc)) from None
         deals = params["deals"]
-        if not 1 <= deals <= MAX_DEALS:
-            raise ConfigError(f"deals must be 1..{MAX_DEALS}, got {deals}")
-        cards = resolve_card_set(params["card_set"] or None)
         codec = ActionCodec(cards, config.grid_size)
         n = config.num_players
         info = pyspiel.GameInfo(
@@ -133,6 +176,11 @@ class FarlightOpenSpielGame(pyspiel.Game):
         """The chance node before the deal (cheap: OpenSpiel makes one for every clone)."""
         return FarlightState(self)
 
+    def deserialize_state(self, text: str) -> FarlightState:
+        """The state `FarlightState.serialize` wrote, replayed and checked; never unpickled.
+        A malformed, foreign or non-replaying string is a StateStringError."""
+        return state_from_text(self, text)
+
     @property
     def deal_outcomes(self) -> tuple[tuple[int, float], ...]:
         """The chance node's (deal, probability) pairs, built on first use and kept: OpenSpiel
@@ -144,7 +192,7 @@ class FarlightOpenSpielGame(pyspiel.Game):
     def deal(self, deal: int) -> FarlightGame:
         """Deal k's engine game: the game `farlight_v0.env().reset(seed=k)` deals."""
         if not 0 <= deal < self.deals:
-            raise ValueError(f"deal must be 0..{self.deals - 1}, got {deal}")
+            raise SpielIllegalActionError(f"deal must be 0..{self.deals - 1}, got {deal}")
         return FarlightGame(seed=deal_seed(deal), card_set=self.cards, config=self.config)
 
     def make_py_observer(
@@ -152,20 +200,24 @@ class FarlightOpenSpielGame(pyspiel.Game):
     ) -> FarlightObserver:
         """The seat's own view; perfect recall asks for the exact (redacted-game) string."""
         if params:
-            raise ValueError(f"observer parameters are not supported, got {params!r}")
+            raise FarlightSpielError(f"observer parameters are not supported, got {params!r}")
         if iig_obs_type is None:
             return FarlightObserver(self, exact=False)
         if (
             not iig_obs_type.public_info
             or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
         ):
-            raise ValueError("Farlight offers only a seat's own view (public + its private info)")
+            raise FarlightSpielError(
+                "Farlight offers only a seat's own view (public + its private info)"
+            )
         return FarlightObserver(self, exact=iig_obs_type.perfect_recall)
 
 
 class Engine:
-    """Holds a state's engine game: OpenSpiel deep-copies (clone) and pickles (serialize) a
-    Python state's attributes, and the engine's clone and JSON do both exactly and fast."""
+    """Holds a state's engine game: OpenSpiel deep-copies a Python state's attributes (clone)
+    and, from C++ or `pickle.dumps(state)`, pickles them; the engine's clone and JSON do both
+    exactly and fast. (No string a user hands `deserialize_state` is unpickled: see
+    `FarlightState.serialize`.)"""
 
     __slots__ = ("game",)
 
@@ -180,7 +232,7 @@ class Engine:
 
 
 def engine_from_json(text: str) -> Engine:
-    """Unpickle an `Engine` (a saved game, card set included)."""
+    """Rebuild a pickled `Engine` (a saved game, card set included, checked as any)."""
     return Engine(FarlightGame.from_json(text))
 
 
@@ -190,12 +242,14 @@ class FarlightState(pyspiel.State):
     def __init__(self, game: FarlightOpenSpielGame) -> None:
         super().__init__(game)
         self.engine: Engine | None = None
+        #: True once hidden facts were redrawn: the history no longer replays to the game.
+        self.resampled = False
 
     @property
     def farlight(self) -> FarlightGame:
         """The engine game (after the deal); read it, never write it."""
         if self.engine is None:
-            raise ValueError("the game is not dealt yet: apply the chance outcome first")
+            raise FarlightSpielError("the game is not dealt yet: apply the chance outcome first")
         return self.engine.game
 
     def current_player(self) -> int:
@@ -217,7 +271,10 @@ class FarlightState(pyspiel.State):
             self.engine = Engine(self.get_game().deal(int(action)))
             return
         game = self.engine.game
-        game.apply(self.get_game().codec.decode(int(action), game))
+        try:
+            game.apply(self.get_game().codec.decode(int(action), game))
+        except ValueError as exc:  # IllegalActionError, or an index the codec has not
+            raise SpielIllegalActionError(str(exc)) from None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE or self.engine is None:
@@ -243,7 +300,18 @@ class FarlightState(pyspiel.State):
         if self.engine is not None:
             rng = np.random.default_rng(int(probability_sampler() * 2**53))
             state.engine = Engine(determinize(self.engine.game, player_id, rng))
+            state.resampled = True
         return state
+
+    def serialize(self) -> str:
+        """One line of JSON: the history and the engine game it replays to (never a pickle;
+        `game.deserialize_state` reads it back). A resampled state has no history of its own
+        and is refused."""
+        if self.resampled:
+            raise FarlightSpielError(
+                "a resampled state cannot be serialized: its history is not its game's"
+            )
+        return state_to_text(self)
 
     def __str__(self) -> str:
         """The whole state as the engine saves it (card set left out), hidden facts included."""
@@ -281,3 +349,4 @@ class FarlightObserver:
 
 
 pyspiel.register_game(GAME_TYPE, FarlightOpenSpielGame)
+install()

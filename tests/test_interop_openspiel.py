@@ -5,6 +5,13 @@ games with OpenSpiel's bots, and pays what the PettingZoo env pays."""
 
 from __future__ import annotations
 
+import base64
+import json
+import os
+import pickle
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,7 +23,14 @@ from farlight_env import farlight_v0  # noqa: E402
 from farlight_env.encode import ObservationEncoder  # noqa: E402
 from farlight_env.encode.codec import ActionCodec  # noqa: E402
 from farlight_env.game import Phase  # noqa: E402
-from farlight_env.openspiel import GAME_NAME, FarlightState, deal_seed  # noqa: E402
+from farlight_env.game.config import ConfigError, IllegalActionError  # noqa: E402
+from farlight_env.openspiel import (  # noqa: E402
+    GAME_NAME,
+    FarlightState,
+    StateStringError,
+    deal_seed,
+)
+from farlight_env.openspiel_state_text import MAX_STATE_CHARS  # noqa: E402
 from tests.doc_snippets import run_page  # noqa: E402
 
 GameType = pyspiel.GameType
@@ -131,6 +145,161 @@ def test_states_serialize_and_deserialize_exactly() -> None:
         assert str(again) == str(state) and again.history() == state.history()
         assert again.legal_actions() == state.legal_actions()
         assert again.returns() == state.returns()
+
+
+def test_a_round_trip_gives_the_same_state_and_the_same_future() -> None:
+    """serialize -> deserialize (the state's own and pyspiel's game-and-state pair) gives a
+    state with the same string, history, legal actions and, played on alike, the same game."""
+    game = load(players=3, max_rounds=2)
+    for state in random_states(game, seed=5, every=7):
+        text = pyspiel.serialize_game_and_state(game, state)
+        copies = [
+            game.deserialize_state(state.serialize()),
+            pyspiel.deserialize_game_and_state(text)[1],
+        ]
+        for again in copies:
+            assert isinstance(again, FarlightState) and str(again) == str(state)
+            assert again.history() == state.history()
+            assert again.move_number() == state.move_number()
+            assert again.legal_actions() == state.legal_actions()
+        original, rng = state.clone(), np.random.default_rng(3)
+        while not original.is_terminal():
+            action = int(rng.choice(original.legal_actions()))
+            for one in (original, *copies):
+                one.apply_action(action)
+            assert all(str(one) == str(original) for one in copies)
+        assert all(one.returns() == original.returns() for one in copies)
+
+
+def pickled_state_string(marker: Path) -> str:
+    """OpenSpiel's default Python-state format whose pickle, if loaded, creates `marker`."""
+
+    class Payload:
+        def __reduce__(self) -> tuple:
+            return (os.system, (f"touch {marker}",))
+
+    data = base64.b64encode(pickle.dumps({"engine": Payload()})).decode()
+    return f"history=-1:5\nmove_number=1\n__dict__={data}"
+
+
+def game_and_state_string(state_text: str, game: str = "python_farlight()") -> str:
+    return f"[Meta]\nVersion: 1\n\n[Game]\n{game}\n[State]\n{state_text}\n"
+
+
+def test_a_pickled_state_string_is_refused_unread_by_both_loaders(tmp_path: Path) -> None:
+    """The string OpenSpiel's own serializer writes for a Python game carries a pickle its
+    loaders unpickle: this game refuses it, and the command the pickle holds never runs."""
+    marker = tmp_path / "ran"
+    text = pickled_state_string(marker)
+    with pytest.raises(StateStringError, match="pickled Python-state format is refused"):
+        load().deserialize_state(text)
+    with pytest.raises(pyspiel.SpielError, match="pickled Python-state format is refused"):
+        pyspiel.deserialize_game_and_state(game_and_state_string(text))
+    assert not marker.exists()
+
+
+def test_other_games_still_load_through_pyspiel() -> None:
+    game = pyspiel.load_game("kuhn_poker")
+    state = game.new_initial_state().child(0).child(1)
+    _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(again) == str(state) and again.history() == [0, 1]
+
+
+def saved(state: FarlightState) -> dict:
+    return json.loads(state.serialize())
+
+
+def crafted_strings() -> dict[str, tuple[str, str]]:
+    """Broken or foreign state strings of a dealt 2-player game -> (text, the error's words)."""
+    game = load()
+    state = dealt(game, 3)
+    state.apply_action(state.legal_actions()[0])
+    good = saved(state)
+    other = saved(dealt(game, 4))
+
+    def edit(**changes: object) -> str:
+        return json.dumps({**good, **changes})
+
+    crew = json.loads(json.dumps(good["game"]))
+    crew["state"]["crew"][0] = -5
+    moved = json.loads(json.dumps(good["game"]))
+    moved["state"]["crew"][0] += 1
+    return {
+        "not json": ("{not json", "not this game's JSON state"),
+        "a list": ("[1, 2]", "not this game's JSON state"),
+        "deep": ("[" * 100_000 + "]" * 100_000, "not this game's JSON state"),
+        "other format": (edit(format="farlight-game"), "expected 'farlight-openspiel-state'"),
+        "other version": (edit(version=2), "version 2"),
+        "unknown field": (edit(extra=1), "unknown field"),
+        "a float action": (edit(history=[[-1, 3], [0, 1.5]]), "not this game's JSON state"),
+        "wrong player": (edit(history=[[-1, 3], [1, good["history"][1][1]]]), "player 1 acts"),
+        "illegal action": (edit(history=[[-1, 3], [0, 10**6]]), "is not legal there"),
+        "no such deal": (edit(history=[[-1, 2**16]]), "is not legal there"),
+        "other deal": (edit(history=other["history"]), "does not replay to the stored game"),
+        "short history": (edit(history=good["history"][:1]), "does not replay"),
+        "edited game": (edit(game=moved), "does not replay to the stored game"),
+        "corrupt game": (edit(game=crew), "state.crew[0]"),
+        "game before deal": (edit(history=[]), "the history does not deal one"),
+        "deal without game": (edit(game=None), "none is stored"),
+        "too long": (" " * (MAX_STATE_CHARS + 1), "more than"),
+        "history past the end": (edit(history=[[-1, 3]] + [[0, 0]] * 30_000), "longer than any"),
+    }
+
+
+@pytest.mark.parametrize("name", list(crafted_strings()))
+def test_crafted_state_strings_are_one_clean_error_through_both_loaders(name: str) -> None:
+    text, words = crafted_strings()[name]
+    game = load()
+    for read in (
+        game.deserialize_state,
+        lambda t: pyspiel.deserialize_game_and_state(game_and_state_string(t)),
+    ):
+        with pytest.raises(StateStringError, match=re.escape(words)) as caught:
+            read(text)
+        assert isinstance(caught.value, pyspiel.SpielError) and isinstance(caught.value, ValueError)
+        message = str(caught.value)
+        assert "\n" not in message and len(message) < 400 and "Traceback" not in message
+
+
+def test_a_history_that_goes_on_past_the_end_is_refused() -> None:
+    game = load(max_rounds=1)
+    *_, end = random_states(game, seed=1)
+    data = saved(end)
+    data["history"].append([0, 0])
+    with pytest.raises(StateStringError, match="the game is over"):
+        game.deserialize_state(json.dumps(data))
+
+
+def test_a_resampled_state_is_not_serialized() -> None:
+    """Its history is not its game's: a string of it could never be read back."""
+    state = dealt(load(), 2)
+    other = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(1, 0.0, 1.0))
+    with pytest.raises(pyspiel.SpielError, match="resampled state cannot be serialized"):
+        other.serialize()
+
+
+# ------------------------------------------------------------------ errors
+def test_errors_are_spiel_errors_and_the_engines_own() -> None:
+    """RLlib's OpenSpielEnv catches pyspiel.SpielError to replace an illegal move; Farlight code
+    catches IllegalActionError and ConfigError: each error is both, and an illegal action
+    leaves the state as it was."""
+    state = dealt(load(), 0)
+    before = str(state), state.history()
+    illegal = next(
+        a for a in range(load().num_distinct_actions()) if a not in state.legal_actions()
+    )
+    for action in (illegal, 10**6):
+        with pytest.raises(pyspiel.SpielError) as caught:
+            state.apply_action(action)
+        assert isinstance(caught.value, IllegalActionError)
+        assert (str(state), state.history()) == before
+    with pytest.raises(IllegalActionError, match="deal must be"):
+        load(deals=5).new_initial_state().apply_action(5)
+    with pytest.raises(pyspiel.SpielError) as bad_game:
+        load(players=9)
+    assert isinstance(bad_game.value, ConfigError)
+    with pytest.raises(pyspiel.SpielError, match="not dealt yet"):
+        _ = load().new_initial_state().farlight
 
 
 # ------------------------------------------------------------------ determinism
