@@ -248,7 +248,8 @@ def test_a_lost_worker_node_costs_only_its_games_in_flight(start_cluster, tmp_pa
         wait_for(lambda: nodes.worker_id in nodes_of(journal(out)), proc, "a game on the worker")
         nodes.lose_worker()
         at_loss = journal(out)
-        wait_for(lambda: len(journal(out)) > len(at_loss), proc, "a game after the loss")
+        after_loss = lambda: nodes_of(journal(out)[len(at_loss) :])  # noqa: E731
+        wait_for(lambda: nodes.head_id in after_loss(), proc, "a game on the head after the loss")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
     finally:
@@ -260,7 +261,7 @@ def test_a_lost_worker_node_costs_only_its_games_in_flight(start_cluster, tmp_pa
     lines = journal(out)
     assert lines[: len(kept)] == kept  # finished games are kept, not played again
     assert sorted(json.loads(line)["index"] for line in lines) == list(range(48))
-    assert nodes.worker_id in nodes_of(kept[: len(at_loss)])
-    assert set(nodes_of(lines[len(at_loss) :])) == {nodes.head_id}
+    assert nodes.worker_id in nodes_of(kept)  # among them, games the lost node finished
+    assert set(nodes_of(lines[len(kept) :])) == {nodes.head_id}  # the resume: the node left
     succeeds("tournament", *SLOW_GAMES, "--out", str(whole), "--no-progress")
     assert_same_result_files(out, whole)
