@@ -111,7 +111,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         type=argtypes.held_out_secret,
         default=None,
         metavar="HEX",
-        help="replay a finished held-out run: the 64 hex digits its scorecard shows",
+        help="replay a finished held-out run: the 64 hex digits its scorecard shows "
+        "(default: a published seed set, or with --held-out a new secret)",
     )
     p.add_argument(
         "--ismcts-iterations",

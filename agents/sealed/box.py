@@ -93,8 +93,13 @@ def import_path() -> list[str]:
     return paths
 
 
-#: The child's first lines: the import path, then (as root) the uid drop, before any import of
-#: the project. {names} are filled in by `_boot_code`.
+#: Installed packages a child imports before it drops its uid: pettingzoo's registry reads its
+#: own modules' source through their resolved paths, which a folder only root may enter (CI's
+#: venv under `mktemp -d`) hides from the child's uid. Nothing of the agent has run yet.
+PRELOAD = ("pettingzoo",)
+
+#: The child's first lines: the import path, then (as root) the preloads and the uid drop,
+#: before any import of the project. {names} are filled in by `Box`.
 BOOT = """\
 import ctypes, os, stat, sys
 sys.path[:0] = {paths!r}
@@ -118,6 +123,11 @@ def through(path, moved):
     return path
 
 if uid is not None:
+    for name in {preload!r}:  # read their own files by resolved path at import: as root
+        try:
+            __import__(name)
+        except ImportError:
+            pass
     moved = {{}}
     for i, entry in enumerate(sys.path):
         if os.path.isdir(entry) and not reachable(entry):
@@ -162,7 +172,9 @@ class Box:
             env = {k: os.environ[k] for k in KEPT_ENVIRONMENT if k in os.environ}
             env |= {"HOME": str(self.scratch), "TMPDIR": str(self.scratch)}
             env |= {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-            code = BOOT.format(paths=import_path(), uid=self.uid, parent=os.getpid(), warm=warm)
+            code = BOOT.format(
+                paths=import_path(), uid=self.uid, preload=PRELOAD, parent=os.getpid(), warm=warm
+            )
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-c", code],
                 stdin=subprocess.PIPE,
