@@ -94,6 +94,13 @@ def held_out_seed(secret: str, players: int, opponent: int) -> int:
     return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 
 
+def held_out_exploit_seed(secret: str, players: int) -> int:
+    """The seed of a held-out v2 run's exploitability evaluation set, wide like a cell's: the
+    policy cannot have met those deals either."""
+    digest = hashlib.sha256(f"{PROTOCOL} exploitability {players} {secret}".encode()).digest()
+    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
+
+
 def cell_specs(
     cell: Cell,
     policy: str | Agent,

@@ -143,3 +143,26 @@ def test_sealed_training_opponents_change_nothing_and_see_nothing() -> None:
     plain, plain_reward = _first_legal_game(agents.make("random", seed=7), seed=11)
     assert len(sealed) == len(plain) > 10 and sealed_reward == plain_reward
     assert all(np.array_equal(a, b) for a, b in zip(sealed, plain, strict=True))
+
+
+def test_a_held_out_v2_run_holds_out_the_exploitability_deals_too(tmp_path: Path) -> None:
+    """Issue #47: under --held-out the exploitability cell's evaluation games are dealt from
+    the run's secret, not the published seed 29002 a policy could have memorised."""
+    from agents.evaluate import held_out_exploit_seed
+    from agents.exploit import eval_seed, eval_specs
+
+    out = tmp_path / "held"
+    _run_cli(["evaluate", "random", "--protocol", "v2", "--quick", "--held-out", "--out", str(out)])
+    card = json.loads((out / "scorecard.json").read_text())
+    secret = card["seeds"]["secret"]
+    cell = card["exploitability"]
+    assert card["seed_mode"] == "held-out"
+    assert cell["eval_seed"] == held_out_exploit_seed(secret, 2) != eval_seed(2)
+    assert cell["eval_seed"].bit_length() == 129  # wide: its games draw 128-bit seeds too
+    stored = json.loads((out / EXPLOIT_DIR / "exploit.json").read_text())
+    assert stored["eval_set"]["held_out"] is True
+    published = {spec.seed for spec in eval_specs("br", "random", 2, 4)}
+    journal = (out / EXPLOIT_DIR / "evaluation" / "budget_2048.jsonl").read_text()
+    held = {int(json.loads(line)["env_seed"]) for line in journal.splitlines()}
+    assert held and not held & published
+    assert _untimed(resume_v2(out)) == _untimed(card)  # the secret replays the same run

@@ -402,3 +402,42 @@ def test_the_leaderboard_marks_quick_scorecards(browser, live_server: str, tmp_p
     assert page.locator("#boards h3:has-text('full/scorecard.json') .quick").count() == 0
     assert "(quick subset)" in page.locator("#boards").inner_text()
     context.close()
+
+
+def test_the_leaderboard_says_which_scorecards_count_for_comparison(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    """Issue #47: only held-out sealed scorecards compare submitted agents; the page says so
+    and tags every card by the deals it was played on and whether it was sealed."""
+    import json
+
+    cell = {"players": 2, "opponent": "random", "games": 8, "wins": 7, "win_rate": 0.875}
+    cell |= {"ci_low": 0.5, "ci_high": 0.98, "fair_share": 0.5, "mean_margin": 20.0}
+    card = {"protocol": "farlight-eval-v2", "agent": "ppo", "cells": [cell]}
+    card["rating"] = {"mu": 28.0, "sigma": 2.0}
+    kinds = {
+        "heldsealed": {"seed_mode": "held-out", "sealed": True},
+        "published": {"seed_mode": "published", "sealed": True},
+        "heldopen": {"seed_mode": "held-out", "sealed": False},
+        "old": {},  # written before seed_mode existed: published deals
+    }
+    for folder, fields in kinds.items():
+        (tmp_path / "data" / folder).mkdir(parents=True)
+        (tmp_path / "data" / folder / "scorecard.json").write_text(json.dumps(card | fields))
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-leaderboard").click()
+    page.wait_for_selector("#boards h3:has-text('old/scorecard.json')")
+    assert "Only held-out sealed scorecards" in page.locator(".comparison-rule").inner_text()
+
+    def tag(folder: str) -> str:
+        return page.locator(f"#boards h3:has-text('{folder}/scorecard.json') span").inner_text()
+
+    assert tag("heldsealed") == "held-out · sealed"
+    assert tag("published") == tag("heldopen") == tag("old") == "development only"
+    title = page.locator("#boards h3:has-text('heldopen/scorecard.json') span").get_attribute(
+        "title"
+    )
+    assert "held-out deals, not sealed" in title
+    context.close()

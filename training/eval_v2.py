@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from agents.evaluate import PROTOCOL_V2, evaluate, resume_evaluation
+from agents.evaluate import PROTOCOL_V2, evaluate, held_out_exploit_seed, resume_evaluation
 from agents.formats.scorecard import ExploitCellFile, WarmStart
 from agents.sealed import MoveBudget
 from training.exploit import exploit
@@ -37,14 +37,23 @@ EXPLOIT_CELL: dict[str, Any] = {
 EXPLOIT_DIR = "exploit"
 
 
-def exploit_options(quick: bool) -> dict[str, Any]:
-    """The cell's ExploitConfig fields; the policy always plays sealed."""
+def exploit_options(quick: bool, secret: str | None = None) -> dict[str, Any]:
+    """The cell's ExploitConfig fields; the policy always plays sealed. A held-out run's
+    `secret` gives the evaluation set its seed, as it gives the cells theirs."""
     settings = {"players": 2, "quick": True} if quick else dict(EXPLOIT_CELL)
-    return settings | {"sealed": True, "init_from": "ppo", "seed": 0}
+    settings |= {"sealed": True, "init_from": "ppo", "seed": 0}
+    if secret is not None:
+        settings["eval_seed"] = held_out_exploit_seed(secret, settings["players"])
+    return settings
 
 
 def exploit_cell(
-    agent: str, quick: bool, workers: int, progress: bool, run_dir: Path
+    agent: str,
+    quick: bool,
+    workers: int,
+    progress: bool,
+    run_dir: Path,
+    secret: str | None = None,
 ) -> dict[str, Any]:
     """Train (or finish training) the cell's best response in `run_dir`, evaluate it, and
     sum it up for the scorecard: the row at the cell's budget, and the warm start's."""
@@ -64,7 +73,7 @@ def exploit_cell(
             run_dir=str(run_dir),
             workers=workers,
             progress=progress,
-            **exploit_options(quick),
+            **exploit_options(quick, secret),
         )
     rows = {row["budget"]: row for row in result["budgets"]}
     final, start = rows[result["budget"]], rows[min(rows)]
@@ -118,7 +127,7 @@ def evaluate_v2(
     """Run farlight-eval-v2 for `agent` (a name or a saved policy path; the standard game)
     and return its scorecard. With `out_dir`, games and the best-response run are kept there,
     so `resume_v2(out_dir)` finishes a killed run. `held_out` deals the cells from a secret
-    (agents.evaluate); the exploitability cell keeps its published evaluation set.
+    (agents.evaluate), and the exploitability cell's evaluation set too.
     `move_budget` bounds each decision of the policy in the cells' games (not in the best
     response's training)."""
     if policy_kwargs and agent != "ismcts":
@@ -135,12 +144,13 @@ def evaluate_v2(
         held_out_secret=held_out_secret,
         move_budget=move_budget,
     )
-    exploited = _exploited(agent, card)
+    exploited, secret = _exploited(agent, card), _secret(card)
     if out_dir is not None:
-        cell = exploit_cell(exploited, quick, workers, progress, out_dir / EXPLOIT_DIR)
+        cell = exploit_cell(exploited, quick, workers, progress, out_dir / EXPLOIT_DIR, secret)
     else:
         with tempfile.TemporaryDirectory(prefix="farlight-eval-v2-") as tmp:
-            cell = exploit_cell(exploited, quick, workers, progress, Path(tmp) / EXPLOIT_DIR)
+            run_dir = Path(tmp) / EXPLOIT_DIR
+            cell = exploit_cell(exploited, quick, workers, progress, run_dir, secret)
     return with_exploitability(card, cell)
 
 
@@ -150,10 +160,15 @@ def resume_v2(out_dir: Path, workers: int = 1, progress: bool = False) -> dict[s
     card = resume_evaluation(out_dir, workers, progress)
     if card["protocol"] != PROTOCOL_V2:
         return card
-    cell = exploit_cell(
-        _exploited(card["agent"], card), card["quick"], workers, progress, out_dir / EXPLOIT_DIR
-    )
+    exploited = _exploited(card["agent"], card)
+    run_dir = out_dir / EXPLOIT_DIR
+    cell = exploit_cell(exploited, card["quick"], workers, progress, run_dir, _secret(card))
     return with_exploitability(card, cell)
+
+
+def _secret(card: dict[str, Any]) -> str | None:
+    """A held-out run's secret (its scorecard has it once the cells' last game is played)."""
+    return card["seeds"].get("secret") if card.get("seed_mode") == "held-out" else None
 
 
 def _exploited(agent: str, card: dict[str, Any]) -> str:

@@ -495,6 +495,18 @@ function table(parent, heads, rows) {
 function heading(parent, text, level = "h3") {
   const h = document.createElement(level); h.textContent = text; parent.appendChild(h);
 }
+// Whether a scorecard may rank a submitted agent: held-out deals, played sealed.
+function comparisonTag(card) {
+  const tag = document.createElement("span");
+  const counts = card.seed_mode === "held-out" && card.sealed;
+  tag.className = counts ? "counts" : "dev-only";
+  tag.textContent = counts ? "held-out · sealed" : "development only";
+  tag.title = counts
+    ? "deals from a secret drawn at the start of the run, the policy in its own box: counts for comparison"
+    : `${card.seed_mode === "held-out" ? "held-out deals" : "published deals"}, ` +
+      `${card.sealed ? "sealed" : "not sealed"}: does not count for comparison between submitted agents`;
+  return tag;
+}
 async function loadLeaderboard() {
   const box = $("#boards");
   box.textContent = "Loading…";
@@ -522,9 +534,16 @@ async function loadLeaderboard() {
     box.appendChild(details);
   }
   heading(box, "Evaluation scorecards", "h2");
+  const rule = document.createElement("p");
+  rule.className = "comparison-rule";
+  rule.textContent = "Only held-out sealed scorecards (farlight evaluate --protocol v2 --held-out) " +
+    "compare agents submitted by others: published deals can be memorized, and an unsealed " +
+    "policy can read the game.";
+  box.appendChild(rule);
   if (!data.scorecards.length) box.append("No scorecard.json (farlight evaluate) in the data folder.");
   for (const s of data.scorecards) {
     heading(box, s.file);
+    if (!s.error) box.lastChild.append(" ", comparisonTag(s));
     if (s.quick) {
       const tag = document.createElement("span");
       tag.className = "quick";
