@@ -88,16 +88,20 @@ def cells(quick: bool = False, secret: str | None = None) -> list[Cell]:
 
 
 def held_out_seed(secret: str, players: int, opponent: int) -> int:
-    """A held-out cell's seed: 128 bits of SHA-256(secret, cell), wide (bit 128 set), so its
-    blocks, deals and agents draw wide seeds too (farlight_env.game.seeds)."""
-    digest = hashlib.sha256(f"{PROTOCOL} cell {players} {opponent} {secret}".encode()).digest()
-    return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
+    """A held-out cell's seed, drawn from the secret (`_secret_seed`)."""
+    return _secret_seed(f"cell {players} {opponent}", secret)
 
 
 def held_out_exploit_seed(secret: str, players: int) -> int:
-    """The seed of a held-out v2 run's exploitability evaluation set, wide like a cell's: the
+    """The seed of a held-out v2 run's exploitability evaluation set, drawn like a cell's: the
     policy cannot have met those deals either."""
-    digest = hashlib.sha256(f"{PROTOCOL} exploitability {players} {secret}".encode()).digest()
+    return _secret_seed(f"exploitability {players}", secret)
+
+
+def _secret_seed(label: str, secret: str) -> int:
+    """128 bits of SHA-256(protocol, label, secret), wide (bit 128 set), so the blocks, deals
+    and agents under it draw wide seeds too (farlight_env.game.seeds)."""
+    digest = hashlib.sha256(f"{PROTOCOL} {label} {secret}".encode()).digest()
     return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 
 

@@ -536,7 +536,7 @@ async function loadLeaderboard() {
   heading(box, "Evaluation scorecards", "h2");
   const rule = document.createElement("p");
   rule.className = "comparison-rule";
-  rule.textContent = "Only held-out sealed scorecards (farlight evaluate --protocol v2 --held-out) " +
+  rule.textContent = "Only held-out sealed scorecards (farlight evaluate --held-out, with --sealed or --protocol v2) " +
     "compare agents submitted by others: published deals can be memorized, and an unsealed " +
     "policy can read the game.";
   box.appendChild(rule);
