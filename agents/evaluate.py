@@ -98,6 +98,12 @@ def held_out_exploit_seed(secret: str, players: int) -> int:
     return _secret_seed(f"exploitability {players}", secret)
 
 
+def held_out_training_key(secret: str, players: int) -> int:
+    """The deal key of a held-out v2 run's best-response training (PPOConfig.deal_key): its
+    training games cannot be told from the policy's other games either."""
+    return _secret_seed(f"exploitability training {players}", secret)
+
+
 def _secret_seed(label: str, secret: str) -> int:
     """128 bits of SHA-256(protocol, label, secret), wide (bit 128 set), so the blocks, deals
     and agents under it draw wide seeds too (farlight_env.game.seeds)."""

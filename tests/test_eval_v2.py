@@ -148,7 +148,7 @@ def test_sealed_training_opponents_change_nothing_and_see_nothing() -> None:
 def test_a_held_out_v2_run_holds_out_the_exploitability_deals_too(tmp_path: Path) -> None:
     """Issue #47: under --held-out the exploitability cell's evaluation games are dealt from
     the run's secret, not the published seed 29002 a policy could have memorised."""
-    from agents.evaluate import held_out_exploit_seed
+    from agents.evaluate import held_out_exploit_seed, held_out_training_key
     from agents.exploit import eval_seed, eval_specs
 
     out = tmp_path / "held"
@@ -161,6 +161,10 @@ def test_a_held_out_v2_run_holds_out_the_exploitability_deals_too(tmp_path: Path
     assert cell["eval_seed"].bit_length() == 129  # wide: its games draw 128-bit seeds too
     stored = json.loads((out / EXPLOIT_DIR / "exploit.json").read_text())
     assert stored["eval_set"]["held_out"] is True
+    # ... and its training games from a key drawn from the secret, not from seed 0 alone
+    assert stored["training_deals"] == "held out"
+    trained = json.loads((out / EXPLOIT_DIR / "train" / "run_config.json").read_text())
+    assert trained["deal_key"] == held_out_training_key(secret, 2)
     published = {spec.seed for spec in eval_specs("br", "random", 2, 4)}
     journal = (out / EXPLOIT_DIR / "evaluation" / "budget_2048.jsonl").read_text()
     held = {int(json.loads(line)["env_seed"]) for line in journal.splitlines()}

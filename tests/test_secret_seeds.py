@@ -93,3 +93,29 @@ def test_a_given_seed_is_shown_and_names_the_record(tmp_path: Path, monkeypatch,
     main(["play", "--opponents", "random", "--max-rounds", "1", "--seed", str(seed)])
     assert f"seed {seed}" in capsys.readouterr().out
     assert (tmp_path / f"farlight-game-{seed}.json").is_file()
+
+
+def test_a_deal_key_mixes_into_every_training_game_one_way() -> None:
+    """A held-out best response trains on deals from a secret key (#47): the same env seeds
+    deal other, wide games with the key, the same ones again with the same key, and a key
+    that is not wide (so not one-way) is refused."""
+    from farlight_env.env.single_agent import FarlightSingleAgentEnv
+    from farlight_env.game.config import ConfigError
+
+    def engine_seeds(deal_key: int | None) -> list[int]:
+        env = FarlightSingleAgentEnv(num_players=2, opponents="random", deal_key=deal_key)
+        out = []
+        for episode in range(3):
+            env.reset(seed=7 if episode == 0 else None)
+            out.append(env.aec.game.seed)
+        return out
+
+    key = secure_seed()
+    plain, keyed = engine_seeds(None), engine_seeds(key)
+    assert keyed == engine_seeds(key)  # reproducible for whoever holds the key
+    assert not set(plain) & set(keyed)
+    assert all(seed >= OLD_ENGINE_SEEDS for seed in keyed)
+    assert engine_seeds(secure_seed()) != keyed
+    for bad in (5, -1, True, 2.0**70):
+        with pytest.raises(ConfigError, match="deal_key"):
+            FarlightSingleAgentEnv(deal_key=bad)

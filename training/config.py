@@ -21,6 +21,7 @@ import numpy as np
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.game.seeds import is_wide
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, learner_kinds, subgame_problems
 
@@ -86,6 +87,10 @@ class PPOConfig(SubGameOptions, GameOptions):
         "observation, mask and redacted game (agents.sealed; farlight-eval-v2's best response)",
     )
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
+    #: A wide secret mixed one-way into every training game's seed (the env's `deal_key`): a
+    #: held-out farlight-eval-v2 run's best response trains on deals nobody can compute. Not
+    #: a flag: the protocol sets it.
+    deal_key: int | None = opt(None, "secret mixed into every training game's seed")
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
     # 16 games in this process: one forward pass steps them all (docs/performance.md, "The learner")
@@ -235,6 +240,9 @@ def config_problems(config: PPOConfig) -> list[str]:
         value = getattr(config, name)
         if _bad_int(value) or value < low:
             problems.append(f"--{_flag(name)} must be an integer >= {low}, got {value!r}")
+    key = config.deal_key
+    if key is not None and (_bad_int(key) or not is_wide(key)):
+        problems.append(f"deal_key must be a wide seed (an integer >= 2**64), got {key!r}")
     if problems:
         return problems
     for name, high in MAXIMUM.items():

@@ -92,6 +92,7 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
                 card_set_of(config) if config.sealed_opponents else None,
             ),
             reward_mode=config.reward_mode,
+            deal_key=config.deal_key,
             **env_options(config),
             **subgame_kwargs(config),
         )

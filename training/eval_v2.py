@@ -18,7 +18,13 @@ from typing import Any
 
 import msgspec
 
-from agents.evaluate import PROTOCOL_V2, evaluate, held_out_exploit_seed, resume_evaluation
+from agents.evaluate import (
+    PROTOCOL_V2,
+    evaluate,
+    held_out_exploit_seed,
+    held_out_training_key,
+    resume_evaluation,
+)
 from agents.formats.scorecard import ExploitCellFile, WarmStart
 from agents.sealed import MoveBudget
 from training.exploit import exploit
@@ -44,6 +50,7 @@ def exploit_options(quick: bool, secret: str | None = None) -> dict[str, Any]:
     settings |= {"sealed": True, "init_from": "ppo", "seed": 0}
     if secret is not None:
         settings["eval_seed"] = held_out_exploit_seed(secret, settings["players"])
+        settings["deal_key"] = held_out_training_key(secret, settings["players"])
     return settings
 
 

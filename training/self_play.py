@@ -315,6 +315,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
                 seed=config.seed * 1000 + rank,
                 base_dir=str(Path(config.run_dir).resolve()),
                 reward_mode=config.reward_mode,
+                deal_key=config.deal_key,
                 **env_options(config),
                 **subgame_kwargs(config),
             )

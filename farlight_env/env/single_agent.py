@@ -21,6 +21,7 @@ from farlight_env.env.autopilot import (
     reseed,
 )
 from farlight_env.game.config import ConfigError
+from farlight_env.game.seeds import derive_seed, is_wide
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
@@ -56,13 +57,21 @@ class FarlightSingleAgentEnv(gym.Env):
         learner_decisions: str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
         infos: str = "full",
+        deal_key: int | None = None,
         **env_config: Any,
     ) -> None:
         """`learner_decisions` and `autopilot` make a sub-game (docs/subgames.md): the learner
         is asked only for decisions of those kinds; `autopilot` plays its seat's others.
         Opponents play all their own decisions. `infos="numeric"`: the learner's info is
         "learner_seat" and `raw_env`'s numeric info (fixed keys and shapes; "illegal_action"
-        is the offending seat or -1). Other arguments: `raw_env`'s."""
+        is the offending seat or -1). `deal_key` (a wide secret seed) mixes into every game's
+        seed one-way, so nobody without the key can tell which deals the env plays (held-out
+        best responses train so). Other arguments: `raw_env`'s."""
+        if deal_key is not None and (
+            isinstance(deal_key, bool) or not isinstance(deal_key, int) or not is_wide(deal_key)
+        ):
+            raise ConfigError(f"deal_key must be None or a wide seed (>= 2**64), got {deal_key!r}")
+        self.deal_key = deal_key
         self.aec = raw_env(
             num_players=num_players,
             render_mode=render_mode,
@@ -155,7 +164,7 @@ class FarlightSingleAgentEnv(gym.Env):
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self.aec.reset(seed=self._game_seed(int(self.np_random.integers(2**31 - 1))))
         self._random = RandomPolicy(int(self.np_random.integers(2**31 - 1)))
         if self.autopilot.active:
             self.autopilot.start(self.aec.game.seed)
@@ -169,6 +178,11 @@ class FarlightSingleAgentEnv(gym.Env):
             self.learner_seat = int(self.learner_seat_option)
         self._play_opponents()
         return self._observe(), self._info()
+
+    def _game_seed(self, drawn: int) -> int:
+        """The next game's seed: the draw itself, or with a deal key a wide seed drawn one-way
+        from key and draw (farlight_env.game.seeds.derive_seed)."""
+        return drawn if self.deal_key is None else derive_seed(self.deal_key, drawn)
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action, let opponents play; an illegal action ends the episode
