@@ -26,9 +26,12 @@ def add_config_arguments(
     parser: argparse.ArgumentParser, cls: type = PPOConfig, skip: tuple[str, ...] = ()
 ) -> None:
     """One --flag per dataclass field of `cls` (but those in `skip`, which the command declares
-    itself, e.g. as a positional argument), typed and documented from it."""
+    itself, e.g. as a positional argument, and those marked `opt(flag=False)`), typed and
+    documented from it."""
     hints = typing.get_type_hints(cls)
-    fields = [f for f in dataclasses.fields(cls) if f.name not in skip]
+    fields = [
+        f for f in dataclasses.fields(cls) if f.name not in skip and f.metadata.get("flag", True)
+    ]
     game = parser
     if any(f.name in GAME_FLAGS for f in fields):
         game = parser.add_argument_group(

@@ -38,14 +38,14 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="MaskablePPO against chosen opponents",
         description="MaskablePPO against fixed opponents (training/train_ppo.py).",
     )
-    add_config_arguments(ppo, PPOConfig, skip=("deal_key",))
+    add_config_arguments(ppo, PPOConfig)
     _add_run_flags(ppo, PPOConfig, _run_ppo, LAST_CHECKPOINT)
     league = kinds.add_parser(
         "self-play",
         help="league self-play with snapshots and ratings",
         description="League self-play (training/self_play.py).",
     )
-    add_config_arguments(league, SelfPlayConfig, skip=("deal_key",))
+    add_config_arguments(league, SelfPlayConfig)
     _add_run_flags(league, SelfPlayConfig, _run_self_play, LAST_CHECKPOINT)
     rllib = kinds.add_parser(
         "rllib",

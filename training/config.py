@@ -50,10 +50,13 @@ def resolve_rollout(config: Any) -> None:
         config.batch_size = max(2, min(MINIBATCH, config.n_steps * n_envs))
 
 
-def opt(default: Any, help: str, metavar: str | None = None) -> Any:
+def opt(default: Any, help: str, metavar: str | None = None, flag: bool = True) -> Any:
     """A config field with its help text (lists get a fresh copy per instance); `metavar`
-    names a text option's value in --help when it is no PATH."""
+    names a text option's value in --help when it is no PATH; `flag=False` keeps a field a
+    protocol sets off the command line."""
     metadata = {"help": help, **({"metavar": metavar} if metavar else {})}
+    if not flag:
+        metadata["flag"] = False
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda d=default: d.copy(), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -90,7 +93,7 @@ class PPOConfig(SubGameOptions, GameOptions):
     #: A wide secret mixed one-way into every training game's seed (the env's `deal_key`): a
     #: held-out farlight-eval-v2 run's best response trains on deals nobody can compute. Not
     #: a flag: the protocol sets it.
-    deal_key: int | None = opt(None, "secret mixed into every training game's seed")
+    deal_key: int | None = opt(None, "secret mixed into every training game's seed", flag=False)
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
     # 16 games in this process: one forward pass steps them all (docs/performance.md, "The learner")
