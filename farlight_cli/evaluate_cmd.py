@@ -54,8 +54,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "policy",
         metavar="POLICY",
         nargs="?",
-        help="random, heuristic, ismcts, ismcts@N, ppo, rollout, or a saved policy's path "
-        "(*.pt); ppo, rollout and *.pt need the train extra (torch)",
+        help=f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (torch)",
     )
     p.add_argument(
         "--resume",

@@ -1,7 +1,5 @@
 """MkDocs hooks (mkdocs.yml `hooks:`): what the site builds from the code instead of copying it.
 
-- The command reference page is generated from the `farlight` argparse parsers at build time,
-  so it cannot drift from `farlight COMMAND --help`.
 - The notebooks (notebooks/*.ipynb, outside docs/) join the site as they are stored, outputs
   included; mkdocs-jupyter renders them.
 - A page's link to a repository file outside docs/ (`../agents/rollout.py`) works when browsing
@@ -12,12 +10,9 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 from pathlib import Path
-from unittest import mock
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority, get_plugin_logger
@@ -26,55 +21,15 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-CLI_PAGE = "cli-reference.md"
-#: Width of the generated help text: stable whatever terminal builds the site.
-HELP_COLUMNS = "100"
 #: `[text](../path)`: a relative link that leaves docs/ (images and pages stay inside it).
 OUTSIDE_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
 
 log = get_plugin_logger("farlight")
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    """A parser's subcommands by name (argparse keeps them in its subparsers action)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
-
-
-def cli_reference() -> str:
-    """The command reference page: every `farlight` command's --help, as the parser prints it."""
-    if str(ROOT) not in sys.path:  # the parsers of the tree being built, not another install
-        sys.path.insert(0, str(ROOT))
-    from farlight_cli.main import build_parser
-
-    parser = build_parser()
-    lines = [
-        "# Command reference",
-        "",
-        "Generated when the site is built, from the `farlight` parsers themselves "
-        "(`scripts/docs_hooks.py`), so it is exactly what `farlight COMMAND --help` prints. "
-        "What the commands are for, with examples, is on the [Command line](cli.md) page.",
-        "",
-    ]
-    # argparse wraps help to $COLUMNS: fix it while the page is written
-    with mock.patch.dict(os.environ, {"COLUMNS": HELP_COLUMNS}):
-        lines += ["## `farlight`", "", "```text", parser.format_help().rstrip(), "```", ""]
-        for name, command in _subcommands(parser).items():
-            kinds = _subcommands(command)
-            lines += [f"## `farlight {name}`", "", "```text", command.format_help().rstrip()]
-            lines += ["```", ""]
-            for kind, sub in kinds.items():
-                lines += [f"### `farlight {name} {kind}`", "", "```text"]
-                lines += [sub.format_help().rstrip(), "```", ""]
-    return "\n".join(lines)
-
-
 @event_priority(100)  # before mkdocs-jupyter looks for notebooks among the files
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add the generated command reference and the stored notebooks to the site."""
-    files.append(File.generated(config, CLI_PAGE, content=cli_reference()))
+    """Add the stored notebooks to the site."""
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
         files.append(
             File(
