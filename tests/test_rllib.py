@@ -9,6 +9,7 @@ import contextlib
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -186,6 +187,18 @@ def test_a_killed_run_resumes_from_its_checkpoint(killed_and_resumed):
     assert (run / "learning_curve.png").stat().st_size > 0
     config = json.loads((run / "run_config.json").read_text())
     assert config["iterations"] == killed_at + 1 and config["hidden"] == 16
+
+
+@pytest.mark.slow
+def test_a_run_says_it_starts_ray_and_keeps_rays_chatter_in_its_folder(killed_and_resumed):
+    """#48: the terminal shows one line while Ray starts, not RLlib's new-API-stack notice or
+    the core worker's `E` line; what Ray printed is kept in RUN/ray.log."""
+    run = killed_and_resumed["run"]
+    _code, _out, err = killed_and_resumed["resumed"]
+    assert "starting Ray (a local instance)" in err and str(run / "ray.log") in err
+    assert "new API stack" not in err and "core_worker" not in err, err
+    assert "WARNING" not in err and not re.search(r"^\[.* E ", err, re.M), err
+    assert "core_worker" in (run / "ray.log").read_text()
 
 
 @pytest.mark.slow

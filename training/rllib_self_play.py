@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -36,6 +37,12 @@ from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
 from training.config import resume_config, ship_encoder_frozen, stream_seed
 from training.game_options import check_game_options, game_kwargs
+from training.ray_messages import (
+    RAY_LOG,
+    keep_ray_log,
+    ray_stderr_captured,
+    silence_known_notices,
+)
 from training.rllib_config import CHECKPOINT_DIR, RLLIB_RESUMABLE, RLlibConfig
 from training.subgame import subgame_fields, subgame_kwargs
 
@@ -531,12 +538,18 @@ def train(
 
     set_threads(config.torch_threads)  # deliberate: the library default leaves it alone
     run_dir = Path(config.run_dir)
-    reaper = start_ray(config)
+    where = f"joining the cluster at {config.address}" if config.address else "a local instance"
+    print(f"starting Ray ({where}); its own messages go to {run_dir / RAY_LOG}", file=sys.stderr)
+    with ray_stderr_captured() as ray_output:
+        reaper = start_ray(config)
     import ray
 
     try:
-        # a resume's games and draws continue from new seeds, not the run's first ones again
-        algo = build_algorithm(config, stream_seed(config.seed, state.env_steps if state else 0))
+        silence_known_notices()
+        with ray_stderr_captured() as built_output:
+            # a resume's games and draws continue from new seeds, not the run's first ones again
+            seed = stream_seed(config.seed, state.env_steps if state else 0)
+            algo = build_algorithm(config, seed)
         if state is not None:
             algo.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
         else:
@@ -546,6 +559,7 @@ def train(
         if ship_encoder_frozen(config):
             freeze_ship_encoder(algo)
         run_dir.mkdir(parents=True, exist_ok=True)
+        keep_ray_log(run_dir, ray_output + built_output)
         atomic_write(run_dir / RUN_CONFIG, json.dumps(dataclasses.asdict(config), indent=1))
         push_league(algo, config, state.snapshots)
         log = RunLog(run_dir, state.env_steps if resume else None)
