@@ -12,6 +12,14 @@ from farlight_env.game import Action, FarlightGame
 from farlight_env.game.hidden import PlayerView
 
 
+def needs_view(what: str) -> str:
+    """The error of an agent given no view, naming where its view is (v1's infos are numbers)."""
+    return (
+        f"{what}: pass info['view'] (a PlayerView); farlight_v0's default infos hold it, and on "
+        "farlight_v1 (numeric infos) pass info=env.unwrapped.agent_info(agent)"
+    )
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything that picks an action index from an observation, its mask and the info dict.
@@ -50,10 +58,7 @@ class EngineAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         view = info.get("view")
         if not isinstance(view, PlayerView):
-            raise ValueError(
-                f"{self.name} plans on game states: pass info['view'] (a PlayerView), as the "
-                "Farlight env infos, tournaments and play loops do"
-            )
+            raise ValueError(needs_view(f"{self.name} plans on game states"))
         game = view.redacted(share=self.reads_only)
         return self.decide(game, view.seat, action_mask, self.codec_for(view))
 

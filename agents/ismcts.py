@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import EngineAgent
+from agents.base import EngineAgent, needs_view
 from agents.heuristic import HeuristicAgent, Planner
 from farlight_env.game import Action, FarlightGame, Phase
 from farlight_env.game.facts import AWARD_POINTS
@@ -111,7 +111,7 @@ class ISMCTSAgent(EngineAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         view = info.get("view")
         if not isinstance(view, PlayerView):
-            raise ValueError("ismcts plans on game states: pass info['view'] (a PlayerView)")
+            raise ValueError(needs_view("ismcts plans on game states"))
         if int(action_mask.sum()) == 1:
             return int(np.flatnonzero(action_mask)[0])
         action = self.search(view)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import needs_view
 from agents.heuristic import HeuristicAgent
 from agents.policy import SHIPPED_POLICY, PolicyAgent, set_one_at_a_time
 from farlight_env.encode.codec import ActionCodec
@@ -97,10 +98,7 @@ class RolloutAgent:
             return moves[0]
         view = info.get("view")
         if not isinstance(view, PlayerView):
-            raise ValueError(
-                "rollout plays moves out on game states: pass info['view'] (a PlayerView), as "
-                "the Farlight env infos, tournaments and play loops do"
-            )
+            raise ValueError(needs_view("rollout plays moves out on game states"))
         self.searches += 1
         return moves[int(np.argmax(self._totals(view, moves)))]
 

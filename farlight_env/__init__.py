@@ -12,6 +12,9 @@ __version__ = "0.1.0"
 
 GYM_ID = "farlight_env/Farlight-v0"
 PETTINGZOO_ID = "farlight_env/Farlight-v0"
+#: farlight_v1's ids: the classic games' defaults (docs/environment.md, "Versions").
+GYM_ID_V1 = "farlight_env/Farlight-v1"
+PETTINGZOO_ID_V1 = "farlight_env/Farlight-v1"
 
 
 def _register() -> None:
@@ -23,6 +26,12 @@ def _register() -> None:
         gymnasium.register(
             id=GYM_ID, entry_point="farlight_env.env.single_agent:FarlightSingleAgentEnv"
         )
+    if GYM_ID_V1 not in gymnasium.registry:
+        gymnasium.register(
+            id=GYM_ID_V1,
+            entry_point="farlight_env.env.single_agent:FarlightSingleAgentEnvV1",
+            vector_entry_point="farlight_env.vector:make_vector_env_v1",
+        )
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a core dependency
@@ -30,8 +39,10 @@ def _register() -> None:
     registry = getattr(pettingzoo, "aec_registry", None)
     if registry is not None and PETTINGZOO_ID not in registry:
         pettingzoo.register("aec", PETTINGZOO_ID, entry_point="farlight_env.env.aec:env")
+    if registry is not None and PETTINGZOO_ID_V1 not in registry:
+        pettingzoo.register("aec", PETTINGZOO_ID_V1, entry_point="farlight_env.env.aec_v1:env")
 
 
 _register()
 
-__all__ = ["GYM_ID", "PETTINGZOO_ID", "__version__"]
+__all__ = ["GYM_ID", "GYM_ID_V1", "PETTINGZOO_ID", "PETTINGZOO_ID_V1", "__version__"]

@@ -352,6 +352,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._require_game()
         return self._views[self.agent_name_mapping[agent]]
 
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        """What a planning agent's `act(observation, mask, info)` reads: its seat, its view
+        and the decision kind, whatever `infos` this env serves (farlight_v1's are numbers)."""
+        game = self._require_game()
+        seat = self.agent_name_mapping[agent]
+        return {"seat": seat, "view": self._views[seat], "decision": game.phase.value}
+
     def action_blocks(self) -> dict[str, list[tuple[int, int]]]:
         """Decision kind -> the [start, stop) index ranges its actions come from, for a learner
         that uses a smaller head per kind; every legal action of a decision of that kind lies

@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from farlight_env.env import aec_v1
 from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import (
     DEFAULT_AUTOPILOT,
@@ -46,6 +47,8 @@ class FarlightSingleAgentEnv(gym.Env):
     """One learner seat against opponent policies; reward arrives when the game ends."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    #: The AEC env the games run in (farlight_v0's; `FarlightSingleAgentEnvV1` takes v1's).
+    aec_class: type[raw_env] = raw_env
 
     def __init__(
         self,
@@ -72,7 +75,7 @@ class FarlightSingleAgentEnv(gym.Env):
         ):
             raise ConfigError(f"deal_key must be None or a wide seed (>= 2**64), got {deal_key!r}")
         self.deal_key = deal_key
-        self.aec = raw_env(
+        self.aec = self.aec_class(
             num_players=num_players,
             render_mode=render_mode,
             illegal_action=illegal_action,
@@ -260,3 +263,13 @@ class FarlightSingleAgentEnv(gym.Env):
                 scores=game.scores(), winners=game.winners(), end_reason=game.end_reason.value
             )
         return info
+
+
+class FarlightSingleAgentEnvV1(FarlightSingleAgentEnv):
+    """`farlight_env/Farlight-v1`: the same learner seat on `farlight_v1`'s AEC env (numeric
+    infos; any integer-like action). Opponents still get their seat's view."""
+
+    aec_class = aec_v1.raw_env
+
+    def __init__(self, *args: Any, infos: str = "numeric", **kwargs: Any) -> None:
+        super().__init__(*args, infos=infos, **kwargs)
