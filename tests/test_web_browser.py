@@ -441,3 +441,58 @@ def test_the_leaderboard_says_which_scorecards_count_for_comparison(
     )
     assert "held-out deals, not sealed" in title
     context.close()
+
+
+def _bidding_in_round(page, round_: int, seed: int, players: int = 3) -> None:
+    """Start a game against heuristics with `seed` and click as scripts/web_screenshot.py does
+    (first target and tile, first ship cell, first button) until seat 0 bids in `round_`."""
+    page.locator("#players").select_option(str(players))
+    page.locator("#seed").fill(str(seed))
+    page.locator("#start").click()
+    board = page.locator("#play-board svg")
+    clicks = {"bid": 0, "install": 0, "button": 0}
+    for _ in range(400):
+        page.wait_for_selector(
+            "#play-board svg[data-state='your-turn'], #play-board svg[data-state='over']"
+        )
+        assert board.get_attribute("data-state") != "over", f"the game ended before {round_}"
+        here = int(board.get_attribute("data-round"))
+        if here >= round_ and page.locator("#play-board .target").count():
+            return
+        _decide(page, clicks)
+    raise AssertionError(f"no bid in round {round_} within 400 decisions")
+
+
+def test_mission_requirement_badges_stay_inside_their_cards(browser, live_server: str) -> None:
+    """Issue #48: a mission with five requirements (three engines, bio-tech, science) drew its
+    badge row past its card. The position of `scripts/web_screenshot.py --seed 5 --round 3`,
+    whose lower card of stack 2 is such a mission: every badge lies inside its card."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    _bidding_in_round(page, 3, seed=5)
+    cards = page.locator("#play-board .stack .mission").evaluate_all(
+        """cards => cards.map(card => {
+          const box = card.querySelector('.card').getBoundingClientRect();
+          const badges = [...card.querySelectorAll('.requirements .badge')].map(b => {
+            const r = b.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+          });
+          return {box: {left: box.left, right: box.right, top: box.top, bottom: box.bottom},
+                  badges, stack: card.parentNode.dataset.slot,
+                  below: card.classList.contains('below')};
+        })"""
+    )
+    lower = [c for c in cards if c["below"]]
+    assert lower and max(len(c["badges"]) for c in lower) == 5  # the five-requirement card
+    outside = [
+        (card["stack"], card["below"], badge)
+        for card in cards
+        for badge in card["badges"]
+        if badge["left"] < card["box"]["left"] - 0.5
+        or badge["right"] > card["box"]["right"] + 0.5
+        or badge["top"] < card["box"]["top"] - 0.5
+        or badge["bottom"] > card["box"]["bottom"] + 0.5
+    ]
+    assert outside == [], outside
+    context.close()

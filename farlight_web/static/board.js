@@ -166,19 +166,33 @@ function narrowStationHeight(view) {
   return 32 + Math.ceil(view.num_spaces / 3) * (132 + 14) - 2 + 2 * (56 + 8) + 4;
 }
 
-function requirements(p, x, y, m, size) {
+// A mission's requirements as a row of badges (engines, bio-tech, science) from x to at most
+// x + width: at `size` when they fit, shrunk until they do otherwise (five requirements on a
+// lower card need it). Every length is a multiple of the size, text widths estimated.
+function requirements(p, x, y, m, size, width) {
+  const label = (n) => `x${n}`;
+  const textW = (s, font) => s.length * 0.64 * font; // DejaVu Sans: digits 0.64 em, x 0.59
+  const units = m.engines.length * (1.45 + 0.17)
+    + (m.biotech ? 0.8 + 0.11 + textW(label(m.biotech), 0.65) + 0.33 : 0)
+    + (m.science ? 1 + 0.11 + textW(label(m.science), 0.65) : 0);
+  const s = units > 0 ? Math.min(size, (width - 1) / units) : size;
+  const row = el(p, "g", { class: "requirements" });
   for (const v of m.engines) {
-    rect(p, x, y, size * 1.45, size, "#fafaf4", "#282828", 4, 1);
-    text(p, x + size * 0.72, y + size * 0.15, `${v}+`, size * 0.7, C.ink, "middle");
-    x += size * 1.45 + 3;
+    const b = el(row, "g", { class: "badge engine" });
+    rect(b, x, y, s * 1.45, s, "#fafaf4", "#282828", Math.min(4, s / 4), 1);
+    text(b, x + s * 0.72, y + s * 0.15, `${v}+`, s * 0.7, C.ink, "middle");
+    x += s * (1.45 + 0.17);
   }
   if (m.biotech) {
-    x += leaves(p, x, y, size, 1) + 2;
-    text(p, x, y + size * 0.2, `x${m.biotech}`, size * 0.65); x += size * 0.65 * 2 + 6;
+    const b = el(row, "g", { class: "badge bio" });
+    x += leaves(b, x, y, s, 1) + s * 0.11;
+    text(b, x, y + s * 0.2, label(m.biotech), s * 0.65);
+    x += textW(label(m.biotech), s * 0.65) + s * 0.33;
   }
   if (m.science) {
-    icon(p, x, y, size, "science", true);
-    text(p, x + size + 2, y + size * 0.2, `x${m.science}`, size * 0.65);
+    const b = el(row, "g", { class: "badge science" });
+    icon(b, x, y, s, "science", true);
+    text(b, x + s * 1.11, y + s * 0.2, label(m.science), s * 0.65);
   }
 }
 
@@ -197,27 +211,31 @@ function missions(p, view, box, opts) {
       return;
     }
     const m = stack.missions[0];
-    rect(g, cx, cy, colW, 172, m.climactic ? C.climactic : C.regular, C.hi, 8, 3);
-    text(g, cx + 9, cy + 7, `stack ${s}`, 10, C.dim);
-    if (m.climactic) text(g, cx + colW - 9, cy + 7, "CLIMACTIC", 10, "#ffb0f0", "end");
-    text(g, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 7.2)), 12, C.text, "middle");
-    el(g, "circle", { cx: cx + colW / 2, cy: cy + 76, r: 18, fill: "#faf0c8", stroke: "#5a4614",
+    const top = el(g, "g", { class: "mission top" });
+    rect(top, cx, cy, colW, 172, m.climactic ? C.climactic : C.regular, C.hi, 8, 3)
+      .setAttribute("class", "card");
+    text(top, cx + 9, cy + 7, `stack ${s}`, 10, C.dim);
+    if (m.climactic) text(top, cx + colW - 9, cy + 7, "CLIMACTIC", 10, "#ffb0f0", "end");
+    text(top, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 7.2)), 12, C.text, "middle");
+    el(top, "circle", { cx: cx + colW / 2, cy: cy + 76, r: 18, fill: "#faf0c8", stroke: "#5a4614",
       "stroke-width": 2 });
-    text(g, cx + colW / 2, cy + 65, String(m.value), 20, "#322400", "middle");
-    requirements(g, cx + 9, cy + 102, m, 18);
+    text(top, cx + colW / 2, cy + 65, String(m.value), 20, "#322400", "middle");
+    requirements(top, cx + 9, cy + 102, m, 18, colW - 18);
     if (stack.resolving) {
-      rect(g, cx + 8, cy + 126, colW - 16, 15, "#dc3c3c", null, 5, 0);
-      text(g, cx + colW / 2, cy + 128, "RESOLVING", 10, C.text, "middle");
+      rect(top, cx + 8, cy + 126, colW - 16, 15, "#dc3c3c", null, 5, 0);
+      text(top, cx + colW / 2, cy + 128, "RESOLVING", 10, C.text, "middle");
     }
-    bids(g, stack.bids, cx + 9, cy + 144, cx + colW - 9, cy + 166);
-    target(g, stack.slot, cx, cy, colW, 172, opts);
+    bids(top, stack.bids, cx + 9, cy + 144, cx + colW - 9, cy + 166);
+    target(top, stack.slot, cx, cy, colW, 172, opts);
     let ny = cy + 180;
     for (const below of stack.missions.slice(1)) {
       if (ny + 52 > y1 - 4) break;
-      rect(g, cx + 4, ny, colW - 8, 52, below.climactic ? "#601d57" : "#15474f", "#ffffff40", 6, 1);
-      text(g, cx + 11, ny + 6, clip(below.name, Math.floor((colW - 44) / 5.6)), 10);
-      text(g, cx + colW - 11, ny + 4, String(below.value), 14, "#faf0c8", "end");
-      requirements(g, cx + 11, ny + 26, below, 16);
+      const card = el(g, "g", { class: "mission below" });
+      rect(card, cx + 4, ny, colW - 8, 52, below.climactic ? "#601d57" : "#15474f", "#ffffff40",
+        6, 1).setAttribute("class", "card");
+      text(card, cx + 11, ny + 6, clip(below.name, Math.floor((colW - 44) / 5.6)), 10);
+      text(card, cx + colW - 11, ny + 4, String(below.value), 14, "#faf0c8", "end");
+      requirements(card, cx + 11, ny + 26, below, 16, colW - 22);
       ny += 58;
     }
   });
