@@ -314,18 +314,18 @@ def test_the_log_shows_bid_results_and_a_reload_keeps_the_log_and_the_form(
     context.close()
 
 
-def _finished_record(folder: Path, seed: int = 5) -> str:
-    """A finished 2-seat game of random choices, 3 rounds at most, saved in `folder`."""
+def _finished_record(folder: Path, seed: int = 5, rounds: int = 3) -> str:
+    """A finished 2-seat game of random choices, `rounds` rounds at most, saved in `folder`."""
     import random
 
     from farlight_env.game import FarlightGame
     from farlight_env.records.record import build_record, save_record
 
-    game = FarlightGame(2, seed=seed, max_rounds=3)
+    game = FarlightGame(2, seed=seed, max_rounds=rounds)
     rng = random.Random(seed)
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
-    config = {"num_players": 2, "max_rounds": 3}
+    config = {"num_players": 2, "max_rounds": rounds}
     save_record(build_record(game, ["random", "random"], seed, config), folder / "short.json")
     return "short.json"
 
@@ -495,4 +495,54 @@ def test_mission_requirement_badges_stay_inside_their_cards(browser, live_server
         or badge["bottom"] > card["box"]["bottom"] + 0.5
     ]
     assert outside == [], outside
+    context.close()
+
+
+def test_installed_parts_show_an_icon_and_their_name(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    """Issue #48: a ship's parts were bare letters. Every installed part's cell now shows an
+    icon, chosen as the PNG renderer's ship cells choose it (engine dice, else bio-tech leaves,
+    else the first benefit icon; a hull part a plate), and is an image named after the part,
+    as the terminal's legend names it. Seed 6's 12 random rounds install all six kinds."""
+    name = _finished_record(tmp_path / "data", seed=6, rounds=12)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-replay").click()
+    page.wait_for_selector(f"#record-file option[value='{name}']", state="attached")
+    page.locator("#record-file").select_option(name)
+    page.locator("#open-record").click()
+    page.wait_for_selector("#replay-board svg[data-step='0']")
+    page.locator("#last").click()
+    steps = page.locator("#step").get_attribute("max")
+    page.wait_for_selector(f"#replay-board svg[data-step='{steps}']")
+    view = page.evaluate(
+        "async () => (await (await fetch(`/api/replays/${replay.id}?step=${replay.step}`))"
+        ".json()).view"
+    )
+    kinds = set()
+    for panel in view["players"]:
+        parts = [c["part"] for c in panel["ship"]["cells"] if c["part"] is not None]
+        cells = page.locator(f"#replay-board .ship[data-seat='{panel['seat']}'] .ship-cell")
+        drawn = cells.evaluate_all(
+            """cells => cells.map(c => {
+              const icon = c.querySelector('.part-icon');
+              const box = icon ? icon.getBoundingClientRect() : null;
+              return {role: c.getAttribute('role'), name: c.getAttribute('aria-label'),
+                      title: c.querySelector('title').textContent,
+                      kind: icon && icon.dataset.kind, size: box && box.width * box.height};
+            })"""
+        )
+        assert len(drawn) == len(parts) > 0, (panel["seat"], drawn)
+        for cell, part in zip(drawn, parts, strict=True):
+            first = part["icons"][0]["kind"] if part["icons"] else "hull"
+            kind = "engine" if part["dice"] else "bio" if part["biotech"] else first
+            assert cell == {"role": "img", "name": part["name"], "title": part["name"],
+                            "kind": kind, "size": cell["size"]}, cell  # fmt: skip
+            assert cell["size"] > 0, cell
+            kinds.add(kind)
+        for part in parts:  # the accessible name, as a screen reader gets it
+            assert page.get_by_role("img", name=part["name"], exact=True).count() >= 1
+    assert {"engine", "bio", "hull"} <= kinds and len(kinds) >= 4, kinds
     context.close()

@@ -241,6 +241,41 @@ function missions(p, view, box, opts) {
   });
 }
 
+// The part's initials, as render_paint's ship cells show them ("Crew Quarters": CQ).
+function initials(name) {
+  const words = name.replaceAll("-", " ").split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w));
+  return words.slice(0, 3).map((w) => w[0]).join("").toUpperCase();
+}
+
+// What an installed part's ship cell shows, as render_paint's ship_cell_sprite draws it: its
+// initials, then one icon: its engine dice, else its bio-tech leaves, else its first benefit
+// icon (the station's C, S, U, O), else (a hull part, none of these) a hull plate.
+// x, y, inner: the cell's card inside the grid square of `size`.
+function partGlyphs(p, part, x, y, inner, size) {
+  if (size >= 34) text(p, x + 4, y + 3, initials(part.name), size * 0.2, C.text, "start",
+    { class: "initials" });
+  const first = part.icons[0];
+  const kind = part.dice.length ? "engine" : part.biotech ? "bio" : first ? first.kind : "hull";
+  const g = el(p, "g", { class: "part-icon", "data-kind": kind });
+  const isz = Math.max(6, inner * 0.32), bottom = y + inner - 3;
+  if (part.dice.length) {
+    const ds = Math.min(inner * 0.44, 20);
+    part.dice.forEach((v, i) => die(g, x + inner - 3 - ds - i * (ds + 2), bottom - ds, ds, v));
+  } else if (part.biotech) {
+    leaves(g, x + 4, bottom - isz, isz, part.biotech);
+  } else if (first) {
+    icon(g, x + 4, bottom - isz, isz, first.kind, first.every_round);
+  } else {
+    const cx = x + 4 + isz / 2, cy = bottom - isz / 2, r = isz / 2;
+    const corners = [0, 1, 2, 3, 4, 5].map((k) => {
+      const a = Math.PI / 6 + (k * Math.PI) / 3;
+      return `${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`;
+    });
+    el(g, "polygon", { points: corners.join(" "), fill: "#b8bfd0", stroke: C.ink });
+    el(g, "circle", { cx, cy, r: r * 0.3, fill: C.ink });
+  }
+}
+
 function ship(p, panel, box, opts) {
   const [x0, y0, x1, y1] = box;
   const cells = panel.ship.cells;
@@ -268,19 +303,20 @@ function ship(p, panel, box, opts) {
       }
       const part = cell.part;
       const fill = part ? CATEGORY[part.category] : SEATS[panel.seat % 5];
-      rect(g, gx + inset, gy + inset, inner, inner, fill, part ? "#ffffff55" : "#fff", 5, 2);
-      stubs(g, gx + inset, gy + inset, inner, inner, cell.mask, size * 0.34,
+      const name = part ? part.name : "Primary Core";
+      const piece = el(g, "g", { class: part ? "ship-cell" : "ship-core", role: "img",
+        "aria-label": name });
+      el(piece, "title", {}, name);
+      rect(piece, gx + inset, gy + inset, inner, inner, fill, part ? "#ffffff55" : "#fff", 5, 2);
+      stubs(piece, gx + inset, gy + inset, inner, inner, cell.mask, size * 0.34,
         Math.max(3, size * 0.11));
       if (!part) {
-        text(g, gx + size / 2, gy + size / 2 - size * 0.1, "CORE", Math.max(7, size * 0.2),
+        text(piece, gx + size / 2, gy + size / 2 - size * 0.1, "CORE", Math.max(7, size * 0.2),
           C.text, "middle");
         continue;
       }
-      if (size >= 34) text(g, gx + inset + 4, gy + inset + 3, cell.label, size * 0.2);
-      const ds = Math.min(inner * 0.44, 20);
-      part.dice.forEach((v, i) => die(g, gx + size - inset - 3 - ds - i * (ds + 2),
-        gy + size - inset - 3 - ds, ds, v));
-      el(g, "title", {}, part.name);
+      piece.setAttribute("data-part", part.id);
+      partGlyphs(piece, part, gx + inset, gy + inset, inner, size);
     }
   }
   for (const a of installs) {
