@@ -590,3 +590,21 @@ def test_the_page_and_its_scripts_are_served(client: TestClient) -> None:
         assert client.get(f"/static/{name}").status_code == 200
     options = client.get("/api/options").json()
     assert "heuristic" in options["agents"] and options["players"] == [2, 5]
+
+
+def test_the_rules_page_the_first_page_links_is_served_as_text(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #48: the page links /rules, the source tree's docs/rules.md as plain text; an
+    install without it (a wheel) gets a 404 saying where the page is."""
+    from farlight_env.tools.rules_page import rules_path
+
+    page = client.get("/rules")
+    assert page.status_code == 200
+    assert page.headers["content-type"] == "text/plain; charset=utf-8"
+    assert page.text == rules_path().read_text(encoding="utf-8")
+    assert "R-BID-1" in page.text
+    assert 'href="/rules"' in client.get("/").text
+    monkeypatch.setattr("farlight_web.app.rules_path", lambda: tmp_path / "no" / "rules.md")
+    missing = client.get("/rules")
+    assert missing.status_code == 404 and "docs/rules.md" in missing.json()["error"]

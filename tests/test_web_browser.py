@@ -546,3 +546,31 @@ def test_installed_parts_show_an_icon_and_their_name(
             assert page.get_by_role("img", name=part["name"], exact=True).count() >= 1
     assert {"engine", "bio", "hull"} <= kinds and len(kinds) >= 4, kinds
     context.close()
+
+
+def test_the_first_page_says_what_the_game_is_and_links_the_rules(
+    browser, live_server: str
+) -> None:
+    """Issue #48: the setup page said nothing of the game. It now says what Farlight is and how
+    a round and a turn go, and links the rules page, which the server serves."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    intro = page.locator("#intro")
+    assert intro.get_attribute("open") is not None  # shown before any game
+    text = intro.inner_text()
+    for words in ("2 to 5 players", "Bidding.", "Assembly.", "Launch.", "On your turn"):
+        assert words in text, (words, text)
+    link = page.locator("#intro a#rules-link")
+    assert link.get_attribute("href") == "/rules"
+    with context.expect_page() as opened:
+        link.click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    body = rules.locator("body").inner_text()
+    assert "How Farlight-Env plays Farlight" in body and "R-BID-1" in body
+    page.locator("#start").click()  # a game on the page folds the text away
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    assert intro.get_attribute("open") is None
+    context.close()
+

@@ -179,6 +179,7 @@ $("#new-game").addEventListener("submit", async (ev) => {
   try {
     status("#play-status", "Starting…");
     stopPolling();
+    $("#intro").open = false; // the board needs the room; the summary line opens it again
     const state = await api("POST", "/api/games", body);
     keepToken(state.id, state.token);
     $("#log").replaceChildren();
@@ -196,6 +197,7 @@ async function resumeGame(id) {
     const state = await api("GET", `/api/games/${id}?since=0&views=0`, undefined, false, tokenFor(id));
     $("#log").replaceChildren();
     $("#invites").replaceChildren();
+    $("#intro").open = false;
     history.replaceState(null, "", `#game=${id}`);
     showTab("play");
     const moves = state.moves || [];
