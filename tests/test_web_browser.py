@@ -574,3 +574,23 @@ def test_the_first_page_says_what_the_game_is_and_links_the_rules(
     assert intro.get_attribute("open") is None
     context.close()
 
+
+def test_the_resume_hint_shows_only_with_games_to_resume(browser, live_server: str) -> None:
+    """Issue #48: "Start a game, or resume one above" showed with nothing above to resume. The
+    status line now says how to start; the row of unfinished games, drawn only when there are
+    some, says to resume one."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    with page.expect_response(lambda r: r.url.endswith("/api/games")):
+        page.goto(f"{live_server}/?speed=0")
+    page.wait_for_selector("#rules select")
+    assert "resume" not in page.locator("#play").inner_text().lower()
+    page.locator("#seed").fill("3")
+    page.locator("#start").click()
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    again = context.new_page()  # the same browser (its tokens), no game in the address
+    again.goto(f"{live_server}/?speed=0")
+    again.wait_for_selector("#saved-games button.resume")
+    assert "Resume one of your unfinished games" in again.locator("#saved-games").inner_text()
+    assert "above" not in again.locator("#play").inner_text()
+    context.close()

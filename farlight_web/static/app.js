@@ -240,7 +240,7 @@ async function loadSavedGames() {
     holder.replaceChildren();
     const open = games.filter((g) => g.finished === false);
     if (!open.length) return;
-    holder.append("Your unfinished games: ");
+    holder.append("Resume one of your unfinished games: ");
     for (const g of open.slice(-8)) {
       button(holder, `${g.id} (${(g.players || []).join(" v ")})`, () => resumeGame(g.id), "resume");
     }
