@@ -594,3 +594,40 @@ def test_the_resume_hint_shows_only_with_games_to_resume(browser, live_server: s
     assert "Resume one of your unfinished games" in again.locator("#saved-games").inner_text()
     assert "above" not in again.locator("#play").inner_text()
     context.close()
+
+
+def test_form_labels_are_capitalised_and_clear_of_their_fields(browser, live_server: str) -> None:
+    """Issue #48: "grid size" and the rule options were lower case beside "Players", and a rule
+    option's select ran into the next label. Every label of the new-game form starts with a
+    capital, and no label's text and field (its own or a neighbour's) overlap or touch."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    page.wait_for_selector("#rules select")
+    labels = page.locator("#new-game label").evaluate_all(
+        """labels => labels.map(label => {
+          const node = [...label.childNodes]
+            .find(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+          const words = node.textContent.trim();
+          const range = document.createRange();  // the words' glyphs, not the spaces around
+          const start = node.textContent.indexOf(words);
+          range.setStart(node, start);
+          range.setEnd(node, start + words.length);
+          const t = range.getBoundingClientRect();
+          const f = label.querySelector('input, select').getBoundingClientRect();
+          const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+          return {words, text: box(t), field: box(f)};
+        })"""
+    )
+    assert len(labels) >= 10  # the page's six, grid size and the four rule options
+    assert [lab["words"] for lab in labels if not lab["words"][:1].isupper()] == []
+    boxes = [(lab["words"], part, lab[part]) for lab in labels for part in ("text", "field")]
+    close = []
+    for i, (name_a, part_a, a) in enumerate(boxes):
+        for name_b, part_b, b in boxes[i + 1 :]:
+            same_line = a["top"] < b["bottom"] and b["top"] < a["bottom"]
+            apart = max(a["left"], b["left"]) - min(a["right"], b["right"])
+            if same_line and apart < 4:  # overlapping, or less than 4 px between them
+                close.append((name_a, part_a, name_b, part_b, round(apart, 1)))
+    assert close == [], close
+    context.close()

@@ -59,6 +59,12 @@ for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", (
 // ------------------------------------------------------------------------------ play
 const play = { game: null, busy: false, chosenSlot: null, poll: null };
 
+// A form label from an option's name: "grid_size" -> "Grid size", as the page's own labels.
+function labelText(name) {
+  const words = name.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 async function loadOptions() {
   const opts = await api("GET", "/api/options");
   const choices = [...opts.agents, `ismcts@N (N <= ${opts.max_ismcts_iterations})`, ...opts.policies];
@@ -70,7 +76,7 @@ async function loadOptions() {
     if (opt.kind === "rules" || document.querySelector(`#new-game [name="${opt.name}"]`)) continue;
     const label = document.createElement("label");
     label.title = `${opt.rule}: ${opt.help}`;
-    label.textContent = opt.name.replaceAll("_", " ") + " ";
+    label.textContent = labelText(opt.name);
     let input;
     if (opt.kind === "int") {
       input = document.createElement("input");
@@ -91,7 +97,7 @@ async function loadOptions() {
   for (const rule of opts.rule_options) {
     const label = document.createElement("label");
     label.title = `${rule.rule}: ${rule.doc}`;
-    label.textContent = rule.name.replaceAll("_", " ") + " ";
+    label.textContent = labelText(rule.name);
     const sel = document.createElement("select");
     sel.name = "rule:" + rule.name;
     for (const v of rule.values) { const o = document.createElement("option"); o.textContent = v; sel.appendChild(o); }
