@@ -554,6 +554,7 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     board = client.get("/api/leaderboard").json()
     [tour] = board["tournaments"]
     assert tour["file"] == "tour/results.json" and tour["total_games"] == 4
+    assert tour["num_players"] == 2 and tour["seed"] == "1" and tour["sealed"] is False  # titles
     assert {row["agent"] for row in tour["summary"]} == {"random", "heuristic"}
     assert all(0 <= r["win_low"] <= r["win_rate"] <= r["win_high"] <= 1 for r in tour["summary"])
     assert all(isinstance(r["mu"], float) for r in tour["summary"])
@@ -579,6 +580,7 @@ def test_a_tournament_journal_in_progress_is_rated_and_replayable(
     (data / "j" / "results.json").unlink(missing_ok=True)
     [tour] = client.get("/api/leaderboard").json()["tournaments"]
     assert tour["kind"] == "journal" and tour["total_games"] == 4
+    assert tour["seed"] is None  # the run's seed deals the games to come: not shown
     opened = client.post("/api/replays", json={"file": tour["file"], "game": 1})
     assert opened.status_code == 200, opened.text
 

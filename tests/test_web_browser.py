@@ -631,3 +631,58 @@ def test_form_labels_are_capitalised_and_clear_of_their_fields(browser, live_ser
                 close.append((name_a, part_a, name_b, part_b, round(apart, 1)))
     assert close == [], close
     context.close()
+
+
+def test_the_leaderboard_charts_each_tournament_and_scorecard_and_titles_tournaments(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    """Issue #48: the leaderboard was tables only, each tournament titled by its file path.
+    Each tournament now has its ratings drawn (win rate with its interval, rating mu ± sigma)
+    and a title saying what was played (players, games, seed); each scorecard its cells."""
+    import json
+
+    from agents.tournament import run_tournament, write_results
+
+    data = tmp_path / "data"
+    result = run_tournament(["random", "heuristic"], num_players=2, games=2, seed=7, progress=False)
+    write_results(result, data / "tour")
+    cell = {"players": 2, "opponent": "random", "games": 8, "wins": 7, "win_rate": 0.875}
+    cell |= {"ci_low": 0.5, "ci_high": 0.98, "fair_share": 0.5, "mean_margin": 20.0}
+    card = {"protocol": "farlight-eval-v2", "agent": "ppo", "rating": {"mu": 28.0, "sigma": 2.0}}
+    card["cells"] = [cell, cell | {"players": 3, "opponent": "heuristic", "fair_share": 1 / 3}]
+    exploit = {"players": 2, "budget": 200_000, "init_from": "ppo", "games": 40, "gap": 0.1}
+    exploit |= {"win_rate": 0.6, "ci_low": 0.45, "ci_high": 0.73, "mean_margin": 3.0}
+    for folder, fields in (("plain", {}), ("v2", {"exploitability": exploit})):
+        (data / folder).mkdir(parents=True)
+        (data / folder / "scorecard.json").write_text(json.dumps(card | fields))
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-leaderboard").click()
+    page.wait_for_selector("#boards section.scorecard[data-file='v2/scorecard.json']")
+
+    def charts(section: str) -> list[dict]:
+        return page.locator(f"#boards {section} svg.chart").evaluate_all(
+            """charts => charts.map(c => {
+              const box = c.getBoundingClientRect();
+              return {width: box.width, height: box.height,
+                      rows: c.querySelectorAll('.chart-row').length,
+                      drawn: c.querySelectorAll('.chart-row .bar, .chart-row .dot').length,
+                      intervals: c.querySelectorAll('.chart-row .whisker').length};
+            })"""
+        )
+
+    tour = "section.tournament[data-file='tour/results.json']"
+    title = page.locator(f"#boards {tour} h3").inner_text()
+    assert title.startswith("2-player tournament, 2 games, seed 7"), title
+    assert "tour/results.json" in title  # the file is still named, after what was played
+    drawn = charts(tour)
+    assert len(drawn) == 2, drawn  # win rates and ratings, as ratings.png
+    for chart in drawn:
+        assert chart["width"] > 0 and chart["height"] > 0, chart
+        assert chart["rows"] == chart["drawn"] == chart["intervals"] == 2, chart  # two agents
+    for folder, rows in (("plain", 2), ("v2", 3)):  # v2: the best response's row too
+        [chart] = charts(f"section.scorecard[data-file='{folder}/scorecard.json']")
+        assert chart["width"] > 0 and chart["height"] > 0, chart
+        assert chart["rows"] == chart["drawn"] == chart["intervals"] == rows, (folder, chart)
+    context.close()
