@@ -3,8 +3,11 @@
 Opens the page, starts a game against the heuristic, plays it to the end by clicking the board
 and the choice buttons, opens its replay and checks the screenshot shows a drawn board. Two
 people in two browser contexts (separate storage) share a table with a bot through an invite
-link and play it to the end, each page receiving only its own seat's tiles. Skips with the
-reason when Chromium or Playwright is missing (REQUIRE_BROWSER=1 makes that a failure).
+link and play it to the end, each page receiving only its own seat's tiles. Issue #48's
+stumbles, each on the page itself: mission badges inside their cards, ship parts with an icon
+and a name, the first page's text and rules link, the resume hint, the form's labels, the
+leaderboard's charts and titles. Skips with the reason when Chromium or Playwright is missing
+(REQUIRE_BROWSER=1 makes that a failure).
 """
 
 from __future__ import annotations
