@@ -1,4 +1,4 @@
-"""The Starlette app: the JSON API (documented in docs/web.md) and the page.
+"""The Starlette app: the JSON API (documented in docs/web.md), the page and the rules page.
 
 Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
 error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error (a
@@ -42,6 +42,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError, GameConfig
 from farlight_env.game.rules_options import RuleOptionError, option_help
 from farlight_env.records.record import RecordError, load_record
+from farlight_env.tools.rules_page import RULES_RELPATH, rules_path
 from farlight_web import library
 from farlight_web.bots import (
     POLICY_FOLDER,
@@ -170,6 +171,17 @@ def make_app(
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
+
+    async def rules(request: Request) -> Response:
+        # The rules page of this source tree, as text: a fixed file, nothing from the request.
+        path = rules_path()
+        if not path.is_file():
+            return error(
+                f"the rules page ({RULES_RELPATH}) is not installed with the package: read it "
+                "in the Farlight-Env source repository",
+                404,
+            )
+        return FileResponse(path, media_type="text/plain; charset=utf-8")
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -437,6 +449,7 @@ def make_app(
 
     routes = [
         Route("/", index),
+        Route("/rules", rules),
         Route("/api/health", health),
         Route("/api/options", options),
         Route("/api/games", create_game, methods=["POST"]),

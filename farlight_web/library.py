@@ -31,6 +31,7 @@ MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily
 MAX_FILES = 2000  # files listed per walk of --data, shared fairly between top-level folders
 MAX_DEPTH = 4
 MAX_LISTED_GAMES = 500  # games linked per tournament on the leaderboard
+MAX_SEED = 1 << 128  # a results file's seed is shown only below this (the file is not trusted)
 
 
 # ---------------------------------------------------------------------------------- walking
@@ -269,9 +270,16 @@ def _results_summary(data: Any) -> dict[str, Any]:
     if not isinstance(rows, list):
         raise ValueError("no 'summary' list")
     games = data.get("games") if isinstance(data.get("games"), list) else []
+    seed = data.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:
+        seed = None
     return {
         "kind": "results",
         "num_players": data.get("num_players"),
+        # what the page titles it by; the seed as a decimal string, since one may be wider
+        # than a JavaScript number holds exactly (the game API sends its seeds so too)
+        "seed": None if seed is None else str(seed),
+        "sealed": data.get("sealed") is True,
         "summary": [_summary_row(r) for r in rows],
         "games": [_game_row(g) for g in games[:MAX_LISTED_GAMES] if isinstance(g, dict)],
         "total_games": len(games),
@@ -331,6 +339,10 @@ def _journal_summary(path: Path) -> dict[str, Any]:
     return {
         "kind": "journal",
         "num_players": len(records[0]["players"]) if records else None,
+        # the run's seed is in tournament.json, not read here: the games still to come are
+        # dealt from it, and a finished game's own seeds are in its record
+        "seed": None,
+        "sealed": bool(records) and all(r.get("sealed") is True for r in records),
         "summary": [_summary_row(r) for r in rows],
         "games": [_game_row(r) for r in records[:MAX_LISTED_GAMES]],
         "total_games": len(records),

@@ -554,6 +554,7 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     board = client.get("/api/leaderboard").json()
     [tour] = board["tournaments"]
     assert tour["file"] == "tour/results.json" and tour["total_games"] == 4
+    assert tour["num_players"] == 2 and tour["seed"] == "1" and tour["sealed"] is False  # titles
     assert {row["agent"] for row in tour["summary"]} == {"random", "heuristic"}
     assert all(0 <= r["win_low"] <= r["win_rate"] <= r["win_high"] <= 1 for r in tour["summary"])
     assert all(isinstance(r["mu"], float) for r in tour["summary"])
@@ -579,6 +580,7 @@ def test_a_tournament_journal_in_progress_is_rated_and_replayable(
     (data / "j" / "results.json").unlink(missing_ok=True)
     [tour] = client.get("/api/leaderboard").json()["tournaments"]
     assert tour["kind"] == "journal" and tour["total_games"] == 4
+    assert tour["seed"] is None  # the run's seed deals the games to come: not shown
     opened = client.post("/api/replays", json={"file": tour["file"], "game": 1})
     assert opened.status_code == 200, opened.text
 
@@ -590,3 +592,21 @@ def test_the_page_and_its_scripts_are_served(client: TestClient) -> None:
         assert client.get(f"/static/{name}").status_code == 200
     options = client.get("/api/options").json()
     assert "heuristic" in options["agents"] and options["players"] == [2, 5]
+
+
+def test_the_rules_page_the_first_page_links_is_served_as_text(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #48: the page links /rules, the source tree's docs/rules.md as plain text; an
+    install without it (a wheel) gets a 404 saying where the page is."""
+    from farlight_env.tools.rules_page import rules_path
+
+    page = client.get("/rules")
+    assert page.status_code == 200
+    assert page.headers["content-type"] == "text/plain; charset=utf-8"
+    assert page.text == rules_path().read_text(encoding="utf-8")
+    assert "R-BID-1" in page.text
+    assert 'href="/rules"' in client.get("/").text
+    monkeypatch.setattr("farlight_web.app.rules_path", lambda: tmp_path / "no" / "rules.md")
+    missing = client.get("/rules")
+    assert missing.status_code == 404 and "docs/rules.md" in missing.json()["error"]

@@ -3,8 +3,11 @@
 Opens the page, starts a game against the heuristic, plays it to the end by clicking the board
 and the choice buttons, opens its replay and checks the screenshot shows a drawn board. Two
 people in two browser contexts (separate storage) share a table with a bot through an invite
-link and play it to the end, each page receiving only its own seat's tiles. Skips with the
-reason when Chromium or Playwright is missing (REQUIRE_BROWSER=1 makes that a failure).
+link and play it to the end, each page receiving only its own seat's tiles. Issue #48's
+stumbles, each on the page itself: mission badges inside their cards, ship parts with an icon
+and a name, the first page's text and rules link, the resume hint, the form's labels, the
+leaderboard's charts and titles. Skips with the reason when Chromium or Playwright is missing
+(REQUIRE_BROWSER=1 makes that a failure).
 """
 
 from __future__ import annotations
@@ -314,18 +317,18 @@ def test_the_log_shows_bid_results_and_a_reload_keeps_the_log_and_the_form(
     context.close()
 
 
-def _finished_record(folder: Path, seed: int = 5) -> str:
-    """A finished 2-seat game of random choices, 3 rounds at most, saved in `folder`."""
+def _finished_record(folder: Path, seed: int = 5, rounds: int = 3) -> str:
+    """A finished 2-seat game of random choices, `rounds` rounds at most, saved in `folder`."""
     import random
 
     from farlight_env.game import FarlightGame
     from farlight_env.records.record import build_record, save_record
 
-    game = FarlightGame(2, seed=seed, max_rounds=3)
+    game = FarlightGame(2, seed=seed, max_rounds=rounds)
     rng = random.Random(seed)
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
-    config = {"num_players": 2, "max_rounds": 3}
+    config = {"num_players": 2, "max_rounds": rounds}
     save_record(build_record(game, ["random", "random"], seed, config), folder / "short.json")
     return "short.json"
 
@@ -440,4 +443,249 @@ def test_the_leaderboard_says_which_scorecards_count_for_comparison(
         "title"
     )
     assert "held-out deals, not sealed" in title
+    context.close()
+
+
+def _bidding_in_round(page, round_: int, seed: int, players: int = 3) -> None:
+    """Start a game against heuristics with `seed` and click as scripts/web_screenshot.py does
+    (first target and tile, first ship cell, first button) until seat 0 bids in `round_`."""
+    page.locator("#players").select_option(str(players))
+    page.locator("#seed").fill(str(seed))
+    page.locator("#start").click()
+    board = page.locator("#play-board svg")
+    clicks = {"bid": 0, "install": 0, "button": 0}
+    for _ in range(400):
+        page.wait_for_selector(
+            "#play-board svg[data-state='your-turn'], #play-board svg[data-state='over']"
+        )
+        assert board.get_attribute("data-state") != "over", f"the game ended before {round_}"
+        here = int(board.get_attribute("data-round"))
+        if here >= round_ and page.locator("#play-board .target").count():
+            return
+        _decide(page, clicks)
+    raise AssertionError(f"no bid in round {round_} within 400 decisions")
+
+
+def test_mission_requirement_badges_stay_inside_their_cards(browser, live_server: str) -> None:
+    """Issue #48: a mission with five requirements (three engines, bio-tech, science) drew its
+    badge row past its card. The position of `scripts/web_screenshot.py --seed 5 --round 3`,
+    whose lower card of stack 2 is such a mission: every badge lies inside its card."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    _bidding_in_round(page, 3, seed=5)
+    cards = page.locator("#play-board .stack .mission").evaluate_all(
+        """cards => cards.map(card => {
+          const box = card.querySelector('.card').getBoundingClientRect();
+          const badges = [...card.querySelectorAll('.requirements .badge')].map(b => {
+            const r = b.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+          });
+          return {box: {left: box.left, right: box.right, top: box.top, bottom: box.bottom},
+                  badges, stack: card.parentNode.dataset.slot,
+                  below: card.classList.contains('below')};
+        })"""
+    )
+    lower = [c for c in cards if c["below"]]
+    assert lower and max(len(c["badges"]) for c in lower) == 5  # the five-requirement card
+    outside = [
+        (card["stack"], card["below"], badge)
+        for card in cards
+        for badge in card["badges"]
+        if badge["left"] < card["box"]["left"] - 0.5
+        or badge["right"] > card["box"]["right"] + 0.5
+        or badge["top"] < card["box"]["top"] - 0.5
+        or badge["bottom"] > card["box"]["bottom"] + 0.5
+    ]
+    assert outside == [], outside
+    context.close()
+
+
+def test_installed_parts_show_an_icon_and_their_name(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    """Issue #48: a ship's parts were bare letters. Every installed part's cell now shows an
+    icon, chosen as the PNG renderer's ship cells choose it (engine dice, else bio-tech leaves,
+    else the first benefit icon; a hull part a plate), and is an image named after the part,
+    as the terminal's legend names it. Seed 6's 12 random rounds install all six kinds."""
+    name = _finished_record(tmp_path / "data", seed=6, rounds=12)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-replay").click()
+    page.wait_for_selector(f"#record-file option[value='{name}']", state="attached")
+    page.locator("#record-file").select_option(name)
+    page.locator("#open-record").click()
+    page.wait_for_selector("#replay-board svg[data-step='0']")
+    page.locator("#last").click()
+    steps = page.locator("#step").get_attribute("max")
+    page.wait_for_selector(f"#replay-board svg[data-step='{steps}']")
+    view = page.evaluate(
+        "async () => (await (await fetch(`/api/replays/${replay.id}?step=${replay.step}`))"
+        ".json()).view"
+    )
+    kinds = set()
+    for panel in view["players"]:
+        parts = [c["part"] for c in panel["ship"]["cells"] if c["part"] is not None]
+        cells = page.locator(f"#replay-board .ship[data-seat='{panel['seat']}'] .ship-cell")
+        drawn = cells.evaluate_all(
+            """cells => cells.map(c => {
+              const icon = c.querySelector('.part-icon');
+              const box = icon ? icon.getBoundingClientRect() : null;
+              return {role: c.getAttribute('role'), name: c.getAttribute('aria-label'),
+                      title: c.querySelector('title').textContent,
+                      kind: icon && icon.dataset.kind, size: box && box.width * box.height};
+            })"""
+        )
+        assert len(drawn) == len(parts) > 0, (panel["seat"], drawn)
+        for cell, part in zip(drawn, parts, strict=True):
+            first = part["icons"][0]["kind"] if part["icons"] else "hull"
+            kind = "engine" if part["dice"] else "bio" if part["biotech"] else first
+            assert cell == {"role": "img", "name": part["name"], "title": part["name"],
+                            "kind": kind, "size": cell["size"]}, cell  # fmt: skip
+            assert cell["size"] > 0, cell
+            kinds.add(kind)
+        for part in parts:  # the accessible name, as a screen reader gets it
+            assert page.get_by_role("img", name=part["name"], exact=True).count() >= 1
+    assert {"engine", "bio", "hull"} <= kinds and len(kinds) >= 4, kinds
+    context.close()
+
+
+def test_the_first_page_says_what_the_game_is_and_links_the_rules(
+    browser, live_server: str
+) -> None:
+    """Issue #48: the setup page said nothing of the game. It now says what Farlight is and how
+    a round and a turn go, and links the rules page, which the server serves."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    intro = page.locator("#intro")
+    assert intro.get_attribute("open") is not None  # shown before any game
+    text = intro.inner_text()
+    for words in ("2 to 5 players", "Bidding.", "Assembly.", "Launch.", "On your turn"):
+        assert words in text, (words, text)
+    link = page.locator("#intro a#rules-link")
+    assert link.get_attribute("href") == "/rules"
+    with context.expect_page() as opened:
+        link.click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    body = rules.locator("body").inner_text()
+    assert "How Farlight-Env plays Farlight" in body and "R-BID-1" in body
+    page.locator("#start").click()  # a game on the page folds the text away
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    assert intro.get_attribute("open") is None
+    context.close()
+
+
+def test_the_resume_hint_shows_only_with_games_to_resume(browser, live_server: str) -> None:
+    """Issue #48: "Start a game, or resume one above" showed with nothing above to resume. The
+    status line now says how to start; the row of unfinished games, drawn only when there are
+    some, says to resume one."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    with page.expect_response(lambda r: r.url.endswith("/api/games")):
+        page.goto(f"{live_server}/?speed=0")
+    page.wait_for_selector("#rules select")
+    assert "resume" not in page.locator("#play").inner_text().lower()
+    page.locator("#seed").fill("3")
+    page.locator("#start").click()
+    page.wait_for_selector("#play-board svg[data-state='your-turn']")
+    again = context.new_page()  # the same browser (its tokens), no game in the address
+    again.goto(f"{live_server}/?speed=0")
+    again.wait_for_selector("#saved-games button.resume")
+    assert "Resume one of your unfinished games" in again.locator("#saved-games").inner_text()
+    assert "above" not in again.locator("#play").inner_text()
+    context.close()
+
+
+def test_form_labels_are_capitalised_and_clear_of_their_fields(browser, live_server: str) -> None:
+    """Issue #48: "grid size" and the rule options were lower case beside "Players", and a rule
+    option's select ran into the next label. Every label of the new-game form starts with a
+    capital, and no label's text and field (its own or a neighbour's) overlap or touch."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    page.wait_for_selector("#rules select")
+    labels = page.locator("#new-game label").evaluate_all(
+        """labels => labels.map(label => {
+          const node = [...label.childNodes]
+            .find(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+          const words = node.textContent.trim();
+          const range = document.createRange();  // the words' glyphs, not the spaces around
+          const start = node.textContent.indexOf(words);
+          range.setStart(node, start);
+          range.setEnd(node, start + words.length);
+          const t = range.getBoundingClientRect();
+          const f = label.querySelector('input, select').getBoundingClientRect();
+          const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+          return {words, text: box(t), field: box(f)};
+        })"""
+    )
+    assert len(labels) >= 10  # the page's six, grid size and the four rule options
+    assert [lab["words"] for lab in labels if not lab["words"][:1].isupper()] == []
+    boxes = [(lab["words"], part, lab[part]) for lab in labels for part in ("text", "field")]
+    close = []
+    for i, (name_a, part_a, a) in enumerate(boxes):
+        for name_b, part_b, b in boxes[i + 1 :]:
+            same_line = a["top"] < b["bottom"] and b["top"] < a["bottom"]
+            apart = max(a["left"], b["left"]) - min(a["right"], b["right"])
+            if same_line and apart < 4:  # overlapping, or less than 4 px between them
+                close.append((name_a, part_a, name_b, part_b, round(apart, 1)))
+    assert close == [], close
+    context.close()
+
+
+def test_the_leaderboard_charts_each_tournament_and_scorecard_and_titles_tournaments(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    """Issue #48: the leaderboard was tables only, each tournament titled by its file path.
+    Each tournament now has its ratings drawn (win rate with its interval, rating mu ± sigma)
+    and a title saying what was played (players, games, seed); each scorecard its cells."""
+    import json
+
+    from agents.tournament import run_tournament, write_results
+
+    data = tmp_path / "data"
+    result = run_tournament(["random", "heuristic"], num_players=2, games=2, seed=7, progress=False)
+    write_results(result, data / "tour")
+    cell = {"players": 2, "opponent": "random", "games": 8, "wins": 7, "win_rate": 0.875}
+    cell |= {"ci_low": 0.5, "ci_high": 0.98, "fair_share": 0.5, "mean_margin": 20.0}
+    card = {"protocol": "farlight-eval-v2", "agent": "ppo", "rating": {"mu": 28.0, "sigma": 2.0}}
+    card["cells"] = [cell, cell | {"players": 3, "opponent": "heuristic", "fair_share": 1 / 3}]
+    exploit = {"players": 2, "budget": 200_000, "init_from": "ppo", "games": 40, "gap": 0.1}
+    exploit |= {"win_rate": 0.6, "ci_low": 0.45, "ci_high": 0.73, "mean_margin": 3.0}
+    for folder, fields in (("plain", {}), ("v2", {"exploitability": exploit})):
+        (data / folder).mkdir(parents=True)
+        (data / folder / "scorecard.json").write_text(json.dumps(card | fields))
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/?speed=0")
+    page.locator("#tab-leaderboard").click()
+    page.wait_for_selector("#boards section.scorecard[data-file='v2/scorecard.json']")
+
+    def charts(section: str) -> list[dict]:
+        return page.locator(f"#boards {section} svg.chart").evaluate_all(
+            """charts => charts.map(c => {
+              const box = c.getBoundingClientRect();
+              return {width: box.width, height: box.height,
+                      rows: c.querySelectorAll('.chart-row').length,
+                      drawn: c.querySelectorAll('.chart-row .bar, .chart-row .dot').length,
+                      intervals: c.querySelectorAll('.chart-row .whisker').length};
+            })"""
+        )
+
+    tour = "section.tournament[data-file='tour/results.json']"
+    title = page.locator(f"#boards {tour} h3").inner_text()
+    assert title.startswith("2-player tournament, 2 games, seed 7"), title
+    assert "tour/results.json" in title  # the file is still named, after what was played
+    drawn = charts(tour)
+    assert len(drawn) == 2, drawn  # win rates and ratings, as ratings.png
+    for chart in drawn:
+        assert chart["width"] > 0 and chart["height"] > 0, chart
+        assert chart["rows"] == chart["drawn"] == chart["intervals"] == 2, chart  # two agents
+    for folder, rows in (("plain", 2), ("v2", 3)):  # v2: the best response's row too
+        [chart] = charts(f"section.scorecard[data-file='{folder}/scorecard.json']")
+        assert chart["width"] > 0 and chart["height"] > 0, chart
+        assert chart["rows"] == chart["drawn"] == chart["intervals"] == rows, (folder, chart)
     context.close()

@@ -59,6 +59,12 @@ for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", (
 // ------------------------------------------------------------------------------ play
 const play = { game: null, busy: false, chosenSlot: null, poll: null };
 
+// A form label from an option's name: "grid_size" -> "Grid size", as the page's own labels.
+function labelText(name) {
+  const words = name.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 async function loadOptions() {
   const opts = await api("GET", "/api/options");
   const choices = [...opts.agents, `ismcts@N (N <= ${opts.max_ismcts_iterations})`, ...opts.policies];
@@ -70,7 +76,7 @@ async function loadOptions() {
     if (opt.kind === "rules" || document.querySelector(`#new-game [name="${opt.name}"]`)) continue;
     const label = document.createElement("label");
     label.title = `${opt.rule}: ${opt.help}`;
-    label.textContent = opt.name.replaceAll("_", " ") + " ";
+    label.textContent = labelText(opt.name);
     let input;
     if (opt.kind === "int") {
       input = document.createElement("input");
@@ -91,7 +97,7 @@ async function loadOptions() {
   for (const rule of opts.rule_options) {
     const label = document.createElement("label");
     label.title = `${rule.rule}: ${rule.doc}`;
-    label.textContent = rule.name.replaceAll("_", " ") + " ";
+    label.textContent = labelText(rule.name);
     const sel = document.createElement("select");
     sel.name = "rule:" + rule.name;
     for (const v of rule.values) { const o = document.createElement("option"); o.textContent = v; sel.appendChild(o); }
@@ -179,6 +185,7 @@ $("#new-game").addEventListener("submit", async (ev) => {
   try {
     status("#play-status", "Starting…");
     stopPolling();
+    $("#intro").open = false; // the board needs the room; the summary line opens it again
     const state = await api("POST", "/api/games", body);
     keepToken(state.id, state.token);
     $("#log").replaceChildren();
@@ -196,6 +203,7 @@ async function resumeGame(id) {
     const state = await api("GET", `/api/games/${id}?since=0&views=0`, undefined, false, tokenFor(id));
     $("#log").replaceChildren();
     $("#invites").replaceChildren();
+    $("#intro").open = false;
     history.replaceState(null, "", `#game=${id}`);
     showTab("play");
     const moves = state.moves || [];
@@ -238,7 +246,7 @@ async function loadSavedGames() {
     holder.replaceChildren();
     const open = games.filter((g) => g.finished === false);
     if (!open.length) return;
-    holder.append("Your unfinished games: ");
+    holder.append("Resume one of your unfinished games: ");
     for (const g of open.slice(-8)) {
       button(holder, `${g.id} (${(g.players || []).join(" v ")})`, () => resumeGame(g.id), "resume");
     }
@@ -495,6 +503,124 @@ function table(parent, heads, rows) {
 function heading(parent, text, level = "h3") {
   const h = document.createElement(level); h.textContent = text; parent.appendChild(h);
 }
+// A chart drawn in the page (SVG), one row per entry: a bar from the axis' start to `value`
+// (opts.bars) or a dot at it, a whisker from `low` to `high` (the interval), a dashed tick at
+// `mark` (a fair share), the value written at the right. opts: title, min, max, percent,
+// colour (a colour or a function of the row). Rows whose value is null are labelled only.
+const SVG = "http://www.w3.org/2000/svg";
+function svg(parent, tag, attrs, content) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (content !== undefined) node.textContent = content; // text only, never markup
+  parent.appendChild(node);
+  return node;
+}
+function chart(parent, rows, opts) {
+  const W = 520, labelW = 150, right = 56, rowH = 20, top = 24, axisH = 20;
+  const H = top + rows.length * rowH + axisH;
+  const x0 = labelW + 8, x1 = W - right;
+  const span = opts.max - opts.min || 1;
+  const sx = (v) => x0 + ((Math.min(opts.max, Math.max(opts.min, v)) - opts.min) / span) * (x1 - x0);
+  const fmt = (v) => (opts.percent ? `${Math.round(100 * v)}%` : v.toFixed(1));
+  const node = svg(parent, "svg", { class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`,
+    role: "img", "aria-label": opts.title });
+  svg(node, "text", { x: 8, y: 16, class: "chart-title" }, opts.title);
+  // about four ticks a round step apart (1, 2 or 5 times a power of ten; 25% for shares)
+  const raw = span / 4, unit = 10 ** Math.floor(Math.log10(raw));
+  const step = opts.percent ? 0.25 : unit * ([1, 2, 5].find((m) => m * unit >= raw) || 10);
+  for (let v = Math.ceil(opts.min / step) * step; v <= opts.max + 1e-9; v += step) {
+    const x = sx(v);
+    svg(node, "line", { x1: x, x2: x, y1: top - 4, y2: H - axisH, class: "grid" });
+    svg(node, "text", { x, y: H - 6, "text-anchor": "middle", class: "tick" },
+      opts.percent ? fmt(v) : String(Math.round(v * 1e6) / 1e6));
+  }
+  rows.forEach((r, i) => {
+    const y = top + i * rowH, mid = y + rowH / 2;
+    const g = svg(node, "g", { class: "chart-row" });
+    svg(g, "title", {}, r.title || r.label);
+    svg(g, "text", { x: labelW, y: mid + 4, "text-anchor": "end", class: "label" },
+      r.label.length > 24 ? r.label.slice(0, 23) + "…" : r.label);
+    if (typeof r.mark === "number") {
+      svg(g, "line", { x1: sx(r.mark), x2: sx(r.mark), y1: y + 1, y2: y + rowH - 1, class: "mark" });
+    }
+    if (typeof r.value !== "number") return;
+    const fill = typeof opts.colour === "function" ? opts.colour(r) : opts.colour;
+    if (opts.bars) {
+      const from = sx(Math.max(opts.min, 0));
+      svg(g, "rect", { x: Math.min(from, sx(r.value)), y: y + 4, height: rowH - 8, fill,
+        width: Math.max(1, Math.abs(sx(r.value) - from)), class: "bar" });
+    } else {
+      svg(g, "circle", { cx: sx(r.value), cy: mid, r: 4, fill, class: "dot" });
+    }
+    if (typeof r.low === "number" && typeof r.high === "number") {
+      const a = sx(r.low), b = sx(r.high);
+      svg(g, "path", { d: `M${a} ${mid - 4}v8M${a} ${mid}H${b}M${b} ${mid - 4}v8`, class: "whisker" });
+    }
+    svg(g, "text", { x: W - 6, y: mid + 4, "text-anchor": "end", class: "value" }, fmt(r.value));
+  });
+  return node;
+}
+const OPPONENT_COLOURS = { random: "#8C8C8C", heuristic: "#4C72B0", ismcts: "#C44E52" }; // as scorecard.png
+
+// A tournament's ratings as two charts, as ratings.png draws them: win rate with its 95%
+// interval (fair share 1/N marked), and the OpenSkill rating mu ± sigma.
+function tournamentCharts(parent, t, rows) {
+  const box = document.createElement("div");
+  box.className = "charts";
+  const label = (r) => String(r.agent);
+  const fair = t.num_players ? 1 / t.num_players : null;
+  chart(box, rows.map((r) => ({ label: label(r), value: r.win_rate, low: r.win_low, high: r.win_high,
+    mark: fair, title: `${label(r)}: win rate ${pct(r.win_rate)} (${pct(r.win_low)} – ${pct(r.win_high)})` })),
+  { title: "win rate (95% interval; dashes: fair share)", min: 0, max: 1, percent: true, bars: true,
+    colour: "#4C72B0" });
+  const rated = rows.filter((r) => typeof r.mu === "number" && typeof r.sigma === "number");
+  if (rated.length) {
+    let lo = Math.min(...rated.map((r) => r.mu - r.sigma)), hi = Math.max(...rated.map((r) => r.mu + r.sigma));
+    const pad = Math.max(1, (hi - lo) * 0.1);
+    lo = Math.floor(lo - pad); hi = Math.ceil(hi + pad);
+    chart(box, rows.map((r) => ({ label: label(r), value: r.mu,
+      low: typeof r.sigma === "number" ? r.mu - r.sigma : null,
+      high: typeof r.sigma === "number" ? r.mu + r.sigma : null,
+      title: `${label(r)}: rating μ ${num(r.mu)} ± σ ${num(r.sigma)}` })),
+    { title: "rating (OpenSkill μ ± σ)", min: lo, max: hi, colour: "#DD8452" });
+  }
+  parent.appendChild(box);
+}
+
+// A scorecard as scorecard.png draws it: the agent's win rate per player count and opponent
+// with its 95% interval and the fair share, then the best response's, when there is one.
+function scorecardChart(parent, s) {
+  const box = document.createElement("div");
+  box.className = "charts";
+  const rows = [...s.cells].sort((a, b) => a.players - b.players).map((c) => ({
+    label: `${c.players} players vs ${c.opponent}`, value: c.win_rate, low: c.ci_low,
+    high: c.ci_high, mark: c.fair_share, opponent: c.opponent,
+    title: `${c.players} players vs ${c.opponent}: ${pct(c.win_rate)} (${pct(c.ci_low)} – ${pct(c.ci_high)}) of ${c.games} games`,
+  }));
+  const e = s.exploitability;
+  if (e) {
+    rows.push({ label: `best response, ${e.players} players`, value: e.win_rate, low: e.ci_low,
+      high: e.ci_high, mark: e.win_rate - e.gap, opponent: "best response",
+      title: `a best response wins ${pct(e.win_rate)} (${pct(e.ci_low)} – ${pct(e.ci_high)}): gap ${pct(e.gap)}` });
+  }
+  chart(box, rows, { title: `${s.agent}: win rate (95% interval; dashes: fair share)`, min: 0,
+    max: 1, percent: true, bars: true,
+    colour: (r) => OPPONENT_COLOURS[r.opponent] || "#DD8452" });
+  parent.appendChild(box);
+}
+
+// What a tournament played, as its title: "3-player tournament, 12 games, seed 7" (the words
+// of ratings.png's title), then whether it was sealed or is still being played.
+function tournamentTitle(t) {
+  const games = `${t.total_games} game${t.total_games === 1 ? "" : "s"}`;
+  const bits = [t.num_players ? `${t.num_players}-player tournament` : "tournament",
+    t.kind === "journal" ? `${games} so far` : games];
+  if (t.seed !== null && t.seed !== undefined) bits.push(`seed ${t.seed}`);
+  if (t.sealed) bits.push("sealed");
+  if (t.kind === "journal") bits.push("in progress");
+  return bits.join(", ");
+}
+
 // Whether a scorecard may rank a submitted agent: held-out deals, played sealed.
 function comparisonTag(card) {
   const tag = document.createElement("span");
@@ -516,12 +642,25 @@ async function loadLeaderboard() {
   heading(box, "Tournaments", "h2");
   if (!data.tournaments.length) box.append("No results.json or tournament journal in the data folder.");
   for (const t of data.tournaments) {
-    heading(box, `${t.file}${t.kind === "journal" ? " (in progress)" : ""}`);
-    if (t.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${t.error}`; box.appendChild(p); continue; }
+    const section = document.createElement("section");
+    section.className = "tournament";
+    section.dataset.file = t.file;
+    box.appendChild(section);
+    if (t.error) {
+      heading(section, `${t.file}${t.kind === "journal" ? " (in progress)" : ""}`);
+      const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${t.error}`; section.appendChild(p); continue;
+    }
+    heading(section, tournamentTitle(t));
+    const file = document.createElement("span");
+    file.className = "file";
+    file.textContent = t.file;
+    section.lastChild.append(" ", file);
     const rows = [...t.summary].sort((a, b) => (b.rating ?? -1e9) - (a.rating ?? -1e9));
-    table(box, ["agent", "seats", "wins", "win rate", "95% interval", "rating μ ± σ", "ordinal"],
+    tournamentCharts(section, t, rows);
+    table(section, ["agent", "seats", "wins", "win rate", "95% interval", "mean score", "rating μ ± σ", "ordinal"],
       rows.map((r) => [r.agent, r.seats_played, num(r.wins, 1), pct(r.win_rate),
-        `${pct(r.win_low)} – ${pct(r.win_high)}`, `${num(r.mu)} ± ${num(r.sigma)}`, num(r.rating)]));
+        `${pct(r.win_low)} – ${pct(r.win_high)}`, num(r.mean_score, 1), `${num(r.mu)} ± ${num(r.sigma)}`,
+        num(r.rating)]));
     const details = document.createElement("details");
     details.innerHTML = `<summary>${t.total_games} games</summary>`;
     table(details, ["game", "players", "scores", "winners", ""], t.games.map((g) => {
@@ -531,7 +670,7 @@ async function loadLeaderboard() {
       return [g.index, (g.players || []).join(", "), (g.scores || []).join(" / "),
         (g.winners || []).map((s) => "P" + s).join(", "), a];
     }));
-    box.appendChild(details);
+    section.appendChild(details);
   }
   heading(box, "Evaluation scorecards", "h2");
   const rule = document.createElement("p");
@@ -542,20 +681,25 @@ async function loadLeaderboard() {
   box.appendChild(rule);
   if (!data.scorecards.length) box.append("No scorecard.json (farlight evaluate) in the data folder.");
   for (const s of data.scorecards) {
-    heading(box, s.file);
-    if (!s.error) box.lastChild.append(" ", comparisonTag(s));
+    const section = document.createElement("section");
+    section.className = "scorecard";
+    section.dataset.file = s.file;
+    box.appendChild(section);
+    heading(section, s.file);
+    if (!s.error) section.lastChild.append(" ", comparisonTag(s));
     if (s.quick) {
       const tag = document.createElement("span");
       tag.className = "quick";
       tag.textContent = "quick";
       tag.title = "farlight evaluate --quick: a subset of the protocol, not the full evaluation";
-      box.lastChild.append(" ", tag);
+      section.lastChild.append(" ", tag);
     }
-    if (s.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${s.error}`; box.appendChild(p); continue; }
+    if (s.error) { const p = document.createElement("p"); p.className = "flag"; p.textContent = `skipped: ${s.error}`; section.appendChild(p); continue; }
     const p = document.createElement("p");
     p.textContent = `${s.agent} · protocol ${s.protocol}${s.quick ? " (quick subset)" : ""} · rating μ ${num(s.rating.mu)} ± σ ${num(s.rating.sigma)}`;
-    box.appendChild(p);
-    table(box, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
+    section.appendChild(p);
+    scorecardChart(section, s);
+    table(section, ["players", "opponent", "games", "wins", "win rate", "95% interval", "fair share", "mean margin"],
       s.cells.map((c) => [c.players, c.opponent, c.games, num(c.wins, 1), pct(c.win_rate),
         `${pct(c.ci_low)} – ${pct(c.ci_high)}`, pct(c.fair_share), num(c.mean_margin, 1)]));
     const e = s.exploitability;
@@ -567,7 +711,7 @@ async function loadLeaderboard() {
         `(${pct(e.ci_low)} – ${pct(e.ci_high)}) of ${e.games} games: gap ` +
         `${e.gap >= 0 ? "+" : ""}${pct(e.gap)}, margin ${num(e.mean_margin, 1)}` +
         `${s.sealed ? " · sealed" : ""}`;
-      box.appendChild(line);
+      section.appendChild(line);
     }
   }
 }

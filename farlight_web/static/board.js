@@ -166,19 +166,33 @@ function narrowStationHeight(view) {
   return 32 + Math.ceil(view.num_spaces / 3) * (132 + 14) - 2 + 2 * (56 + 8) + 4;
 }
 
-function requirements(p, x, y, m, size) {
+// A mission's requirements as a row of badges (engines, bio-tech, science) from x to at most
+// x + width: at `size` when they fit, shrunk until they do otherwise (five requirements on a
+// lower card need it). Every length is a multiple of the size, text widths estimated.
+function requirements(p, x, y, m, size, width) {
+  const label = (n) => `x${n}`;
+  const textW = (s, font) => s.length * 0.64 * font; // DejaVu Sans: digits 0.64 em, x 0.59
+  const units = m.engines.length * (1.45 + 0.17)
+    + (m.biotech ? 0.8 + 0.11 + textW(label(m.biotech), 0.65) + 0.33 : 0)
+    + (m.science ? 1 + 0.11 + textW(label(m.science), 0.65) : 0);
+  const s = units > 0 ? Math.min(size, (width - 1) / units) : size;
+  const row = el(p, "g", { class: "requirements" });
   for (const v of m.engines) {
-    rect(p, x, y, size * 1.45, size, "#fafaf4", "#282828", 4, 1);
-    text(p, x + size * 0.72, y + size * 0.15, `${v}+`, size * 0.7, C.ink, "middle");
-    x += size * 1.45 + 3;
+    const b = el(row, "g", { class: "badge engine" });
+    rect(b, x, y, s * 1.45, s, "#fafaf4", "#282828", Math.min(4, s / 4), 1);
+    text(b, x + s * 0.72, y + s * 0.15, `${v}+`, s * 0.7, C.ink, "middle");
+    x += s * (1.45 + 0.17);
   }
   if (m.biotech) {
-    x += leaves(p, x, y, size, 1) + 2;
-    text(p, x, y + size * 0.2, `x${m.biotech}`, size * 0.65); x += size * 0.65 * 2 + 6;
+    const b = el(row, "g", { class: "badge bio" });
+    x += leaves(b, x, y, s, 1) + s * 0.11;
+    text(b, x, y + s * 0.2, label(m.biotech), s * 0.65);
+    x += textW(label(m.biotech), s * 0.65) + s * 0.33;
   }
   if (m.science) {
-    icon(p, x, y, size, "science", true);
-    text(p, x + size + 2, y + size * 0.2, `x${m.science}`, size * 0.65);
+    const b = el(row, "g", { class: "badge science" });
+    icon(b, x, y, s, "science", true);
+    text(b, x + s * 1.11, y + s * 0.2, label(m.science), s * 0.65);
   }
 }
 
@@ -197,30 +211,69 @@ function missions(p, view, box, opts) {
       return;
     }
     const m = stack.missions[0];
-    rect(g, cx, cy, colW, 172, m.climactic ? C.climactic : C.regular, C.hi, 8, 3);
-    text(g, cx + 9, cy + 7, `stack ${s}`, 10, C.dim);
-    if (m.climactic) text(g, cx + colW - 9, cy + 7, "CLIMACTIC", 10, "#ffb0f0", "end");
-    text(g, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 7.2)), 12, C.text, "middle");
-    el(g, "circle", { cx: cx + colW / 2, cy: cy + 76, r: 18, fill: "#faf0c8", stroke: "#5a4614",
+    const top = el(g, "g", { class: "mission top" });
+    rect(top, cx, cy, colW, 172, m.climactic ? C.climactic : C.regular, C.hi, 8, 3)
+      .setAttribute("class", "card");
+    text(top, cx + 9, cy + 7, `stack ${s}`, 10, C.dim);
+    if (m.climactic) text(top, cx + colW - 9, cy + 7, "CLIMACTIC", 10, "#ffb0f0", "end");
+    text(top, cx + colW / 2, cy + 24, clip(m.name, Math.floor(colW / 7.2)), 12, C.text, "middle");
+    el(top, "circle", { cx: cx + colW / 2, cy: cy + 76, r: 18, fill: "#faf0c8", stroke: "#5a4614",
       "stroke-width": 2 });
-    text(g, cx + colW / 2, cy + 65, String(m.value), 20, "#322400", "middle");
-    requirements(g, cx + 9, cy + 102, m, 18);
+    text(top, cx + colW / 2, cy + 65, String(m.value), 20, "#322400", "middle");
+    requirements(top, cx + 9, cy + 102, m, 18, colW - 18);
     if (stack.resolving) {
-      rect(g, cx + 8, cy + 126, colW - 16, 15, "#dc3c3c", null, 5, 0);
-      text(g, cx + colW / 2, cy + 128, "RESOLVING", 10, C.text, "middle");
+      rect(top, cx + 8, cy + 126, colW - 16, 15, "#dc3c3c", null, 5, 0);
+      text(top, cx + colW / 2, cy + 128, "RESOLVING", 10, C.text, "middle");
     }
-    bids(g, stack.bids, cx + 9, cy + 144, cx + colW - 9, cy + 166);
-    target(g, stack.slot, cx, cy, colW, 172, opts);
+    bids(top, stack.bids, cx + 9, cy + 144, cx + colW - 9, cy + 166);
+    target(top, stack.slot, cx, cy, colW, 172, opts);
     let ny = cy + 180;
     for (const below of stack.missions.slice(1)) {
       if (ny + 52 > y1 - 4) break;
-      rect(g, cx + 4, ny, colW - 8, 52, below.climactic ? "#601d57" : "#15474f", "#ffffff40", 6, 1);
-      text(g, cx + 11, ny + 6, clip(below.name, Math.floor((colW - 44) / 5.6)), 10);
-      text(g, cx + colW - 11, ny + 4, String(below.value), 14, "#faf0c8", "end");
-      requirements(g, cx + 11, ny + 26, below, 16);
+      const card = el(g, "g", { class: "mission below" });
+      rect(card, cx + 4, ny, colW - 8, 52, below.climactic ? "#601d57" : "#15474f", "#ffffff40",
+        6, 1).setAttribute("class", "card");
+      text(card, cx + 11, ny + 6, clip(below.name, Math.floor((colW - 44) / 5.6)), 10);
+      text(card, cx + colW - 11, ny + 4, String(below.value), 14, "#faf0c8", "end");
+      requirements(card, cx + 11, ny + 26, below, 16, colW - 22);
       ny += 58;
     }
   });
+}
+
+// The part's initials, as render_paint's ship cells show them ("Crew Quarters": CQ).
+function initials(name) {
+  const words = name.replaceAll("-", " ").split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w));
+  return words.slice(0, 3).map((w) => w[0]).join("").toUpperCase();
+}
+
+// What an installed part's ship cell shows, as render_paint's ship_cell_sprite draws it: its
+// initials, then one icon: its engine dice, else its bio-tech leaves, else its first benefit
+// icon (the station's C, S, U, O), else (a hull part, none of these) a hull plate.
+// x, y, inner: the cell's card inside the grid square of `size`.
+function partGlyphs(p, part, x, y, inner, size) {
+  if (size >= 34) text(p, x + 4, y + 3, initials(part.name), size * 0.2, C.text, "start",
+    { class: "initials" });
+  const first = part.icons[0];
+  const kind = part.dice.length ? "engine" : part.biotech ? "bio" : first ? first.kind : "hull";
+  const g = el(p, "g", { class: "part-icon", "data-kind": kind });
+  const isz = Math.max(6, inner * 0.32), bottom = y + inner - 3;
+  if (part.dice.length) {
+    const ds = Math.min(inner * 0.44, 20);
+    part.dice.forEach((v, i) => die(g, x + inner - 3 - ds - i * (ds + 2), bottom - ds, ds, v));
+  } else if (part.biotech) {
+    leaves(g, x + 4, bottom - isz, isz, part.biotech);
+  } else if (first) {
+    icon(g, x + 4, bottom - isz, isz, first.kind, first.every_round);
+  } else {
+    const cx = x + 4 + isz / 2, cy = bottom - isz / 2, r = isz / 2;
+    const corners = [0, 1, 2, 3, 4, 5].map((k) => {
+      const a = Math.PI / 6 + (k * Math.PI) / 3;
+      return `${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`;
+    });
+    el(g, "polygon", { points: corners.join(" "), fill: "#b8bfd0", stroke: C.ink });
+    el(g, "circle", { cx, cy, r: r * 0.3, fill: C.ink });
+  }
 }
 
 function ship(p, panel, box, opts) {
@@ -250,19 +303,20 @@ function ship(p, panel, box, opts) {
       }
       const part = cell.part;
       const fill = part ? CATEGORY[part.category] : SEATS[panel.seat % 5];
-      rect(g, gx + inset, gy + inset, inner, inner, fill, part ? "#ffffff55" : "#fff", 5, 2);
-      stubs(g, gx + inset, gy + inset, inner, inner, cell.mask, size * 0.34,
+      const name = part ? part.name : "Primary Core";
+      const piece = el(g, "g", { class: part ? "ship-cell" : "ship-core", role: "img",
+        "aria-label": name });
+      el(piece, "title", {}, name);
+      rect(piece, gx + inset, gy + inset, inner, inner, fill, part ? "#ffffff55" : "#fff", 5, 2);
+      stubs(piece, gx + inset, gy + inset, inner, inner, cell.mask, size * 0.34,
         Math.max(3, size * 0.11));
       if (!part) {
-        text(g, gx + size / 2, gy + size / 2 - size * 0.1, "CORE", Math.max(7, size * 0.2),
+        text(piece, gx + size / 2, gy + size / 2 - size * 0.1, "CORE", Math.max(7, size * 0.2),
           C.text, "middle");
         continue;
       }
-      if (size >= 34) text(g, gx + inset + 4, gy + inset + 3, cell.label, size * 0.2);
-      const ds = Math.min(inner * 0.44, 20);
-      part.dice.forEach((v, i) => die(g, gx + size - inset - 3 - ds - i * (ds + 2),
-        gy + size - inset - 3 - ds, ds, v));
-      el(g, "title", {}, part.name);
+      piece.setAttribute("data-part", part.id);
+      partGlyphs(piece, part, gx + inset, gy + inset, inner, size);
     }
   }
   for (const a of installs) {
