@@ -71,7 +71,8 @@ def test_the_readme_loop_runs_verbatim_to_the_end_of_a_game() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = readme.split("## The API in ten lines", 1)[1].split("```python", 1)[1]
     code = block.split("```", 1)[0]
-    assert 'act(obs["observation"], obs["action_mask"], info)' in code
+    assert 'act(obs["observation"], obs["action_mask"], view)' in code
+    assert "farlight_v1.env(" in code and "agent_info(agent)" in code
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     env = namespace["env"]
