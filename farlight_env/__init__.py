@@ -43,6 +43,68 @@ def _register() -> None:
         pettingzoo.register("aec", PETTINGZOO_ID_V1, entry_point="farlight_env.env.aec_v1:env")
 
 
-_register()
+def register_openspiel() -> None:
+    """Register the OpenSpiel game "python_farlight" now (imports pyspiel); for processes that
+    name the game without importing farlight_env, e.g. Ray's `worker_process_setup_hook`."""
+    import farlight_env.openspiel  # noqa: F401 - registers on import
 
-__all__ = ["GYM_ID", "GYM_ID_V1", "PETTINGZOO_ID", "PETTINGZOO_ID_V1", "__version__"]
+
+class _PyspielHook:
+    """A meta-path finder that registers "python_farlight" right after pyspiel is imported,
+    so any process that imported farlight_env finds the game by name, without importing
+    pyspiel itself (importing this package stays light)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
+        import sys
+
+        if name != "pyspiel":
+            return None
+        sys.meta_path.remove(self)  # once, and not for our own lookup below
+        for finder in sys.meta_path:
+            spec = getattr(finder, "find_spec", lambda *a: None)(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _RegisteringLoader(spec.loader)
+                return spec
+        return None
+
+
+class _RegisteringLoader:
+    """pyspiel's own loader, then the game's registration (a failure there only warns: the
+    user's import of pyspiel must not break because of Farlight)."""
+
+    def __init__(self, loader: object) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: object) -> object:
+        return self.loader.create_module(spec)  # type: ignore[attr-defined]
+
+    def exec_module(self, module: object) -> None:
+        self.loader.exec_module(module)  # type: ignore[attr-defined]
+        try:
+            register_openspiel()
+        except Exception as exc:  # noqa: BLE001 - reported, never raised into pyspiel's import
+            import warnings
+
+            warnings.warn(f"farlight_env: python_farlight not registered: {exc}", stacklevel=2)
+
+
+def _register_openspiel_on_import() -> None:
+    import sys
+
+    if "pyspiel" in sys.modules:
+        register_openspiel()
+    elif not any(isinstance(f, _PyspielHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PyspielHook())
+
+
+_register()
+_register_openspiel_on_import()
+
+__all__ = [
+    "GYM_ID",
+    "GYM_ID_V1",
+    "PETTINGZOO_ID",
+    "PETTINGZOO_ID_V1",
+    "__version__",
+    "register_openspiel",
+]
