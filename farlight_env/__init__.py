@@ -89,12 +89,15 @@ class _RegisteringLoader:
 
 
 def _register_openspiel_on_import() -> None:
+    """Register now if pyspiel is imported already, else when it is (never if it is blocked,
+    `sys.modules["pyspiel"] = None`)."""
     import sys
 
-    if "pyspiel" in sys.modules:
+    if "pyspiel" not in sys.modules:
+        if not any(isinstance(f, _PyspielHook) for f in sys.meta_path):
+            sys.meta_path.insert(0, _PyspielHook())
+    elif sys.modules["pyspiel"] is not None:
         register_openspiel()
-    elif not any(isinstance(f, _PyspielHook) for f in sys.meta_path):
-        sys.meta_path.insert(0, _PyspielHook())
 
 
 _register()
