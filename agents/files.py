@@ -32,8 +32,8 @@ def check_torch_archive(source: Path | bytes, limit: int) -> None:
     """Refuse (ValueError) a file torch.load could inflate past `limit` bytes, before it is read.
 
     torch.load allocates each tensor's storage at the size the zip's directory declares, so a
-    compressed member (a 200 KB file asking for 200 MB, or for terabytes) or members adding up
-    to more than the file holds would be allocated in full. torch.save writes a zip of stored,
+    compressed member (a 200 KB file asking for 200 MB, or for terabytes) or members declaring
+    more bytes than the file holds would be allocated in full. torch.save writes a zip of stored,
     uncompressed members; anything else (including torch's legacy pickle format, whose storage
     sizes are whatever the pickle says) is not a file this project wrote.
     """
@@ -48,3 +48,8 @@ def check_torch_archive(source: Path | bytes, limit: int) -> None:
     total = sum(member.file_size for member in members)
     if total > limit:
         raise ValueError(f"its members hold {total:,} bytes, more than {limit:,}")
+    size = len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+    if total > size:
+        raise ValueError(
+            f"its members declare {total:,} bytes, more than the {size:,} bytes of the file"
+        )
