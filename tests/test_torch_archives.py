@@ -13,6 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="checkpoints and policies need the train extra")
 
+from test_cli_errors import assert_one_clear_error, farlight  # noqa: E402
+
 from agents.files import check_torch_archive  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
 from agents.policy.file import MAX_POLICY_BYTES  # noqa: E402
@@ -125,3 +127,69 @@ def test_a_torch_file_declaring_more_than_it_holds_is_refused_before_torch_reads
     with pytest.raises(ValueError, match=r"liar\.pt: not a loadable policy file .*declare"):
         load_policy(path)
     check_torch_archive(data, MAX_POLICY_BYTES)  # the honest file passes
+
+
+# ------------------------------------------------------------------ zips torch.save did not write
+def foreign_zips(folder: Path) -> dict[str, Path]:
+    """Zips given where a policy is expected, by what they lack -> path."""
+    made = {}
+    for name, members in {
+        "no-version": {"archive/data.pkl": b"junk"},  # torch: Expected hasRecord("version")
+        "no-folder": {"hello.txt": b"hi"},  # torch: file in archive is not in a subdirectory
+        "no-data": {"archive/version": b"3\n"},  # torch: failed locating file data.pkl
+    }.items():
+        made[name] = folder / f"{name}.pt"
+        with zipfile.ZipFile(made[name], "w") as archive:
+            for member, data in members.items():
+                archive.writestr(member, data)
+    return made
+
+
+@pytest.mark.parametrize("name", ["no-version", "no-folder", "no-data"])
+def test_a_zip_without_torchs_records_is_refused_before_torch_reads_it(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#48: torch's own refusal read `RuntimeError: Expected hasRecord("version") to be true`."""
+    path = foreign_zips(tmp_path)[name]
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("torch.load was called")
+
+    monkeypatch.setattr(torch, "load", never)
+    with pytest.raises(ValueError, match="a zip, but not one torch.save wrote") as refused:
+        load_policy(path)
+    assert str(refused.value).startswith(f"{path}: not a loadable policy file (")
+    checkpoint = tmp_path / "checkpoint.zip"
+    with zipfile.ZipFile(checkpoint, "w") as archive:
+        archive.writestr(META_MEMBER, META)
+        archive.writestr(WEIGHTS_MEMBER, path.read_bytes())
+    with pytest.raises(CheckpointError, match="weights.pt: .*a zip, but not one torch.save"):
+        read_checkpoint(checkpoint)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "{path}", "--quick", "--no-progress"],
+        ["play", "--opponents", "{path}", "--seed", "1"],
+        ["tournament", "--agents", "random,{path}", "--games", "2", "--no-progress"],
+    ],
+)
+def test_the_cli_refuses_a_zip_that_is_not_a_policy_in_a_line(
+    argv: list[str], tmp_path: Path
+) -> None:
+    """#48: one or two lines naming the file, status 2, never torch's internals."""
+    zips = foreign_zips(tmp_path)
+    tensor, plain = tmp_path / "tensor.pt", tmp_path / "dict.pt"
+    torch.save(torch.zeros(3), tensor)
+    torch.save({"just": "a dict"}, plain)
+    cases = {
+        zips["no-version"]: "a zip, but not one torch.save wrote: no archive/version",
+        zips["no-folder"]: "its records are not in a folder",
+        tensor: "not a Farlight policy",
+        plain: "not a Farlight policy",
+    }
+    for path, says in cases.items():
+        proc = farlight(*(arg.format(path=path) for arg in argv))
+        assert_one_clear_error(proc, path.name, says)
+        assert "hasRecord" not in proc.stderr and "inline_container" not in proc.stderr
