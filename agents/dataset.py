@@ -8,7 +8,9 @@ reward (0 until the game ends, then the final reward). The episode's `seed` is t
 plays the same game again, so every recorded step can be checked against the engine.
 
 A dataset is written in a scratch folder beside its destination and moved into place when
-complete: an interrupted or failed run leaves nothing under the dataset's id.
+complete: an interrupted or failed run leaves nothing under the dataset's id. A dataset read
+back may come from anyone: `read_description`, `episode_seed`, `read_episode` and
+`replay_episode` check every field they use and raise `DatasetError`, one line, otherwise.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import numpy as np
 
-from agents.registry import make
+from agents.registry import make, unknown_agents
 from agents.tournament.scheduling import game_seed  # game g's seed: (dataset seed, g)
 from farlight_env import GYM_ID, __version__
 from farlight_env.env.aec import raw_env
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.untrusted.jsontext import decode
+from farlight_env.untrusted.messages import clip_message, short
 
 #: Minari's storage formats; parquet compresses the sparse observations (snappy), hdf5 and
 #: arrow store them raw (65 kB a step).
@@ -131,7 +137,7 @@ def play_game(
             env.step(None)
             continue
         if forced is not None and seat in forced:
-            action = int(forced[seat][len(track.actions)])
+            action = _forced(forced[seat], len(track.actions), obs["action_mask"])
         else:
             view = {**info, "seat": seat, "view": env.player_view(name)}
             action = int(agents[seat].act(obs["observation"], obs["action_mask"], view))
@@ -169,11 +175,14 @@ def game_episodes(spec: DatasetSpec, game: int) -> list[Any]:
     return [_episode(tracks[s], ends[s], seed_of_game, s) for s in spec.seats if tracks[s].actions]
 
 
-def replay_episode(agents: Sequence[str], seat: int, seed: int, actions: Sequence[int]) -> _Track:
-    """Play the game with seed `seed` again, `seat` taking `actions` and the other seats their
-    seeded agents: the seat's observations and masks, for checking a recorded episode."""
-    tracks, _ = play_game(agents, seed, forced={seat: list(actions)})
-    return tracks[seat]
+def _forced(actions: Sequence[int], k: int, mask: np.ndarray) -> int:
+    """A replayed seat's k-th action, which the game must still ask for and allow."""
+    if k >= len(actions):
+        raise DatasetError(f"replay: the game goes on after the episode's {len(actions)} actions")
+    action = int(actions[k])
+    if not 0 <= action < len(mask) or not mask[action]:
+        raise DatasetError(f"replay: the episode's action {k} ({action}) is not legal there")
+    return action
 
 
 # ---- the dataset on disk ------------------------------------------------------------------
@@ -238,18 +247,6 @@ def _metadata(spec: DatasetSpec) -> dict[str, Any]:
         ),
         "data_format": spec.data_format,
     }
-
-
-def read_description(dataset: Any) -> dict[str, Any]:
-    """The recording facts (agents, seats, seed) a dataset written here carries."""
-    return json.loads(dataset.storage.metadata["description"])
-
-
-def episode_seed(dataset: Any, episode_id: int) -> int:
-    """The seed of the game episode `episode_id` was recorded from (Minari keeps it in the
-    episode's metadata, not in its EpisodeData)."""
-    (metadata,) = dataset.storage.get_episode_metadata([episode_id])
-    return int(metadata["seed"])
 
 
 def _folder_bytes(path: Path) -> int:
@@ -343,3 +340,229 @@ def _copy_namespaces(scratch: Path, base: Path, dataset_id: str) -> None:
         name = Path(*parts[:depth]) / "namespace_metadata.json"
         if (scratch / name).is_file() and not (base / name).exists():
             shutil.copyfile(scratch / name, base / name)
+
+
+# ---- reading a dataset back (from anyone: every field checked) ------------------------------
+#: A description longer than this is no recording's (write_dataset's is well under 2 kB).
+MAX_DESCRIPTION_CHARS = 1 << 20
+#: Game seeds are below 2**128 (farlight_env.game.seeds.secure_seed draws 128 bits).
+SEED_BOUND = 2**128
+
+
+class DatasetError(ValueError):
+    """A dataset, or one of its episodes, that does not hold what `write_dataset` writes; the
+    message is one line of bounded length naming the dataset and the field."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clip_message(str(message)))
+
+
+class RecordingFacts(msgspec.Struct):
+    """The description's fields the readers rely on (the others are kept, not checked)."""
+
+    num_players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+    agents: list[Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]]
+    recorded_seats: Annotated[
+        list[Annotated[int, msgspec.Meta(ge=0, lt=MAX_PLAYERS)]], msgspec.Meta(min_length=1)
+    ]
+    #: Below SEED_BOUND too, checked after conversion (msgspec's bounds stop at 2**63).
+    seed: Annotated[int, msgspec.Meta(ge=0)]
+    games: Annotated[int, msgspec.Meta(ge=1)]
+
+
+@dataclass(frozen=True)
+class RecordedEpisode:
+    """One seat's episode read back: T decisions, each array as `write_dataset` stores it."""
+
+    id: int
+    seat: int
+    seed: int
+    observations: np.ndarray  # float32 (T + 1, observation size), finite, >= 0
+    masks: np.ndarray  # int8 (T + 1, actions) of 0 and 1
+    actions: np.ndarray  # int64 (T,), each legal under its step's mask
+    rewards: np.ndarray  # float64 (T,), finite
+
+
+def _stored_metadata(dataset: Any) -> dict[str, Any]:
+    """Minari's metadata of `dataset` (read from its metadata.json on each call)."""
+    try:
+        metadata = dataset.storage.metadata
+    except Exception as exc:  # noqa: BLE001 - Minari reads a file others wrote
+        raise DatasetError(f"the dataset's metadata is unreadable ({_why(exc)})") from None
+    if not isinstance(metadata, dict):
+        raise DatasetError("the dataset's metadata is not a JSON object")
+    return metadata
+
+
+def _name(dataset: Any) -> str:
+    dataset_id = _stored_metadata(dataset).get("dataset_id")
+    return f"dataset {short(dataset_id)}" if isinstance(dataset_id, str) else "the dataset"
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {clip_message(str(exc), 120)}"
+
+
+def read_description(dataset: Any) -> dict[str, Any]:
+    """The recording facts (agents, seats, seed) a dataset written here carries, checked: a
+    dataset written elsewhere or edited is a DatasetError naming the field."""
+    name = _name(dataset)
+    text = _stored_metadata(dataset).get("description")
+    if not isinstance(text, str):
+        raise DatasetError(f"{name}: no description, so no dataset farlight dataset wrote")
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        raise DatasetError(f"{name}: a description of {len(text):,} characters")
+    try:
+        facts = decode(text, dict[str, Any])
+        checked = msgspec.convert(facts, RecordingFacts)
+    except msgspec.ValidationError as exc:
+        raise DatasetError(f"{name}: not a Farlight recording's description ({exc})") from None
+    except msgspec.DecodeError as exc:
+        raise DatasetError(f"{name}: its description is not JSON ({exc})") from None
+    if checked.seed >= SEED_BOUND:
+        raise DatasetError(
+            f"{name}: description: seed {short(str(checked.seed))} is 2**128 or more"
+        )
+    if len(checked.agents) != checked.num_players:
+        raise DatasetError(
+            f"{name}: description: {len(checked.agents)} agents for {checked.num_players} seats"
+        )
+    if max(checked.recorded_seats) >= checked.num_players:
+        raise DatasetError(
+            f"{name}: description: recorded seat {max(checked.recorded_seats)} in a "
+            f"{checked.num_players}-player game"
+        )
+    return facts
+
+
+def _check_id(dataset: Any, episode_id: Any, name: str) -> int:
+    if not _is_int(episode_id, 0, 2**63) or episode_id not in np.asarray(dataset.episode_indices):
+        raise DatasetError(f"{name}: no episode {short(repr(episode_id))}")
+    return int(episode_id)
+
+
+def episode_seed(dataset: Any, episode_id: int) -> int:
+    """The seed of the game episode `episode_id` was recorded from (Minari keeps it in the
+    episode's metadata, not in its EpisodeData), checked to be a game seed."""
+    name = _name(dataset)
+    episode_id = _check_id(dataset, episode_id, name)
+    try:
+        (metadata,) = dataset.storage.get_episode_metadata([episode_id])
+    except (OSError, ValueError, RecursionError) as exc:  # a missing or malformed file
+        raise DatasetError(f"{name}: episode {episode_id}: no metadata ({_why(exc)})") from None
+    seed = metadata.get("seed") if isinstance(metadata, dict) else None
+    if not _is_int(seed, 0, SEED_BOUND):
+        raise DatasetError(
+            f"{name}: episode {episode_id}: its seed must be a game seed (an int in "
+            f"0..2**128-1), got {short(repr(seed))}"
+        )
+    return int(seed)
+
+
+def _array(value: Any, where: str, field: str, kind: Any, shape: tuple[int, ...] | None) -> Any:
+    """`value` if an array of dtype kind `kind` and shape `shape` (None: any 1-D one)."""
+    if not isinstance(value, np.ndarray):
+        raise DatasetError(f"{where}: {field} must be an array, got {type(value).__name__}")
+    if not np.issubdtype(value.dtype, kind):
+        wanted = kind.__name__ if isinstance(kind, type) else str(kind)
+        raise DatasetError(f"{where}: {field} must be of dtype {wanted}, got {value.dtype}")
+    if value.shape != shape and not (shape is None and value.ndim == 1):
+        raise DatasetError(f"{where}: {field} must have shape {shape or '(T,)'}, got {value.shape}")
+    return value
+
+
+def _is_int(value: Any, low: int, high: int) -> bool:
+    """An int (a numpy one too, never a bool) in low..high-1."""
+    return (
+        isinstance(value, (int, np.integer)) and not isinstance(value, bool) and low <= value < high
+    )
+
+
+def read_episode(dataset: Any, episode_id: int) -> RecordedEpisode:
+    """Episode `episode_id`, every field checked against the recording: a field missing, of
+    the wrong shape or dtype, or impossible (an action its mask forbids) is a DatasetError."""
+    facts = msgspec.convert(read_description(dataset), RecordingFacts)
+    name = _name(dataset)
+    seed = episode_seed(dataset, episode_id)
+    where = f"{name}: episode {episode_id}"
+    try:
+        episode = next(iter(dataset.iterate_episodes([episode_id])))
+    except Exception as exc:  # noqa: BLE001 - Minari and pyarrow raise many kinds on bad files
+        raise DatasetError(f"{where}: unreadable ({_why(exc)})") from None
+    space = raw_env(num_players=facts.num_players).observation_space("player_0")
+    observations = episode.observations
+    if not isinstance(observations, dict) or set(observations) != set(space.spaces):
+        raise DatasetError(f"{where}: observations must be a dict of {sorted(space.spaces)}")
+    actions = _array(episode.actions, where, "actions", np.integer, None)
+    rows = len(actions) + 1  # an observation at each decision and once more at the end
+    size, width = space["observation"].shape, space["action_mask"].shape
+    vectors = _array(observations["observation"], where, "observation", np.float32, (rows, *size))
+    masks = _array(observations["action_mask"], where, "action_mask", np.int8, (rows, *width))
+    rewards = _array(episode.rewards, where, "rewards", np.number, (rows - 1,))
+    infos = episode.infos if isinstance(episode.infos, dict) else {}
+    seats = _array(infos.get("seat"), where, "infos['seat']", np.integer, (rows,))
+    _check_values(where, facts, vectors, masks, actions, rewards, seats)
+    return RecordedEpisode(
+        episode_id,
+        int(seats[0]),
+        seed,
+        vectors,
+        masks,
+        actions.astype(np.int64),
+        rewards.astype(np.float64),
+    )
+
+
+def _check_values(
+    where: str,
+    facts: RecordingFacts,
+    vectors: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    seats: np.ndarray,
+) -> None:
+    """What the shapes cannot say: one recorded seat, legal actions, finite numbers."""
+    steps = len(actions)
+    if steps < 1:
+        raise DatasetError(f"{where}: no decisions (a seat that never decided has no episode)")
+    if (seats != seats[0]).any() or int(seats[0]) not in facts.recorded_seats:
+        raise DatasetError(f"{where}: infos['seat'] must name one recorded seat throughout")
+    if not np.isfinite(vectors).all() or (vectors < 0).any():
+        raise DatasetError(f"{where}: observation holds negative, NaN or infinite values")
+    if ((masks != 0) & (masks != 1)).any():
+        raise DatasetError(f"{where}: action_mask holds values other than 0 and 1")
+    if (actions < 0).any() or (actions >= masks.shape[1]).any():
+        raise DatasetError(f"{where}: actions must be in 0..{masks.shape[1] - 1}")
+    illegal = np.flatnonzero(masks[np.arange(steps), actions] == 0)
+    if len(illegal):
+        raise DatasetError(f"{where}: action {illegal[0]} is not legal under its mask")
+    if not np.isfinite(rewards).all():
+        raise DatasetError(f"{where}: rewards hold NaN or infinite values")
+
+
+def replay_episode(agents: Sequence[str], seat: int, seed: int, actions: Sequence[int]) -> _Track:
+    """Play the game with seed `seed` again, `seat` taking `actions` and the other seats their
+    seeded agents: the seat's observations and masks, for checking a recorded episode. A
+    lineup, seat, seed or actions no recorded game could have is a DatasetError."""
+    names = list(agents)
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS or not all(isinstance(n, str) for n in names):
+        raise DatasetError(f"replay: a lineup is {MIN_PLAYERS}..{MAX_PLAYERS} agent names")
+    unknown = unknown_agents(names)
+    if unknown:
+        raise DatasetError(f"replay: the recording's agent {short(unknown[0])!r} is unknown here")
+    if not _is_int(seat, 0, len(names)):
+        raise DatasetError(f"replay: seat must be in 0..{len(names) - 1}, got {short(repr(seat))}")
+    if not _is_int(seed, 0, SEED_BOUND):
+        raise DatasetError(f"replay: seed must be a game seed, got {short(repr(seed))}")
+    moves = np.asarray(actions)
+    if moves.ndim != 1 or not (np.issubdtype(moves.dtype, np.integer) or moves.size == 0):
+        raise DatasetError("replay: actions must be a 1-D sequence of ints")
+    tracks, _ = play_game(names, int(seed), forced={int(seat): moves.tolist()})
+    track = tracks[int(seat)]
+    if len(track.actions) != len(moves):
+        raise DatasetError(
+            f"replay: the game ended after {len(track.actions)} of the episode's {len(moves)} "
+            "actions"
+        )
+    return track

@@ -390,9 +390,7 @@ def _budget_of(spec: Any) -> MoveBudget | None:
     """The move budget an evaluation spec stored (None if it had none)."""
     from agents.sealed import MoveBudget
 
-    if spec.move_seconds is None and spec.move_cpu_seconds is None:
-        return None
-    return MoveBudget(spec.move_seconds, spec.move_cpu_seconds)
+    return MoveBudget.given(spec.move_seconds, spec.move_cpu_seconds)
 
 
 def _scorecard(

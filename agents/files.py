@@ -29,22 +29,50 @@ def atomic_write(path: Path, data: bytes | str) -> None:
 
 
 def check_torch_archive(source: Path | bytes, limit: int) -> None:
-    """Refuse (ValueError) a file torch.load could inflate past `limit` bytes, before it is read.
+    """Refuse (ValueError) a file torch.load could inflate past `limit` bytes, or that is no
+    torch.save archive at all, before torch reads it.
 
     torch.load allocates each tensor's storage at the size the zip's directory declares, so a
-    compressed member (a 200 KB file asking for 200 MB, or for terabytes) or members adding up
-    to more than the file holds would be allocated in full. torch.save writes a zip of stored,
-    uncompressed members; anything else (including torch's legacy pickle format, whose storage
-    sizes are whatever the pickle says) is not a file this project wrote.
+    compressed member (a 200 KB file asking for 200 MB, or for terabytes) or members declaring
+    more bytes than the file holds would be allocated in full. torch.save writes a zip of stored,
+    uncompressed members in one folder, a `version` and a `data.pkl` record among them;
+    anything else (including torch's legacy pickle format, whose storage sizes are whatever the
+    pickle says) is not a file this project wrote, and torch's own words for a zip without
+    those records (`Expected hasRecord("version") to be true`) tell a user nothing.
     """
     try:
         with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as zf:
             members = zf.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
         raise ValueError(f"not a zip written by torch.save ({exc})") from None
+    _check_records([member.filename for member in members])
     for member in members:
         if member.compress_type != zipfile.ZIP_STORED or member.file_size != member.compress_size:
             raise ValueError(f"{member.filename} is compressed; torch.save never compresses")
     total = sum(member.file_size for member in members)
     if total > limit:
         raise ValueError(f"its members hold {total:,} bytes, more than {limit:,}")
+    size = len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+    if total > size:
+        raise ValueError(
+            f"its members declare {total:,} bytes, more than the {size:,} bytes of the file"
+        )
+
+
+#: The records torch.load reads first: the format version (one of two names) and the pickle
+#: of plain values and tensor references.
+TORCH_VERSION_RECORDS = ("version", ".data/version")
+TORCH_DATA_RECORD = "data.pkl"
+
+
+def _check_records(names: list[str]) -> None:
+    """The zip is laid out as torch.save lays it out: records in the folder of its first
+    member (torch looks for them there), `data.pkl` and a version among them."""
+    if not names or "/" not in names[0]:
+        raise ValueError("a zip, but not one torch.save wrote: its records are not in a folder")
+    folder = names[0].split("/", 1)[0] + "/"
+    records = {name.removeprefix(folder) for name in names if name.startswith(folder)}
+    missing = [] if records.intersection(TORCH_VERSION_RECORDS) else [f"{folder}version"]
+    missing += [] if TORCH_DATA_RECORD in records else [folder + TORCH_DATA_RECORD]
+    if missing:
+        raise ValueError(f"a zip, but not one torch.save wrote: no {' and no '.join(missing)}")

@@ -101,6 +101,8 @@ def new_spec(
     config: dict[str, Any],
     agent_kwargs: dict[str, dict[str, Any]],
     sealed: bool = False,
+    move_seconds: float | None = None,
+    move_cpu_seconds: float | None = None,
 ) -> TournamentSpec:
     return TournamentSpec(
         SPEC_FORMAT,
@@ -112,6 +114,8 @@ def new_spec(
         stored_config(config),
         dict(agent_kwargs),
         sealed,
+        move_seconds,
+        move_cpu_seconds,
     )
 
 

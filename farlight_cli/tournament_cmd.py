@@ -6,11 +6,15 @@ import argparse
 import importlib.util
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+
+if TYPE_CHECKING:
+    from agents.sealed import MoveBudget
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -112,6 +116,23 @@ def add(sub: argparse._SubParsersAction) -> None:
         "built from its seat's redacted game (no way to read or change hidden state); records "
         "and results.json say sealed: true (default: agents share the game's process)",
     )
+    p.add_argument(
+        "--move-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="with --sealed: wall seconds an agent's decision may take, measured by this "
+        "process; a slower one is forfeited to the lowest-numbered legal action and counted "
+        "(default: no budget)",
+    )
+    p.add_argument(
+        "--move-cpu-seconds",
+        type=argtypes.positive_float,
+        default=None,
+        metavar="S",
+        help="with --sealed: CPU seconds of an agent's process and its descendants per "
+        "decision, read from /proc; more is forfeited likewise (default: no budget)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
 
@@ -119,7 +140,13 @@ def add(sub: argparse._SubParsersAction) -> None:
 #: Options --resume takes from the stored tournament (giving them too is refused).
 STORED_OPTIONS = ("agents", "players", "games", "seed", "out")
 STORED_OPTIONS += game_flags.GAME_ARGUMENTS
-STORED_OPTIONS += ("ismcts_iterations", "ismcts_seconds", "sealed")
+STORED_OPTIONS += (
+    "ismcts_iterations",
+    "ismcts_seconds",
+    "sealed",
+    "move_seconds",
+    "move_cpu_seconds",
+)
 
 
 def _check_backend(args: argparse.Namespace) -> None:
@@ -180,6 +207,7 @@ def _play(args: argparse.Namespace):
         ismcts["iterations"] = args.ismcts_iterations
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
+    budget = _move_budget(args)
     argtypes.check_agents(args.agents)
     config = game_flags.game_config(args)
     check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
@@ -199,7 +227,29 @@ def _play(args: argparse.Namespace):
         progress=not args.no_progress,
         out_dir=args.out,
         sealed=args.sealed,
+        move_budget=budget,
     )
+
+
+def _move_budget(args: argparse.Namespace) -> MoveBudget | None:
+    """--move-seconds and --move-cpu-seconds, which bound sealed agents only."""
+    if args.move_seconds is None and args.move_cpu_seconds is None:
+        return None
+    if not args.sealed:
+        raise InputError("--move-seconds and --move-cpu-seconds need --sealed")
+    from agents.sealed import MoveBudget
+
+    return MoveBudget(args.move_seconds, args.move_cpu_seconds)
+
+
+def print_forfeits(records: list[dict]) -> None:
+    """Decisions played by the fallback for going over the move budget, per agent."""
+    counts: dict[str, int] = {}
+    for record in records:
+        for name, forfeits in zip(record["players"], record.get("forfeits", ()), strict=False):
+            counts[name] = counts.get(name, 0) + forfeits
+    each = ", ".join(f"{name} {count}" for name, count in counts.items())
+    print(f"forfeited over the move budget: {sum(counts.values())} decisions ({each})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,6 +285,9 @@ def run(args: argparse.Namespace) -> int:
     ends: dict[str, int] = {}
     for record in result.records:
         ends[record["end_reason"]] = ends.get(record["end_reason"], 0) + 1
+    budget_given = args.move_seconds is not None or args.move_cpu_seconds is not None
+    if budget_given or any(sum(record.get("forfeits", ())) for record in result.records):
+        print_forfeits(result.records)
     rounds = [record["rounds"] for record in result.records]
     print(
         f"rounds per game: mean {sum(rounds) / len(rounds):.2f}, min {min(rounds)}, "

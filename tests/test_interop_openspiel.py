@@ -448,6 +448,22 @@ def test_returns_and_tensors_equal_the_envs_for_the_same_deal_and_actions(
 
 # ------------------------------------------------------------------ the docs page
 def test_docs_page_runs() -> None:
-    out = run_page("docs/interop/openspiel.md", expected_blocks=3).splitlines()
+    """The page's state-string block (#53) too: a string read back, a crafted one refused."""
+    out = run_page("docs/interop/openspiel.md", expected_blocks=4).splitlines()
     assert out[0].startswith("returns [") and out[1] == "16306 (5, 17, 13, 13)"
     assert "round 1 · bidding · to act: P0" in out[2] and out[3].startswith("ISMCTS returns [")
+    assert out[4] == "[[-1, 0], [0, 0]]"
+    assert out[5] == "python_farlight state string: the history does not replay to the stored game"
+
+
+def test_the_state_string_page_says_what_the_code_checks() -> None:
+    """docs/interop/openspiel.md names the bound, the format tag and version, and the error's
+    prefix the code uses (#53)."""
+    from farlight_env.openspiel_state_text import MAX_STATE_CHARS, STATE_FORMAT, STATE_VERSION
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "interop" / "openspiel.md").read_text()
+    section = page.split("## State strings", 1)[1].split("\n## ", 1)[0]
+    assert f"at most {MAX_STATE_CHARS:,} characters" in section
+    assert f"(`{STATE_FORMAT}`, {STATE_VERSION})" in section
+    assert f'"format":"{STATE_FORMAT}","version":{STATE_VERSION},"history"' in section
+    assert "`python_farlight state string:`" in section and "StateStringError" in section

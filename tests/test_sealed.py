@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from agents.evaluate import POLICY_LABEL, Cell, cell_specs, evaluate
+from agents.sealed import MoveBudget
 from agents.sealed import agent as sealed_agent
-from agents.tournament import GameFailure, GameSpec, play_game, schedule
+from agents.tournament import GameFailure, GameSpec, play_game, run_tournament, schedule
 from farlight_env.env.aec import raw_env
 from farlight_env.game import FarlightGame, action_from_dict
 from farlight_env.game.hidden import PlayerView, SealedView, redact
@@ -247,3 +248,79 @@ def test_cli_tournament_sealed_writes_sealed_records(tmp_path: Path) -> None:
     assert json.loads((out / "tournament.json").read_text())["sealed"] is True
     games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert all(g["sealed"] is True for g in games)
+
+
+def _tournament(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "tournament", *args, "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def test_cli_tournament_move_budget_forfeits_and_is_kept_for_resume(tmp_path: Path) -> None:
+    """#53: `farlight evaluate --sealed` had --move-seconds, `farlight tournament --sealed` had
+    none. A budget no decision can meet forfeits every one (counted per agent and per record),
+    and --resume plays on with the stored budget, refusing a new one."""
+    out = tmp_path / "t"
+    args = ["--agents", "random,heuristic", "--games", "2", "--max-rounds", "1", "--sealed"]
+    done = _tournament(*args, "--move-seconds", "0.000001", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    results = json.loads((out / "results.json").read_text())
+    per_game = [sum(g["forfeits"]) for g in results["games"]]
+    decisions = [
+        sum(g["timing"]["decisions"]) for g in map(json.loads, (out / "games.jsonl").open())
+    ]
+    assert per_game == decisions and all(per_game)  # every decision over 1 microsecond
+    assert f"forfeited over the move budget: {sum(per_game)} decisions (" in done.stdout
+    spec = json.loads((out / "tournament.json").read_text())
+    assert (spec["move_seconds"], spec["move_cpu_seconds"]) == (0.000001, None)
+    again = _tournament("--resume", str(out))
+    assert again.returncode == 0, again.stderr
+    assert f"forfeited over the move budget: {sum(per_game)} decisions (" in again.stdout
+    refused = _tournament("--resume", str(out), "--move-seconds", "5")
+    assert refused.returncode == 2 and "drop --move-seconds" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--move-seconds", "1"], "--move-seconds and --move-cpu-seconds need --sealed"),
+        (["--move-cpu-seconds", "1"], "need --sealed"),
+        (
+            ["--sealed", "--move-seconds", "0"],
+            "--move-seconds: must be a positive number (> 0), got 0",
+        ),
+        (
+            ["--sealed", "--move-cpu-seconds", "abc"],
+            "--move-cpu-seconds: must be a positive number, got 'abc'",
+        ),
+        (["--sealed", "--move-seconds", "inf"], "positive number (> 0), got inf"),
+    ],
+)
+def test_cli_tournament_move_budget_flags_are_checked_before_any_game(
+    argv: list[str], words: str
+) -> None:
+    """#53: one or two lines and status 2, before a game or a sealed child starts."""
+    from test_cli_errors import assert_one_clear_error
+
+    assert_one_clear_error(_tournament("--games", "2", *argv), words)
+
+
+def test_the_tournament_budget_reaches_every_sealed_game() -> None:
+    budget = MoveBudget(seconds=2.0, cpu_seconds=1.0)
+    specs = schedule(["random", "heuristic"], 2, 4, seed=1, sealed=True, move_budget=budget)
+    assert all(s.move_budget == budget for s in specs)
+    assert all(s.move_budget is None for s in schedule(["random"], 2, 2, 1, move_budget=budget))
+    with pytest.raises(ValueError, match="sealed agents only"):
+        run_tournament(["random", "heuristic"], 2, 2, move_budget=budget, progress=False)
+    assert MoveBudget.given(None, None) is None and MoveBudget.given(None, 1.0).cpu_seconds == 1.0
+
+
+def test_tournament_help_names_the_budget_and_its_default() -> None:
+    out = _tournament("--help").stdout
+    for flag in ("--move-seconds S", "--move-cpu-seconds S"):
+        assert flag in out
+    assert out.count("(default: no budget)") >= 2

@@ -16,7 +16,6 @@ classes and schedules; they are refused unread.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import zipfile
@@ -146,7 +145,27 @@ def save_checkpoint(model: Any, run_dir: Path) -> Path:
 
 
 # ----------------------------------------------------------------------------- reading
+def _check_sizes(archive: zipfile.ZipFile, path: Path) -> None:
+    """Refuse, before any member is read, a zip that could inflate past what is read: a
+    compressed member (zipfile writes a checkpoint's members stored, so a small file of
+    deflated zeros could ask for a gigabyte) or members declaring more than the file holds."""
+    members = archive.infolist()
+    for info in members:
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise CheckpointError(
+                f"{path}: {info.filename} is compressed; checkpoints are written uncompressed"
+            )
+    declared = sum(info.file_size for info in members)
+    size = path.stat().st_size
+    if declared > min(size, MAX_META_BYTES + MAX_WEIGHTS_BYTES):
+        raise CheckpointError(
+            f"{path}: its members declare {declared:,} bytes, more than the {size:,} bytes "
+            "of the file; not a checkpoint this project wrote"
+        )
+
+
 def _member(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
+    """Member `name`, at most `limit` bytes (after `_check_sizes`: never more than the file)."""
     info = archive.getinfo(name)
     if info.file_size > limit:
         raise CheckpointError(f"{path}: {name} is {info.file_size} bytes, more than {limit}")
@@ -179,6 +198,7 @@ def read_checkpoint(path: Path) -> tuple[CheckpointMeta, dict[str, Any]]:
                 raise CheckpointError(
                     f"{path}: not a Farlight checkpoint (no {META_MEMBER} and {WEIGHTS_MEMBER})"
                 )
+            _check_sizes(archive, path)
             meta_bytes = _member(archive, META_MEMBER, MAX_META_BYTES, path)
             weights_bytes = _member(archive, WEIGHTS_MEMBER, MAX_WEIGHTS_BYTES, path)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
@@ -333,6 +353,13 @@ def _optimiser_problem(state: dict[str, Any]) -> str | None:
 
 
 def checkpoint_steps(path: Path) -> int:
-    """The step count a checkpoint was written at (reads only its small JSON member)."""
-    with zipfile.ZipFile(path) as archive:
-        return int(json.loads(archive.read(META_MEMBER))["num_timesteps"])
+    """The step count a checkpoint was written at (reads only its small JSON member, checked
+    as `read_checkpoint` checks it)."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            _check_sizes(archive, path)
+            data = _member(archive, META_MEMBER, MAX_META_BYTES, path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, KeyError) as exc:
+        raise CheckpointError(f"{path}: corrupt checkpoint ({exc})") from exc
+    return _decode_meta(data, path).num_timesteps

@@ -35,6 +35,9 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     agent_kwargs: dict[str, dict[str, Scalar]] = {}
     #: Every agent plays sealed (agents.sealed); absent from specs written before it existed.
     sealed: bool = False
+    #: Each sealed decision's budget (agents.sealed.MoveBudget): wall and CPU seconds.
+    move_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
+    move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
 
 
 class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):

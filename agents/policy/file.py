@@ -231,8 +231,11 @@ def _read_policy(
                 f"{path}: not a loadable policy file (not a PyTorch file: policy files are "
                 "the policy.pt that farlight train writes)"
             )
-    try:
+    try:  # sizes and torch's records, before torch reads a byte
         check_torch_archive(path, MAX_POLICY_BYTES)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a loadable policy file ({exc})") from None
+    try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
         raise ValueError(f"{path}: not a loadable policy file ({_load_failure(exc)})") from exc

@@ -61,6 +61,13 @@ class MoveBudget:
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ValueError(f"a move budget's {name} must be a positive number, got {value}")
 
+    @classmethod
+    def given(cls, seconds: float | None, cpu_seconds: float | None) -> MoveBudget | None:
+        """The budget a journal or the flags stored as two figures; None if neither was set."""
+        if seconds is None and cpu_seconds is None:
+            return None
+        return cls(seconds, cpu_seconds)
+
 
 def fallback_action(action_mask: np.ndarray) -> int:
     """A forfeited decision's move: the lowest-numbered legal action (docs/evaluation.md)."""

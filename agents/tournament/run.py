@@ -16,6 +16,7 @@ from agents.journal import (
     read_spec,
 )
 from agents.registry import agent_names_help, unknown_agents
+from agents.sealed import MoveBudget
 from agents.tournament.backends import Record, run_local, run_ray
 from agents.tournament.ratings import summarise
 from agents.tournament.results import TournamentResult
@@ -35,13 +36,19 @@ def run_tournament(
     progress: bool = True,
     out_dir: Path | None = None,
     sealed: bool = False,
+    move_budget: MoveBudget | None = None,
 ) -> TournamentResult:
     """Schedule, play (locally or on Ray) and summarise a tournament. `games` is rounded up to
     whole duplicate blocks of len(agents) games (3 games with 2 agents play 4). With
     `out_dir`, each game's record is appended to its journal as it ends. With `sealed`, every
-    agent plays from its own process and sees only its seat's redacted game (agents.sealed)."""
+    agent plays from its own process and sees only its seat's redacted game (agents.sealed);
+    a decision over `move_budget` is forfeited to the lowest-numbered legal action, and each
+    record counts its seats' forfeits."""
+    if move_budget is not None and not sealed:
+        raise ValueError("a move budget bounds sealed agents only: give sealed=True")
+    budget = (None, None) if move_budget is None else (move_budget.seconds, move_budget.cpu_seconds)
     spec = new_spec(
-        list(agents), num_players, games, seed, config or {}, agent_kwargs or {}, sealed
+        list(agents), num_players, games, seed, config or {}, agent_kwargs or {}, sealed, *budget
     )
     return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=False)
 
@@ -84,6 +91,7 @@ def _play_spec(
         game_options(spec),
         spec.agent_kwargs,
         spec.sealed,
+        MoveBudget.given(spec.move_seconds, spec.move_cpu_seconds),
     )
     records: list[Record] = []
     journal = None

@@ -46,12 +46,14 @@ def schedule(
     config: dict[str, Any] | None = None,
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     sealed: bool = False,
+    move_budget: MoveBudget | None = None,
 ) -> list[GameSpec]:
     """Games in blocks of len(agents) rotations sharing one seed (duplicate format).
 
     In block b, game r seats agents[(seat + r) % A]; over a block every agent sits in every
     seat equally often and meets the same deal. `games` is rounded up to whole blocks.
-    With `sealed`, every agent plays sealed (GameSpec.sealed).
+    With `sealed`, every agent plays sealed (GameSpec.sealed), each decision within
+    `move_budget` (GameSpec.move_budget).
     """
     if not agents:
         raise ValueError("a tournament needs at least one agent")
@@ -72,6 +74,7 @@ def schedule(
                     config=dict(config or {}, num_players=num_players),
                     agent_kwargs=dict(agent_kwargs or {}),
                     sealed=tuple(dict.fromkeys(agents)) if sealed else (),
+                    move_budget=move_budget if sealed else None,
                 )
             )
     return specs
