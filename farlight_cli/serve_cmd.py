@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from farlight_web import heap
         from farlight_web.app import make_app
         from farlight_web.server import server_config
     except ImportError as exc:
@@ -240,8 +241,11 @@ def run(args: argparse.Namespace) -> int:
         trusted_proxy=args.trusted_proxy,
     )
     server = uvicorn.Server(server_config(app, bounds))
+    heap.limit_arenas()  # before the thread pool's first thread allocates
+    trimming = heap.start_trimming()
     try:
         server.run(sockets=[sock])
     finally:
+        trimming.set()
         sock.close()
     return 0
