@@ -1,10 +1,11 @@
 """The compact observation's codec (#49): one declaration per field, an exact round trip over
-real positions and over every declared count, and bounded spaces."""
+real positions and over every declared count, bounded spaces, and the documented table."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,12 +20,14 @@ from farlight_env.encode.layout import (
     PLAYER_FEATURES,
     ship_channel_names,
 )
+from farlight_env.encode.layout_table import BEGIN, END, layout_table
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.encode.observers import FIFTHS, fifteenths
 from farlight_env.game import FarlightGame
 from farlight_env.game.facts import TILES
 from tests import scenarios
 
+ROOT = Path(__file__).resolve().parents[1]
 ENCODER = ObservationEncoder(FarlightGame(2, seed=0).cards, 13)
 CODEC = CompactCodec(ENCODER.fields)
 
@@ -203,3 +206,11 @@ def test_a_layout_rebuilds_its_codec_and_another_layout_is_refused() -> None:
         CompactCodec.for_layout(moved)
     with pytest.raises(ValueError, match="not an observation layout"):
         CompactCodec.for_layout({"deck": (0, 58, [58])})
+
+
+def test_the_documented_table_is_the_declaration() -> None:
+    """#49: docs/environment.md holds the table generated from the declaration (rerun
+    scripts/observation_table.py after changing a field)."""
+    page = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    stored = page.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    assert stored == layout_table(CODEC), "rerun: python scripts/observation_table.py"
