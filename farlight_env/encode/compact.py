@@ -26,13 +26,34 @@ CODE_HIGH = 0xFFFF
 
 @dataclass(frozen=True, slots=True)
 class SumRun:
-    """Summed elements of one component (a strided slice of the vector): code = count +
-    span * step, step 0 on count/d, 2o - 1 for o float32 steps above it, 2o for o below."""
+    """Summed elements of one component (a strided slice of the vector) and every float they
+    may hold: count/d and the float32 steps either side. Code = count + span * step, step 0
+    on count/d, 2o - 1 for o steps above it, 2o for o steps below."""
 
     where: slice
-    denominator: np.float32
-    span: np.float32
-    ulps: int
+    #: Every value the elements may hold, ascending, then +inf (so a search always lands on an
+    #: entry), and the code of each.
+    values: np.ndarray
+    codes: np.ndarray
+    #: The value of every code (a code below a zero count, which no sum gives, reads 0).
+    by_code: np.ndarray
+
+    @classmethod
+    def of(cls, where: slice, scale: Scale) -> SumRun:
+        span, counts = scale.high + 1, np.arange(scale.high + 1)
+        quotient = counts.astype(np.float32) / np.float32(scale.denominator)
+        by_code = np.tile(quotient, 2 * scale.ulps + 1)
+        for o in range(1, scale.ulps + 1):
+            above = (quotient.view(np.int32) + o).view(np.float32)
+            below = (quotient.view(np.int32) - o).view(np.float32)
+            by_code[span * (2 * o - 1) : span * 2 * o] = above
+            by_code[span * 2 * o : span * (2 * o + 1)][1:] = below[1:]
+        valid = np.ones(len(by_code), dtype=bool)
+        valid[span * 2 :: span * 2] = False  # below a zero count (codes 2 span, 4 span, ...)
+        order = np.argsort(by_code[valid], kind="stable")
+        codes = np.append(np.flatnonzero(valid)[order], 0).astype(np.float32)
+        values = np.append(by_code[valid][order], np.float32(np.inf))
+        return cls(where, values, codes, by_code)
 
 
 def _per_element(field: Field, value: Callable[[Scale], float]) -> np.ndarray:
@@ -54,15 +75,8 @@ def _sum_runs(fields: Mapping[str, Field]) -> tuple[SumRun, ...]:
                 continue
             if len(f.scales) > 1 and f.axis % len(f.shape) != len(f.shape) - 1:
                 raise ValueError(f"{f.name}: summed components must vary along the last axis")
-            step = len(f.scales)
-            runs.append(
-                SumRun(
-                    slice(f.start + j, f.start + f.size, step),
-                    np.float32(scale.denominator),
-                    np.float32(scale.high + 1),
-                    scale.ulps,
-                )
-            )
+            where = slice(f.start + j, f.start + f.size, len(f.scales))
+            runs.append(SumRun.of(where, scale))
     return tuple(runs)
 
 
@@ -130,15 +144,14 @@ class CompactCodec:
         codes = obs * self._scale  # the counts, exact integers once rounded
         np.rint(codes, out=codes)
         for run in self._runs:
-            _code_sums(run, obs[..., run.where], codes[..., run.where])
+            codes[..., run.where] = _code_sums(run, obs[..., run.where])
         out = np.empty((*obs.shape[:-1], self.compact_size), dtype=np.uint8)
         if len(self.wide):
-            wide = codes[..., self.wide]
-            if (wide > self.wide_high).any():
-                raise ValueError(f"counts above their declared high in {self._too_high(wide)}")
-            high = np.floor_divide(wide, 256)
-            codes[..., self.wide] = wide - high * 256
-            out[..., self.size :] = high
+            wide = codes.take(self.wide, axis=-1)  # take: several times faster than [..., idx]
+            if wide.max() <= BYTE_HIGH:  # usual: every high byte 0 (every wide high > 255)
+                out[..., self.size :] = 0
+            else:
+                self._split_wide(wide, codes, out)
         out[..., : self.size] = codes  # every code is now an integer 0..255
         return out
 
@@ -153,14 +166,12 @@ class CompactCodec:
                 f"got {codes.dtype} {codes.shape}"
             )
         values = codes[..., : self.size].astype(np.float32)
-        if len(self.wide):
-            values[..., self.wide] += codes[..., self.size :] * np.float32(256)
-        steps = [_split_sums(run, values[..., run.where]) for run in self._runs]
+        high = codes[..., self.size :]
+        if high.any():  # usual: no count above 255
+            values[..., self.wide] += high * np.float32(256)
         np.divide(values, self._scale, out=values)
-        for run, offsets in zip(self._runs, steps, strict=True):
-            if offsets is not None:
-                view = values[..., run.where].view(np.int32)
-                values[..., run.where] = (view + offsets).view(np.float32)
+        for run in self._runs:
+            values[..., run.where] = run.by_code.take(codes[..., run.where])
         return values
 
     # ------------------------------------------------------------ spaces
@@ -184,12 +195,20 @@ class CompactCodec:
         return out
 
     # ------------------------------------------------------------ helpers
+    def _split_wide(self, wide: np.ndarray, codes: np.ndarray, out: np.ndarray) -> None:
+        """Two-byte codes: the low byte in place, the high byte in the tail; ValueError for a
+        count above its declared high."""
+        if (wide > self.wide_high).any():
+            raise ValueError(f"counts above their declared high in {self._too_high(wide)}")
+        high = np.floor_divide(wide, 256)
+        codes[..., self.wide] = wide - high * 256
+        out[..., self.size :] = high
+
     def _largest_floats(self) -> np.ndarray:
-        """count high / d per element, summed ones `ulps` float32 steps above it."""
+        """count high / d per element; summed ones the largest value they may hold."""
         values = self.count_high.astype(np.float32) / self._scale
         for run in self._runs:
-            view = values[run.where].view(np.int32)
-            values[run.where] = (view + run.ulps).view(np.float32)
+            values[run.where] = run.values[-2]  # the last before the +inf sentinel
         return values
 
     def _too_high(self, wide: np.ndarray) -> str:
@@ -201,23 +220,13 @@ class CompactCodec:
         )
 
 
-def _code_sums(run: SumRun, obs: np.ndarray, codes: np.ndarray) -> None:
-    """Codes (in place) of one run of summed elements: count and float32 steps off count/d."""
-    offsets = obs.view(np.int32) - (codes / run.denominator).view(np.int32)
-    if not offsets.any():  # the usual case: every sum on its quotient
-        return
-    if (np.abs(offsets) > run.ulps).any():
+def _code_sums(run: SumRun, obs: np.ndarray) -> np.ndarray:
+    """The codes of one run of summed elements, found by value; ValueError for a value the
+    declaration does not allow (compared bit for bit: cheaper than `!=`, and stricter)."""
+    at = run.values.searchsorted(obs)
+    if run.values.take(at).tobytes() != obs.tobytes():
         raise ValueError("a summed value lies further from count/d than declared")
-    steps = np.where(offsets > 0, 2 * offsets - 1, -2 * offsets).astype(np.float32)
-    codes += run.span * steps
-
-
-def _split_sums(run: SumRun, codes: np.ndarray) -> np.ndarray | None:
-    """Codes (in place) of one run back to counts; the float32 steps off count/d, if any."""
-    steps, codes[...] = np.divmod(codes, run.span)
-    if not steps.any():
-        return None
-    return np.where(steps % 2 == 1, (steps + 1) // 2, -(steps // 2)).astype(np.int32)
+    return run.codes.take(at)
 
 
 def _start(where: tuple) -> int:
