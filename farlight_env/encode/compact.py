@@ -6,6 +6,9 @@ element i of the compact form is that count, in the float's own place; counts th
 their high byte at the end, in element order. Bid values are float32 sums that may sit a
 float32 step off count/15; their code says which step. `expand` gives back the float32 vector
 bit for bit.
+
+The codec depends on the layout alone (its fields' shapes; each count's high comes from the
+rules or the card format's limits), so a policy file's layout rebuilds it (`for_layout`).
 """
 
 from __future__ import annotations

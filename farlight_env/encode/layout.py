@@ -59,8 +59,9 @@ DECISION_POS = {phase: i for i, phase in enumerate(DECISIONS)}
 AWARD_POS = {award: i for i, award in enumerate(AWARDS)}
 
 
-#: Largest count the rules leave unbounded (crew, science, points, temporary bio-tech: R-COMP-2)
-#: that the compact observation holds: two bytes; compacting a larger one raises.
+#: Largest count of a counter the rules leave unbounded (crew and science, R-COMP-2; mission
+#: points; temporary bio-tech, R-MIS-5) that the compact observation holds: two bytes;
+#: compacting a larger one raises.
 COUNTER_HIGH = 65_535
 #: A seat's bid on one target: its tiles (each value once) plus a crew on each (R-BID-6).
 MAX_BID = sum(TILES) + len(TILES)
