@@ -24,7 +24,9 @@ STANDARD = ROOT / "farlight_env" / "cards" / "data" / "standard.toml"
 RUN_HERE = ("docs/environment.md", "docs/gymnasium.md", "docs/development.md", "docs/rules.md")
 #: What those pages say their code prints.
 PRINTED = {
-    "docs/environment.md": "Discrete(496) (16306,) 160\nbid 0 on part space 0 bidding\n",
+    "docs/environment.md": (
+        "Discrete(496) (16306,) 160\nbid 0 on part space 0 bidding\nuint8 16351 65224 True\n"
+    ),
     "docs/gymnasium.md": "(16306,) -1.0\n",
 }
 #: Pages whose blocks run in another test file (that file names the page).

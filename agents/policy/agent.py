@@ -12,6 +12,7 @@ import torch
 from agents.policy.file import SHIPPED_POLICY, load_policy, shared_policy
 from agents.subgame import decision_of
 from agents.torch_device import resolve_device
+from farlight_env.encode.compact import CompactCodec
 from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
 
 
@@ -27,6 +28,9 @@ def autopilot_agent(name: str, seed: int | None) -> Any:
 
 class PolicyAgent:
     """Plays a saved policy: the most probable legal action (or a sample, if stochastic).
+
+    Takes the env's float32 observations or their compact uint8 form (#49), which it expands
+    exactly (the file's layout says how) before the network: the same decisions either way.
 
     `device` (agents/torch_device.py) is where the network runs: the CPU by default, since one
     position at a time is faster there than a round trip to a GPU. `shared=True` plays a
@@ -54,6 +58,7 @@ class PolicyAgent:
         self.kinds = parse_decisions(self.config.get("learner_decisions", "all"))
         #: A sub-game policy's autopilot, which plays the decisions it was not trained on.
         self.autopilot: Any = None
+        self._compact: CompactCodec | None = None  # built at the first compact observation
         if self.kinds != frozenset(DECISION_KINDS):
             self.autopilot = autopilot_agent(str(self.config.get("autopilot")), seed)
 
@@ -74,6 +79,7 @@ class PolicyAgent:
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The network's logits for one position, illegal actions at -inf (float64)."""
+        observation = self._floats(observation)
         self._check_shapes(len(observation), len(action_mask))
         with torch.no_grad():
             logits = self.net(self._tensor(observation)[None])[0]
@@ -83,10 +89,25 @@ class PolicyAgent:
 
     def best_moves(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The favourite legal action of each row, in one network call (search play-outs)."""
+        observations = self._floats(observations)
         self._check_shapes(observations.shape[1], action_masks.shape[1])
         with torch.no_grad():
             logits = self.net(self._tensor(observations)).cpu().numpy()
         return np.where(action_masks != 0, logits, -np.inf).argmax(axis=1)
+
+    def _floats(self, observations: np.ndarray) -> np.ndarray:
+        """The float32 observations the network was trained on; compact ones expanded."""
+        observations = np.asarray(observations)
+        if observations.dtype != np.uint8:
+            return observations
+        if self._compact is None:
+            try:
+                self._compact = CompactCodec.for_layout(self.config["layout"])
+            except ValueError as exc:
+                raise ValueError(
+                    f"policy {self.path.name} cannot expand compact observations: {exc}"
+                ) from exc
+        return self._compact.expand(observations)
 
     def _tensor(self, observations: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(observations, dtype=torch.float32, device=self.device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -13,6 +14,7 @@ from pettingzoo import AECEnv
 
 from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
+from farlight_env.encode.compact import CompactCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.autopilot import (
     DEFAULT_AUTOPILOT,
@@ -34,6 +36,15 @@ from farlight_env.game.scoring import REWARD_MODES, final_rewards
 from farlight_env.game.seeds import draw_engine_seed, is_wide
 
 ILLEGAL_MODES = ("raise", "terminate")
+#: What `obs["observation"]` is: the float32 vector, or its exact uint8 compact form (#49).
+OBSERVATION_FORMS = ("float", "compact")
+
+
+def check_observation_form(observation: str) -> str:
+    """The observation form, or a ConfigError naming the choices."""
+    if not isinstance(observation, str) or observation not in OBSERVATION_FORMS:
+        raise ConfigError(f"observation must be one of {OBSERVATION_FORMS}, got {observation!r}")
+    return observation
 
 
 class SeatView(PlayerView):
@@ -84,6 +95,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         learner_decisions: str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
         infos: str = "full",
+        observation: str = "float",
         **game_options: Any,
     ) -> None:
         """Args:
@@ -103,6 +115,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             "end_reason" (strings and lists). "numeric": numbers only, with the same keys,
             shapes and dtypes from reset on (`farlight_env.env.infos`), for libraries that
             make tensors of infos (TorchRL); the view is `env.unwrapped.player_view(agent)`.
+        observation: "float": `obs["observation"]` is the float32 vector; "compact": its
+            exact uint8 form, a quarter the size (`compact_codec.expand` gives the floats
+            back bit for bit; docs/environment.md#compact-observation).
         **game_options: the other `GameConfig` fields (grid_size, max_rounds,
             random_first_player, rule_options: a mapping of rule options, see docs/rules.md).
         """
@@ -117,6 +132,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             learner_decisions=learner_decisions,
             autopilot=autopilot,
             infos=infos,
+            observation=observation,
             **game_options,
         )
         super().__init__()
@@ -135,6 +151,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             )
         #: "full" or "numeric" (see `farlight_env.env.infos`).
         self.info_mode = check_info_mode(infos)
+        #: "float" or "compact": what `obs["observation"]` holds.
+        self.observation_form = check_observation_form(observation)
         card_set = resolve_card_set(card_set)
         grid_size = self.game_config.grid_size
         self.cards = card_set
@@ -144,7 +162,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.illegal_reward = float(illegal_reward)
         self.codec = ActionCodec(card_set, grid_size)
         self.encoder = ObservationEncoder(card_set, grid_size)
-        self._blank_observation = np.zeros(self.encoder.size, dtype=np.float32)
+        self._compact: CompactCodec | None = None
+        if self.observation_form == "compact":
+            self._compact = self.compact_codec
+            self._blank_observation = np.zeros(self._compact.compact_size, dtype=np.uint8)
+            vector_space = self._compact.space()
+        else:
+            self._blank_observation = np.zeros(self.encoder.size, dtype=np.float32)
+            vector_space = spaces.Box(0.0, np.inf, (self.encoder.size,), dtype=np.float32)
         self._blank_observation.flags.writeable = False
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         #: The learner's decision kinds and who plays the others (inactive for "all").
@@ -153,7 +178,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, np.inf, (self.encoder.size,), dtype=np.float32),
+                "observation": vector_space,
                 "action_mask": spaces.Box(0, 1, (self.codec.size,), dtype=np.int8),
             }
         )
@@ -177,8 +202,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return self.action_spaces[agent]
 
     def observation_layout(self) -> dict[str, tuple[slice, tuple[int, ...]]]:
-        """name -> (slice, shape) of the flat observation vector."""
+        """name -> (slice, shape) of the flat observation vector (the float one; a compact
+        vector has each element in the same place, two-byte counts' high bytes after them)."""
         return self.encoder.layout()
+
+    @functools.cached_property
+    def compact_codec(self) -> CompactCodec:
+        """`compact(float vector)` and `expand(compact vector)` for this env's observations,
+        whichever form it gives; also their bounded spaces (`space()`, `float_space()`)."""
+        return CompactCodec(self.encoder.fields)
 
     # ------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -216,7 +248,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             mask = self.codec.mask(game)
         else:
             mask = np.zeros(self.codec.size, dtype=np.int8)
-        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+        vector = self.encoder.encode(game, seat)
+        if self._compact is not None:
+            vector = self._compact.compact(vector)
+        return {"observation": vector, "action_mask": mask}
 
     def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
         """(observation vector, action mask) for `player` acting as `agent`.

@@ -61,6 +61,7 @@ class FarlightSingleAgentEnv(gym.Env):
         autopilot: Any = DEFAULT_AUTOPILOT,
         infos: str = "full",
         deal_key: int | None = None,
+        observation: str = "float",
         **env_config: Any,
     ) -> None:
         """`learner_decisions` and `autopilot` make a sub-game (docs/subgames.md): the learner
@@ -69,7 +70,9 @@ class FarlightSingleAgentEnv(gym.Env):
         "learner_seat" and `raw_env`'s numeric info (fixed keys and shapes; "illegal_action"
         is the offending seat or -1). `deal_key` (a wide secret seed) mixes into every game's
         seed one-way, so nobody without the key can tell which deals the env plays (held-out
-        best responses train so). Other arguments: `raw_env`'s."""
+        best responses train so). `observation="compact"`: observations are the exact uint8
+        compact form (`raw_env`'s; opponents' and the autopilot's too). Other arguments:
+        `raw_env`'s."""
         if deal_key is not None and (
             isinstance(deal_key, bool) or not isinstance(deal_key, int) or not is_wide(deal_key)
         ):
@@ -80,6 +83,7 @@ class FarlightSingleAgentEnv(gym.Env):
             render_mode=render_mode,
             illegal_action=illegal_action,
             infos=infos,
+            observation=observation,
             **env_config,
         )
         self.render_mode = render_mode
@@ -97,9 +101,12 @@ class FarlightSingleAgentEnv(gym.Env):
         self.learner_decisions = parse_decisions(learner_decisions)
         self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
         self.opponents = self._opponent_list(opponents)
-        self.observation_space = gym.spaces.Box(
-            0.0, np.inf, (self.aec.encoder.size,), dtype=np.float32
-        )
+        if observation == "compact":
+            self.observation_space = self.aec.compact_codec.space()
+        else:
+            self.observation_space = gym.spaces.Box(
+                0.0, np.inf, (self.aec.encoder.size,), dtype=np.float32
+            )
         self.action_space = gym.spaces.Discrete(self.aec.codec.size)
         self.learner_seat = 0
         self._obs = np.zeros(self.aec.encoder.size, dtype=np.float32)
@@ -243,7 +250,10 @@ class FarlightSingleAgentEnv(gym.Env):
     def _observe(self) -> np.ndarray:
         game = self.aec.game
         assert game is not None
-        return self.aec.encoder.encode(game, self.learner_seat)
+        vector = self.aec.encoder.encode(game, self.learner_seat)
+        if self.aec.observation_form == "compact":
+            return self.aec.compact_codec.compact(vector)
+        return vector
 
     def _info(self) -> dict:
         game = self.aec.game
