@@ -159,3 +159,45 @@ def test_a_planning_agent_given_v1s_numeric_info_names_the_call_that_gives_its_v
     observation, _, _, _, info = env.last()
     with pytest.raises(ValueError, match=r"env\.unwrapped\.agent_info\(agent\)"):
         make(name).act(observation["observation"], observation["action_mask"], info)
+
+
+def test_a_v1_observation_is_compact_bounded_and_expands_to_v0s_exactly() -> None:
+    """At most 16,400 bytes (v0: 65,224), inside its Box, and `compact_codec.expand` gives
+    v0's float vector bit for bit at every decision of the same seeded game."""
+    v0, v1 = farlight_v0.env(num_players=4), farlight_v1.env(num_players=4)
+    v0.reset(seed=5)
+    v1.reset(seed=5)
+    codec = v1.unwrapped.compact_codec
+    space = v1.observation_space("player_0")["observation"]
+    for _ in range(150):
+        old, *_ = v0.last()
+        new, *_ = v1.last()
+        assert new["observation"].nbytes <= 16_400 and space.contains(new["observation"])
+        assert codec.expand(new["observation"]).tobytes() == old["observation"].tobytes()
+        action = _legal(v0)
+        v0.step(action)
+        v1.step(action)
+
+
+@pytest.mark.parametrize("name", ["ppo", "bidder"])
+def test_the_shipped_policies_decide_the_same_on_v1(name: str) -> None:
+    pytest.importorskip("torch", reason="the shipped networks need the train extra")
+
+    def decisions(module) -> list[int]:
+        env = module.env(num_players=2)
+        env.reset(seed=2)
+        bots = {a: make(name, seed=i) for i, a in enumerate(env.possible_agents)}
+        out = []
+        for agent in env.agent_iter(max_iter=120):
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            info = env.unwrapped.agent_info(agent)
+            out.append(
+                bots[agent].act(observation["observation"], observation["action_mask"], info)
+            )
+            env.step(out[-1])
+        return out
+
+    assert decisions(farlight_v1) == decisions(farlight_v0)

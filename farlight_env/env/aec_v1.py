@@ -1,9 +1,11 @@
 """`farlight_v1`'s AEC env: `farlight_v0`'s game with the defaults of PettingZoo's classic games.
 
-What changes against v0 (docs/environment.md, "Versions"): infos hold plain numbers only (the
-numeric infos, which every library can copy and turn into tensors), an illegal action ends the
-game with -1 for the offender and 0 for the others, and any integer-like action is taken
-(a Python int, a numpy integer or a 0-d integer array, as Gymnasium's `Discrete` accepts).
+What changes against v0 (docs/environment.md, "Versions"): the observation is the compact
+uint8 form (a quarter of the bytes, bounded, `compact_codec.expand` gives v0's floats back),
+infos hold plain numbers only (the numeric infos, which every library can copy and turn into
+tensors), an illegal action ends the game with -1 for the offender and 0 for the others, and
+any integer-like action is taken (a Python int, a numpy integer or a 0-d integer array, as
+Gymnasium's `Discrete` accepts).
 Planning agents read their seat's view through `env.unwrapped.agent_info(agent)`.
 """
 
@@ -18,7 +20,11 @@ from farlight_env.env import aec
 from farlight_env.env.order import FastOrderWrapper
 
 #: v1's defaults, where they differ from v0's (`aec.raw_env`).
-V1_DEFAULTS: dict[str, Any] = {"illegal_action": "terminate", "infos": "numeric"}
+V1_DEFAULTS: dict[str, Any] = {
+    "illegal_action": "terminate",
+    "infos": "numeric",
+    "observation": "compact",
+}
 
 
 def action_index(action: Any) -> Any:

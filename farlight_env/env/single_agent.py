@@ -276,10 +276,12 @@ class FarlightSingleAgentEnv(gym.Env):
 
 
 class FarlightSingleAgentEnvV1(FarlightSingleAgentEnv):
-    """`farlight_env/Farlight-v1`: the same learner seat on `farlight_v1`'s AEC env (numeric
-    infos; any integer-like action). Opponents still get their seat's view."""
+    """`farlight_env/Farlight-v1`: the same learner seat on `farlight_v1`'s AEC env (compact
+    observations, numeric infos, any integer-like action). Opponents still get their view."""
 
     aec_class = aec_v1.raw_env
 
-    def __init__(self, *args: Any, infos: str = "numeric", **kwargs: Any) -> None:
-        super().__init__(*args, infos=infos, **kwargs)
+    def __init__(
+        self, *args: Any, infos: str = "numeric", observation: str = "compact", **kwargs: Any
+    ) -> None:
+        super().__init__(*args, infos=infos, observation=observation, **kwargs)
