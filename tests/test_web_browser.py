@@ -333,10 +333,8 @@ def _finished_record(folder: Path, seed: int = 5, rounds: int = 3) -> str:
     return "short.json"
 
 
-def test_replay_round_selector_follows_the_step_and_the_steps_show_their_events(
-    browser, live_server: str, tmp_path: Path
-) -> None:
-    name = _finished_record(tmp_path / "data")
+def _open_replay(browser, live_server: str, name: str):
+    """A 1280x800 page with the record `name` opened in the replay tab, at its first step."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.goto(f"{live_server}/?speed=0")
@@ -345,6 +343,14 @@ def test_replay_round_selector_follows_the_step_and_the_steps_show_their_events(
     page.locator("#record-file").select_option(name)
     page.locator("#open-record").click()
     page.wait_for_selector("#replay-board svg[data-step='0']")
+    return context, page
+
+
+def test_replay_round_selector_follows_the_step_and_the_steps_show_their_events(
+    browser, live_server: str, tmp_path: Path
+) -> None:
+    name = _finished_record(tmp_path / "data")
+    context, page = _open_replay(browser, live_server, name)
     rounds = page.locator("#round option").evaluate_all(
         "os => os.map(o => [o.textContent, Number(o.value)])"
     )
@@ -509,14 +515,7 @@ def test_installed_parts_show_an_icon_and_their_name(
     else the first benefit icon; a hull part a plate), and is an image named after the part,
     as the terminal's legend names it. Seed 6's 12 random rounds install all six kinds."""
     name = _finished_record(tmp_path / "data", seed=6, rounds=12)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.goto(f"{live_server}/?speed=0")
-    page.locator("#tab-replay").click()
-    page.wait_for_selector(f"#record-file option[value='{name}']", state="attached")
-    page.locator("#record-file").select_option(name)
-    page.locator("#open-record").click()
-    page.wait_for_selector("#replay-board svg[data-step='0']")
+    context, page = _open_replay(browser, live_server, name)
     page.locator("#last").click()
     steps = page.locator("#step").get_attribute("max")
     page.wait_for_selector(f"#replay-board svg[data-step='{steps}']")
