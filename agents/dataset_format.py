@@ -21,7 +21,10 @@ import dataclasses
 import functools
 from typing import Any
 
+import gymnasium
 import numpy as np
+from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 from agents.dataset_errors import DatasetError, check_array
 from farlight_env import GYM_ID_V1
@@ -55,26 +58,23 @@ def codec(num_players: int) -> CompactCodec:
     return _aec(num_players).compact_codec
 
 
-def observation_space(form: str, num_players: int) -> Any:
+def observation_space(form: str, num_players: int) -> spaces.Space:
     """The dataset's observation space: v1's compact Box, or v0's AEC observation Dict."""
     if check_form(form) == "compact":
         return codec(num_players).space()
     return _aec(num_players).observation_space("player_0")
 
 
-def action_space(num_players: int) -> Any:
+def action_space(num_players: int) -> spaces.Discrete:
     """Discrete(496): one action space for every decision, as both envs have."""
     return _aec(num_players).action_space("player_0")
 
 
-def env_spec(agents: list[str] | tuple[str, ...]) -> Any:
+def env_spec(agents: list[str] | tuple[str, ...]) -> EnvSpec:
     """The EnvSpec of `farlight_env/Farlight-v1` playing the recorded table: seat i's agent as
     opponent i (the learner's own entry is ignored), the learner at a random seat. Its kwargs
-    are plain JSON, as Minari's `EnvSpec.to_json` needs."""
-    import gymnasium
-
-    import farlight_env  # noqa: F401 - registers GYM_ID_V1
-
+    are plain JSON, as Minari's `EnvSpec.to_json` needs (importing farlight_env registered
+    the id)."""
     kwargs = {"num_players": len(agents), "opponents": list(agents), "learner_seat": "random"}
     return dataclasses.replace(gymnasium.spec(GYM_ID_V1), kwargs=kwargs)
 
