@@ -1,9 +1,10 @@
 """Minari datasets of games played by chosen agents: one episode per recorded seat per game.
 
-Each episode is one seat's single-learner view of a game, as `FarlightSingleAgentEnv` would
-show it: the seat's own observation and mask (`{"observation", "action_mask"}`, the AEC env's
-observation) at each of its decisions and once more at the end, its actions, and the env's
-reward (0 until the game ends, then the final reward). The episode's `seed` is the game's seed
+Each episode is one seat's single-learner view of a game, as `farlight_env/Farlight-v1` would
+show it: the seat's own observation (compact uint8) and action mask (`infos["action_mask"]`) at
+each of its decisions and once more at the end, its actions, and the env's reward (0 until the
+game ends, then the final reward); `agents.dataset_format` says how each form is stored and
+gives the dataset's env_spec. The episode's `seed` is the game's seed
 (`raw_env.reset(seed=...)`); with the lineup in the dataset's metadata, `replay_episode`
 plays the same game again, so every recorded step can be checked against the engine.
 
@@ -23,21 +24,23 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import numpy as np
 
+from agents import dataset_format
+from agents.dataset_errors import DatasetError, check_array
 from agents.registry import make, unknown_agents
 from agents.tournament.scheduling import game_seed  # game g's seed: (dataset seed, g)
-from farlight_env import GYM_ID, __version__
+from farlight_env import GYM_ID_V1, __version__
 from farlight_env.env.aec import raw_env
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.untrusted.jsontext import decode
 from farlight_env.untrusted.messages import clip_message, short
 
 #: Minari's storage formats; parquet compresses the sparse observations (snappy), hdf5 and
-#: arrow store them raw (65 kB a step).
+#: arrow store them raw (16.9 kB a step in the compact form, 65.7 kB in the float one).
 DATA_FORMATS = ("parquet", "hdf5", "arrow")
 DEFAULT_FORMAT = "parquet"
 #: Where Minari keeps datasets when MINARI_DATASETS_PATH is not set.
@@ -58,7 +61,12 @@ class DatasetSpec:
     seed: int = 0
     record_seats: tuple[int, ...] | None = None  # None: every seat
     data_format: str = DEFAULT_FORMAT
+    #: Extra keyword arguments of an agent, by name; a dataset that uses any has no env_spec
+    #: (the recovered env's opponents are built from names alone).
     agent_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False)
+    #: "compact" (v1's uint8 observations, masks in infos, an env_spec) or "float" (v0's
+    #: observation dicts, as written before #49): `agents.dataset_format`.
+    observations: str = dataset_format.DEFAULT_OBSERVATIONS
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -146,7 +154,9 @@ def play_game(
     return tracks, ends
 
 
-def _episode(track: _Track, end: tuple[float, bool, bool], seed_of_game: int, seat: int) -> Any:
+def _episode(
+    spec: DatasetSpec, track: _Track, end: tuple[float, bool, bool], seed_of_game: int, seat: int
+) -> Any:
     """Minari's EpisodeBuffer of one seat: T decisions, T+1 observations, reward at the end."""
     from minari.data_collector.episode_buffer import EpisodeBuffer
 
@@ -154,17 +164,18 @@ def _episode(track: _Track, end: tuple[float, bool, bool], seed_of_game: int, se
     reward, terminated, truncated = end
     rewards = [0.0] * steps
     rewards[-1] = reward
+    observations, infos = dataset_format.stored_observations(
+        spec.observations, len(spec.agents), track.observations, track.masks
+    )
     return EpisodeBuffer(
         seed=seed_of_game,
-        observations={
-            "observation": np.stack(track.observations),
-            "action_mask": np.stack(track.masks),
-        },
+        observations=observations,
         actions=np.asarray(track.actions, dtype=np.int64),
         rewards=rewards,
         terminations=[False] * (steps - 1) + [terminated],
         truncations=[False] * (steps - 1) + [truncated],
-        infos={"seat": [seat] * (steps + 1)},  # a list: Minari's arrow formats misread 1-D arrays
+        # the seat as a list: Minari's arrow formats misread 1-D arrays (2-D ones read back)
+        infos={"seat": [seat] * (steps + 1), **infos},
     )
 
 
@@ -172,7 +183,9 @@ def game_episodes(spec: DatasetSpec, game: int) -> list[Any]:
     """The recorded seats' episodes of game `game` (a seat that never decided has none)."""
     seed_of_game = game_seed(spec.seed, game)
     tracks, ends = play_game(spec.agents, seed_of_game, agent_kwargs=spec.agent_kwargs)
-    return [_episode(tracks[s], ends[s], seed_of_game, s) for s in spec.seats if tracks[s].actions]
+    return [
+        _episode(spec, tracks[s], ends[s], seed_of_game, s) for s in spec.seats if tracks[s].actions
+    ]
 
 
 def _forced(actions: Sequence[int], k: int, mask: np.ndarray) -> int:
@@ -231,9 +244,9 @@ def _metadata(spec: DatasetSpec) -> dict[str, Any]:
         "description": json.dumps(
             {
                 "farlight_env": __version__,
-                "env": "farlight_v0 (raw_env) single-learner view; observation_space is "
-                "raw_env.observation_space(agent)",
-                "gym_id": GYM_ID,
+                "env": _ENV_TEXT[spec.observations],
+                "gym_id": GYM_ID_V1,
+                "observations": spec.observations,
                 "num_players": len(spec.agents),
                 "agents": list(spec.agents),
                 "recorded_seats": list(spec.seats),
@@ -249,6 +262,15 @@ def _metadata(spec: DatasetSpec) -> dict[str, Any]:
     }
 
 
+#: The description's "env": what an episode is, in each form.
+_ENV_TEXT = {
+    "compact": "farlight_env/Farlight-v1's single-learner view: observations are its compact "
+    "uint8 vectors (its observation_space), infos['action_mask'] the int8 mask of each",
+    "float": "farlight_v0 (raw_env) single-learner view; observation_space is "
+    "raw_env.observation_space(agent)",
+}
+
+
 def _folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -259,15 +281,17 @@ def _create(spec: DatasetSpec, first: list[Any]) -> Any:
 
     from minari import create_dataset_from_buffers
 
-    space = raw_env(num_players=len(spec.agents)).observation_space("player_0")
-    action_space = raw_env(num_players=len(spec.agents)).action_space("player_0")
+    n = len(spec.agents)
+    # the float form matches no registered env; nor do agents with extra keyword arguments
+    recoverable = spec.observations == "compact" and not spec.agent_kwargs
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "env is None": the spaces are given, on purpose
+        warnings.simplefilter("ignore")  # no eval_env, no author_email: on purpose
         return create_dataset_from_buffers(
             spec.dataset_id,
             first,
-            observation_space=space,
-            action_space=action_space,
+            env=dataset_format.env_spec(spec.agents) if recoverable else None,
+            observation_space=dataset_format.observation_space(spec.observations, n),
+            action_space=dataset_format.action_space(n),
             **_metadata(spec),
         )
 
@@ -285,6 +309,7 @@ def write_dataset(
     from tqdm.auto import tqdm
 
     check_dataset_id(spec.dataset_id)
+    dataset_format.check_form(spec.observations)
     base = datasets_root(root)
     final = base / spec.dataset_id
     if final.exists() and not force:
@@ -349,14 +374,6 @@ MAX_DESCRIPTION_CHARS = 1 << 20
 SEED_BOUND = 2**128
 
 
-class DatasetError(ValueError):
-    """A dataset, or one of its episodes, that does not hold what `write_dataset` writes; the
-    message is one line of bounded length naming the dataset and the field."""
-
-    def __init__(self, message: object = "") -> None:
-        super().__init__(clip_message(str(message)))
-
-
 class RecordingFacts(msgspec.Struct):
     """The description's fields the readers rely on (the others are kept, not checked)."""
 
@@ -368,6 +385,8 @@ class RecordingFacts(msgspec.Struct):
     #: Below SEED_BOUND too, checked after conversion (msgspec's bounds stop at 2**63).
     seed: Annotated[int, msgspec.Meta(ge=0)]
     games: Annotated[int, msgspec.Meta(ge=1)]
+    #: How observations are stored (agents.dataset_format); none named: the float form.
+    observations: Literal["compact", "float"] = dataset_format.LEGACY_OBSERVATIONS
 
 
 @dataclass(frozen=True)
@@ -377,10 +396,11 @@ class RecordedEpisode:
     id: int
     seat: int
     seed: int
-    observations: np.ndarray  # float32 (T + 1, observation size), finite, >= 0
+    observations: np.ndarray  # float32 (T + 1, observation size), finite, >= 0 (expanded)
     masks: np.ndarray  # int8 (T + 1, actions) of 0 and 1
     actions: np.ndarray  # int64 (T,), each legal under its step's mask
     rewards: np.ndarray  # float64 (T,), finite
+    form: str = dataset_format.DEFAULT_OBSERVATIONS  # how the dataset stored observations
 
 
 def _stored_metadata(dataset: Any) -> dict[str, Any]:
@@ -459,18 +479,6 @@ def episode_seed(dataset: Any, episode_id: int) -> int:
     return int(seed)
 
 
-def _array(value: Any, where: str, field: str, kind: Any, shape: tuple[int, ...] | None) -> Any:
-    """`value` if an array of dtype kind `kind` and shape `shape` (None: any 1-D one)."""
-    if not isinstance(value, np.ndarray):
-        raise DatasetError(f"{where}: {field} must be an array, got {type(value).__name__}")
-    if not np.issubdtype(value.dtype, kind):
-        wanted = kind.__name__ if isinstance(kind, type) else str(kind)
-        raise DatasetError(f"{where}: {field} must be of dtype {wanted}, got {value.dtype}")
-    if value.shape != shape and not (shape is None and value.ndim == 1):
-        raise DatasetError(f"{where}: {field} must have shape {shape or '(T,)'}, got {value.shape}")
-    return value
-
-
 def _is_int(value: Any, low: int, high: int) -> bool:
     """An int (a numpy one too, never a bool) in low..high-1."""
     return (
@@ -489,18 +497,14 @@ def read_episode(dataset: Any, episode_id: int) -> RecordedEpisode:
         episode = next(iter(dataset.iterate_episodes([episode_id])))
     except Exception as exc:  # noqa: BLE001 - Minari and pyarrow raise many kinds on bad files
         raise DatasetError(f"{where}: unreadable ({_why(exc)})") from None
-    space = raw_env(num_players=facts.num_players).observation_space("player_0")
-    observations = episode.observations
-    if not isinstance(observations, dict) or set(observations) != set(space.spaces):
-        raise DatasetError(f"{where}: observations must be a dict of {sorted(space.spaces)}")
-    actions = _array(episode.actions, where, "actions", np.integer, None)
+    actions = check_array(episode.actions, where, "actions", np.integer, None)
     rows = len(actions) + 1  # an observation at each decision and once more at the end
-    size, width = space["observation"].shape, space["action_mask"].shape
-    vectors = _array(observations["observation"], where, "observation", np.float32, (rows, *size))
-    masks = _array(observations["action_mask"], where, "action_mask", np.int8, (rows, *width))
-    rewards = _array(episode.rewards, where, "rewards", np.number, (rows - 1,))
+    vectors, masks = dataset_format.read_observations(
+        facts.observations, episode, where, rows, facts.num_players
+    )
+    rewards = check_array(episode.rewards, where, "rewards", np.number, (rows - 1,))
     infos = episode.infos if isinstance(episode.infos, dict) else {}
-    seats = _array(infos.get("seat"), where, "infos['seat']", np.integer, (rows,))
+    seats = check_array(infos.get("seat"), where, "infos['seat']", np.integer, (rows,))
     _check_values(where, facts, vectors, masks, actions, rewards, seats)
     return RecordedEpisode(
         episode_id,
@@ -510,6 +514,7 @@ def read_episode(dataset: Any, episode_id: int) -> RecordedEpisode:
         masks,
         actions.astype(np.int64),
         rewards.astype(np.float64),
+        facts.observations,
     )
 
 

@@ -45,10 +45,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         "(minari.load_dataset(ID)). Seat i is played by the i-th agent of --agents, so the "
         "game has as many seats as agents (2..5). Each game gives one episode per recorded "
         "seat (every seat unless --record-seat): that seat's single-learner view, as "
-        "FarlightSingleAgentEnv shows it: observations {observation, action_mask} at each of "
-        "its decisions and at the end (its own view only), its actions, and the env's reward "
-        "(0 until the game ends, then the final reward). The episode's seed is the game's "
-        "seed, so games replay (docs/interop/minari.md). Datasets go to --root, else "
+        "farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its "
+        "decisions and at the end (its own view only), each one's action mask in "
+        "infos['action_mask'], its actions, and the env's reward (0 until the game ends, then "
+        "the final reward). The dataset's env_spec rebuilds that env against the same agents "
+        "(dataset.recover_environment()); the episode's seed is the game's seed, so games "
+        "replay (docs/interop/minari.md). Datasets go to --root, else "
         "$MINARI_DATASETS_PATH, else ~/.minari/datasets; an interrupted run writes nothing. "
         "Needs the interop extra (minari).",
     )
@@ -96,8 +98,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=DATA_FORMATS,
         default="parquet",
-        help="Minari storage format; parquet is compressed (about 0.7 kB a step against "
-        "65-70 kB for hdf5 and arrow)",
+        help="Minari storage format; parquet is compressed (about 0.2 kB a step against "
+        "17-19 kB for hdf5 and arrow)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

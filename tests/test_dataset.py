@@ -1,7 +1,8 @@
 """`farlight dataset`: Minari datasets of agents' games, read back, replayed, and learned from.
 
 The command runs in a subprocess as a user would; the datasets go to temporary folders
-(MINARI_DATASETS_PATH or --root), never to ~/.minari.
+(MINARI_DATASETS_PATH or --root), never to ~/.minari. Since #49 observations are farlight_v1's
+compact bytes, masks are in infos, and an env_spec rebuilds the env (`recover_environment`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -25,9 +27,12 @@ from agents.dataset import (  # noqa: E402
     agent_seed,
     episode_seed,
     read_description,
+    read_episode,
     replay_episode,
     write_dataset,
 )
+from agents.dataset_format import codec  # noqa: E402
+from farlight_env import GYM_ID_V1  # noqa: E402
 from farlight_env.env.aec import raw_env  # noqa: E402
 
 AGENTS = ("heuristic", "random", "heuristic")
@@ -67,15 +72,20 @@ def dataset(root: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_the_dataset_loads_with_its_spaces_metadata_and_one_episode_per_seat_per_game(dataset):
+    """#49: the observation space is the registered v1 env's compact Box, not v0's Dict."""
     assert dataset.total_episodes == GAMES * len(AGENTS)
-    assert set(dataset.observation_space.spaces) == {"observation", "action_mask"}
-    assert dataset.action_space.n == 496
+    registered = gymnasium.make(GYM_ID_V1, num_players=len(AGENTS))
+    assert dataset.observation_space == registered.observation_space
+    assert dataset.observation_space.dtype == np.uint8
+    assert dataset.observation_space.shape == (16351,)
+    assert dataset.action_space == registered.action_space
     metadata = dataset.storage.metadata
     assert metadata["author"] and metadata["algorithm_name"].endswith("heuristic,random,heuristic")
     assert metadata["data_format"] == "parquet"
     facts = read_description(dataset)
     assert facts["agents"] == list(AGENTS) and facts["seed"] == 7
     assert facts["recorded_seats"] == [0, 1, 2] and facts["num_players"] == 3
+    assert facts["observations"] == "compact" and facts["gym_id"] == GYM_ID_V1
     seats = [int(episode.infos["seat"][0]) for episode in dataset.iterate_episodes()]
     assert sorted(seats) == sorted(list(range(len(AGENTS))) * GAMES)
     # a game's seats share its seed; the games have different ones
@@ -84,11 +94,13 @@ def test_the_dataset_loads_with_its_spaces_metadata_and_one_episode_per_seat_per
 
 
 def test_actions_are_legal_under_their_masks_and_the_reward_comes_at_the_end(dataset):
+    """#49: each observation's mask is recorded, int8, in infos["action_mask"]."""
     for episode in dataset.iterate_episodes():
-        masks = episode.observations["action_mask"]
+        masks = episode.infos["action_mask"]
         steps = len(episode.actions)
-        assert masks.shape == (steps + 1, 496)
-        assert episode.observations["observation"].shape == (steps + 1, 16306)
+        assert masks.shape == (steps + 1, 496) and masks.dtype == np.int8
+        assert episode.observations.shape == (steps + 1, 16351)
+        assert episode.observations.dtype == np.uint8
         assert masks[np.arange(steps), episode.actions].all()
         assert not masks[-1].any()  # the game is over
         assert not episode.rewards[:-1].any()
@@ -99,15 +111,17 @@ def test_actions_are_legal_under_their_masks_and_the_reward_comes_at_the_end(dat
 def test_replaying_an_episode_from_its_seed_gives_the_recorded_observations(dataset):
     """Each episode's actions, played from its seed with the other seats' seeded agents, give
     its observations and masks again; each observation is the seat's own: computed from the
-    seat's redacted view (only what that seat may know) it is the same vector."""
+    seat's redacted view (only what that seat may know) it is the same vector. #49: the stored
+    bytes are the compact form of those floats, and expand to them bit for bit."""
+    compact = codec(len(AGENTS))
     for episode in dataset.iterate_episodes():
         seat = int(episode.infos["seat"][0])
         seed = episode_seed(dataset, episode.id)
         track = replay_episode(AGENTS, seat, seed, episode.actions)
-        np.testing.assert_array_equal(
-            np.stack(track.observations), episode.observations["observation"]
-        )
-        np.testing.assert_array_equal(np.stack(track.masks), episode.observations["action_mask"])
+        floats = np.stack(track.observations)
+        np.testing.assert_array_equal(compact.compact(floats), episode.observations)
+        assert compact.expand(episode.observations).tobytes() == floats.tobytes()
+        np.testing.assert_array_equal(np.stack(track.masks), episode.infos["action_mask"])
 
     episode = dataset[1]
     seat, seed = int(episode.infos["seat"][0]), episode_seed(dataset, 1)
@@ -125,7 +139,7 @@ def test_replaying_an_episode_from_its_seed_gives_the_recorded_observations(data
         s = env.agent_name_mapping[name]
         if s == seat:
             own = env.encoder.encode(env.player_view(name).redacted(), seat)
-            np.testing.assert_array_equal(own, episode.observations["observation"][mine])
+            np.testing.assert_array_equal(own, compact.expand(episode.observations[mine]))
             action = int(episode.actions[mine])
             mine += 1
         else:
@@ -133,6 +147,55 @@ def test_replaying_an_episode_from_its_seed_gives_the_recorded_observations(data
                                    {**info, "seat": s, "view": env.player_view(name)})  # fmt: skip
         env.step(action)
     assert mine == len(episode.actions)
+
+
+def test_the_env_spec_rebuilds_the_recorded_table(dataset):
+    """#49: the dataset carries an env_spec of farlight_env/Farlight-v1 (plain JSON kwargs:
+    the agents as opponents, a random learner seat), so recover_environment() builds it."""
+    spec = dataset.env_spec
+    assert spec.id == GYM_ID_V1
+    assert spec.kwargs == {"num_players": 3, "opponents": list(AGENTS), "learner_seat": "random"}
+    stored = dataset.storage.metadata["env_spec"]
+    assert gymnasium.envs.registration.EnvSpec.from_json(stored) == spec
+    env = dataset.recover_environment()
+    single = env.unwrapped
+    assert type(single).__name__ == "FarlightSingleAgentEnvV1" and single.num_players == 3
+    assert env.observation_space == dataset.observation_space
+    assert [type(single.opponents[s]).__name__ for s in range(3)] == [
+        type(make(name)).__name__ for name in AGENTS
+    ]
+    obs, info = env.reset(seed=3)
+    rng, done, steps = np.random.default_rng(0), False, 0
+    while not done:
+        assert dataset.observation_space.contains(obs)
+        action = rng.choice(np.flatnonzero(env.unwrapped.action_masks()))
+        obs, reward, terminated, truncated, info = env.step(action)
+        done, steps = terminated or truncated, steps + 1
+    assert terminated and reward in (-1.0, 0.0, 1.0) and steps > 5
+
+
+@pytest.mark.parametrize("data_format", ["hdf5", "arrow"])
+def test_every_storage_format_writes_the_compact_form(data_format: str, tmp_path: Path):
+    """#49: hdf5 and arrow store a byte a value (about 17-19 kB a step, 65-70 kB before), and
+    their episodes read back checked, masks included, with an env to recover."""
+    proc = farlight("--agents", "random,heuristic", "--games", "1", "--out", "farlight/f-v0",
+                    "--format", data_format, "--root", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    per_step = int(proc.stdout.split("(")[1].split(" bytes a step")[0])
+    assert 16351 < per_step < 25_000, proc.stdout
+    os.environ["MINARI_DATASETS_PATH"] = str(tmp_path)
+    try:
+        dataset = minari.load_dataset("farlight/f-v0")
+    finally:
+        del os.environ["MINARI_DATASETS_PATH"]
+    assert dataset.storage.metadata["data_format"] == data_format
+    for episode_id in range(dataset.total_episodes):
+        episode = read_episode(dataset, episode_id)
+        assert episode.form == "compact" and episode.observations.dtype == np.float32
+        track = replay_episode(("random", "heuristic"), episode.seat, episode.seed, episode.actions)
+        np.testing.assert_array_equal(np.stack(track.observations), episode.observations)
+        np.testing.assert_array_equal(np.stack(track.masks), episode.masks)
+    assert dataset.recover_environment().observation_space == dataset.observation_space
 
 
 def test_an_existing_dataset_is_refused_and_force_replaces_it(root: Path, tmp_path: Path):
@@ -222,9 +285,11 @@ def test_behaviour_cloning_from_a_dataset_beats_the_masked_uniform_baseline(tmp_
     finally:
         del os.environ["MINARI_DATASETS_PATH"]
 
+    expand = codec(2).expand  # v0's floats, bit for bit (#49: stored as compact bytes)
+
     def arrays(episodes) -> tuple:
-        obs = np.concatenate([e.observations["observation"][:-1] for e in episodes])
-        masks = np.concatenate([e.observations["action_mask"][:-1] for e in episodes])
+        obs = np.concatenate([expand(e.observations[:-1]) for e in episodes])
+        masks = np.concatenate([e.infos["action_mask"][:-1] for e in episodes])
         actions = np.concatenate([e.actions for e in episodes])
         return torch.from_numpy(obs), torch.from_numpy(masks).bool(), torch.from_numpy(actions)
 
@@ -252,9 +317,49 @@ def test_behaviour_cloning_from_a_dataset_beats_the_masked_uniform_baseline(tmp_
     assert time.perf_counter() - start < 60
 
 
+def test_a_policy_cloned_from_a_dataset_plays_the_recovered_env(dataset):
+    """#49, as Minari's behaviour-cloning tutorial goes: fit a tiny torch policy to the
+    dataset's compact observations and actions, then play the env `recover_environment()`
+    rebuilds, stepping it with the 0-d integer array the policy's argmax gives, masked by
+    `env.unwrapped.action_masks()`."""
+    torch = pytest.importorskip("torch")
+    episodes = list(dataset.iterate_episodes())
+    observations = torch.from_numpy(np.concatenate([e.observations[:-1] for e in episodes]))
+    actions = torch.from_numpy(np.concatenate([e.actions for e in episodes]))
+    torch.manual_seed(0)
+    policy = torch.nn.Sequential(
+        torch.nn.Linear(observations.shape[1], 32), torch.nn.ReLU(), torch.nn.Linear(32, 496)
+    )
+    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    first = None
+    for _ in range(30):
+        loss = torch.nn.functional.cross_entropy(policy(observations.float() / 255), actions)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        first = loss.item() if first is None else first
+    assert loss.item() < first  # it learns something from the dataset
+
+    env = dataset.recover_environment()
+    obs, _ = env.reset(seed=42)
+    done, played = False, 0
+    while not done:
+        mask = torch.from_numpy(env.unwrapped.action_masks())
+        with torch.no_grad():
+            logits = policy(torch.from_numpy(obs).float()[None] / 255)[0]
+        action = logits.masked_fill(~mask, -torch.inf).argmax().numpy()
+        assert isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind == "i"
+        obs, reward, terminated, truncated, info = env.step(action)
+        done, played = terminated or truncated, played + 1
+    assert terminated and info["illegal_action"] == -1 and played > 5
+    env.close()
+
+
 def test_the_docs_page_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from doc_snippets import run_page
 
+    pytest.importorskip("jax", reason="the page's DataCollector needs minari[create] (interop)")
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
-    out = run_page("docs/interop/minari.md", expected_blocks=2)
+    out = run_page("docs/interop/minari.md", expected_blocks=4)
     assert "4 episodes" in out and "bytes a step" in out
+    assert "2 episodes; {'num_players': 2}" in out
