@@ -47,7 +47,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "seat (every seat unless --record-seat): that seat's single-learner view, as "
         "farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its "
         "decisions and at the end (its own view only), each one's action mask in "
-        "infos['action_mask'], its actions, and the env's reward (0 until the game ends, then "
+        "the episode's infos (key action_mask), its actions, and the env's reward (0 until the game ends, then "
         "the final reward). The dataset's env_spec rebuilds that env against the same agents "
         "(dataset.recover_environment()); the episode's seed is the game's seed, so games "
         "replay (docs/interop/minari.md). Datasets go to --root, else "
