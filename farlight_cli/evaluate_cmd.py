@@ -77,22 +77,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="v1 with the policy sealed: from its own boxed process, seeing only its seat's "
         "observation, mask and redacted game (v2 always is) (default: in this process)",
     )
-    p.add_argument(
-        "--move-seconds",
-        type=argtypes.positive_float,
-        default=None,
-        metavar="S",
-        help="sealed play: wall seconds a policy decision may take, measured by the parent; "
-        "a slower one is forfeited to the lowest-numbered legal action (default: no budget)",
-    )
-    p.add_argument(
-        "--move-cpu-seconds",
-        type=argtypes.positive_float,
-        default=None,
-        metavar="S",
-        help="sealed play: CPU seconds of the policy's process and its descendants per "
-        "decision, read by the parent from /proc; more is forfeited likewise (default: none)",
-    )
+    argtypes.add_move_budget_flags(p, "the policy", "sealed play")
     p.add_argument(
         "--quick",
         action="store_true",
@@ -209,7 +194,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
     if args.held_out and args.held_out_secret is not None:
         raise InputError("--held-out draws a new secret; --held-out-secret replays one: give one")
-    budget = _move_budget(args)
+    budget = argtypes.move_budget(
+        args, args.sealed or args.protocol == "v2", "--sealed or --protocol v2"
+    )
     if args.protocol == "v2":
         changed = [
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
@@ -265,17 +252,6 @@ def run(args: argparse.Namespace) -> int:
         paths = write_scorecard(card, args.out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))
     return 0
-
-
-def _move_budget(args: argparse.Namespace) -> MoveBudget | None:
-    """--move-seconds and --move-cpu-seconds, for sealed play only."""
-    if args.move_seconds is None and args.move_cpu_seconds is None:
-        return None
-    if not args.sealed and args.protocol != "v2":
-        raise InputError("--move-seconds and --move-cpu-seconds need --sealed or --protocol v2")
-    from agents.sealed import MoveBudget
-
-    return MoveBudget(args.move_seconds, args.move_cpu_seconds)
 
 
 def _evaluate_v2(

@@ -6,15 +6,11 @@ import argparse
 import importlib.util
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from farlight_cli import argtypes, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-
-if TYPE_CHECKING:
-    from agents.sealed import MoveBudget
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -116,23 +112,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "built from its seat's redacted game (no way to read or change hidden state); records "
         "and results.json say sealed: true (default: agents share the game's process)",
     )
-    p.add_argument(
-        "--move-seconds",
-        type=argtypes.positive_float,
-        default=None,
-        metavar="S",
-        help="with --sealed: wall seconds an agent's decision may take, measured by this "
-        "process; a slower one is forfeited to the lowest-numbered legal action and counted "
-        "(default: no budget)",
-    )
-    p.add_argument(
-        "--move-cpu-seconds",
-        type=argtypes.positive_float,
-        default=None,
-        metavar="S",
-        help="with --sealed: CPU seconds of an agent's process and its descendants per "
-        "decision, read from /proc; more is forfeited likewise (default: no budget)",
-    )
+    argtypes.add_move_budget_flags(p, "an agent", "with --sealed")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run, parser=p)
 
@@ -207,7 +187,7 @@ def _play(args: argparse.Namespace):
         ismcts["iterations"] = args.ismcts_iterations
     if args.ismcts_seconds is not None:
         ismcts["seconds"] = args.ismcts_seconds
-    budget = _move_budget(args)
+    budget = argtypes.move_budget(args, args.sealed, "--sealed")
     argtypes.check_agents(args.agents)
     config = game_flags.game_config(args)
     check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
@@ -229,17 +209,6 @@ def _play(args: argparse.Namespace):
         sealed=args.sealed,
         move_budget=budget,
     )
-
-
-def _move_budget(args: argparse.Namespace) -> MoveBudget | None:
-    """--move-seconds and --move-cpu-seconds, which bound sealed agents only."""
-    if args.move_seconds is None and args.move_cpu_seconds is None:
-        return None
-    if not args.sealed:
-        raise InputError("--move-seconds and --move-cpu-seconds need --sealed")
-    from agents.sealed import MoveBudget
-
-    return MoveBudget(args.move_seconds, args.move_cpu_seconds)
 
 
 def print_forfeits(records: list[dict]) -> None:

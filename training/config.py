@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.game.seeds import is_wide
+from farlight_env.game.seeds import is_deal_key
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, learner_kinds, subgame_problems
 
@@ -244,7 +244,7 @@ def config_problems(config: PPOConfig) -> list[str]:
         if _bad_int(value) or value < low:
             problems.append(f"--{_flag(name)} must be an integer >= {low}, got {value!r}")
     key = config.deal_key
-    if key is not None and (_bad_int(key) or not is_wide(key)):
+    if key is not None and not is_deal_key(key):
         problems.append(f"deal_key must be a wide seed (an integer >= 2**64), got {key!r}")
     if problems:
         return problems

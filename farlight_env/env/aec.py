@@ -248,10 +248,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             mask = self.codec.mask(game)
         else:
             mask = np.zeros(self.codec.size, dtype=np.int8)
-        vector = self.encoder.encode(game, seat)
-        if self._compact is not None:
-            vector = self._compact.compact(vector)
-        return {"observation": vector, "action_mask": mask}
+        return {"observation": self.observation_vector(seat), "action_mask": mask}
+
+    def observation_vector(self, seat: int) -> np.ndarray:
+        """`seat`'s observation vector in this env's form (float32, or compact uint8)."""
+        vector = self.encoder.encode(self._require_game(), seat)
+        return vector if self._compact is None else self._compact.compact(vector)
 
     def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
         """(observation vector, action mask) for `player` acting as `agent`.

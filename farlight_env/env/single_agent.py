@@ -22,7 +22,7 @@ from farlight_env.env.autopilot import (
     reseed,
 )
 from farlight_env.game.config import ConfigError
-from farlight_env.game.seeds import derive_seed, is_wide
+from farlight_env.game.seeds import derive_seed, is_deal_key
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
@@ -73,9 +73,7 @@ class FarlightSingleAgentEnv(gym.Env):
         best responses train so). `observation="compact"`: observations are the exact uint8
         compact form (`raw_env`'s; opponents' and the autopilot's too). Other arguments:
         `raw_env`'s."""
-        if deal_key is not None and (
-            isinstance(deal_key, bool) or not isinstance(deal_key, int) or not is_wide(deal_key)
-        ):
+        if deal_key is not None and not is_deal_key(deal_key):
             raise ConfigError(f"deal_key must be None or a wide seed (>= 2**64), got {deal_key!r}")
         self.deal_key = deal_key
         self.aec = self.aec_class(
@@ -101,15 +99,9 @@ class FarlightSingleAgentEnv(gym.Env):
         self.learner_decisions = parse_decisions(learner_decisions)
         self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
         self.opponents = self._opponent_list(opponents)
-        if observation == "compact":
-            self.observation_space = self.aec.compact_codec.space()
-        else:
-            self.observation_space = gym.spaces.Box(
-                0.0, np.inf, (self.aec.encoder.size,), dtype=np.float32
-            )
+        self.observation_space = self.aec.observation_space("player_0")["observation"]
         self.action_space = gym.spaces.Discrete(self.aec.codec.size)
         self.learner_seat = 0
-        self._obs = np.zeros(self.aec.encoder.size, dtype=np.float32)
 
     def _opponent_list(self, opponents: Policy | Sequence[Policy] | None) -> list[Policy | None]:
         """One policy per seat (None where the learner may sit); defaults to random play. A
@@ -250,10 +242,7 @@ class FarlightSingleAgentEnv(gym.Env):
     def _observe(self) -> np.ndarray:
         game = self.aec.game
         assert game is not None
-        vector = self.aec.encoder.encode(game, self.learner_seat)
-        if self.aec.observation_form == "compact":
-            return self.aec.compact_codec.compact(vector)
-        return vector
+        return self.aec.observation_vector(self.learner_seat)
 
     def _info(self) -> dict:
         game = self.aec.game
@@ -281,7 +270,6 @@ class FarlightSingleAgentEnvV1(FarlightSingleAgentEnv):
 
     aec_class = aec_v1.raw_env
 
-    def __init__(
-        self, *args: Any, infos: str = "numeric", observation: str = "compact", **kwargs: Any
-    ) -> None:
-        super().__init__(*args, infos=infos, observation=observation, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """`FarlightSingleAgentEnv`'s arguments, with v1's defaults (`aec_v1.V1_DEFAULTS`)."""
+        super().__init__(*args, **{**aec_v1.V1_DEFAULTS, **kwargs})

@@ -42,6 +42,12 @@ def draw_engine_seed(rng: np.random.Generator, wide: bool) -> int:
     return ((high << 64) | low) % SEED_LIMIT
 
 
+def is_deal_key(value: object) -> bool:
+    """Whether `value` can key deals one-way (a wide int; `derive_seed` from a narrow one is
+    SeedSequence's, which a search inverts)."""
+    return isinstance(value, int) and not isinstance(value, bool) and is_wide(value)
+
+
 def derive_seed(parent: int, *entropy: int) -> int:
     """A seed drawn from `parent` and `entropy` (a block, a seat): 32 bits of
     SeedSequence([parent, *entropy]) for a published seed, as every version drew them; for a
