@@ -29,22 +29,17 @@ from gymnasium.envs.registration import EnvSpec
 from agents.dataset_errors import DatasetError, check_array
 from farlight_env import GYM_ID_V1
 from farlight_env.encode.compact import CompactCodec
+from farlight_env.env.aec import OBSERVATION_FORMS as ENV_OBSERVATION_FORMS
+from farlight_env.env.aec import check_observation_form as check_form
 from farlight_env.env.aec import raw_env
 
-#: The forms a dataset's observations may take; the writer's default is the first.
-OBSERVATION_FORMS = ("compact", "float")
+#: The forms a dataset's observations may take: the env's own (`raw_env(observation=...)`).
+OBSERVATION_FORMS = ENV_OBSERVATION_FORMS
 DEFAULT_OBSERVATIONS = "compact"
 #: The form of a description that names none (datasets written before #49).
 LEGACY_OBSERVATIONS = "float"
 #: Where the compact form keeps each observation's action mask.
 MASK_INFO = "action_mask"
-
-
-def check_form(form: str) -> str:
-    """`form` if it is one of OBSERVATION_FORMS; ValueError naming them otherwise."""
-    if form not in OBSERVATION_FORMS:
-        raise ValueError(f"observations must be one of {OBSERVATION_FORMS}, got {form!r}")
-    return form
 
 
 @functools.lru_cache(maxsize=8)
