@@ -30,6 +30,26 @@ def _illegal(env) -> int:
     return int(np.flatnonzero(observation["action_mask"] == 0)[0])
 
 
+def _decisions(module, name: str, num_players: int, seed: int, max_iter: int = 2**63) -> list[int]:
+    """The actions seeded `name` agents choose at every seat of one game of `module`'s env,
+    each given its seat's view through `agent_info`: the README's ten-line loop."""
+    env = module.env(num_players=num_players)
+    env.reset(seed=seed)
+    bots = {a: make(name, seed=i) for i, a in enumerate(env.possible_agents)}
+    actions = []
+    for agent in env.agent_iter(max_iter=max_iter):
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        info = env.unwrapped.agent_info(agent)
+        actions.append(
+            bots[agent].act(observation["observation"], observation["action_mask"], info)
+        )
+        env.step(actions[-1])
+    return actions
+
+
 @pytest.mark.parametrize("num_players", [2, 5])
 def test_pettingzoo_api_and_seed_tests_pass_on_v1(num_players: int) -> None:
     api_test(farlight_v1.env(num_players=num_players), num_cycles=200)
@@ -114,24 +134,8 @@ def test_agents_play_v1_through_agent_info_exactly_as_on_v0(name: str) -> None:
     """The ten-line loop: `agent_info` is the one call a planning agent needs on v1, and the
     same seeded agents play the same game on both versions."""
 
-    def play(module) -> list[int]:
-        env = module.env(num_players=3)
-        env.reset(seed=11)
-        bots = {a: make(name, seed=i) for i, a in enumerate(env.possible_agents)}
-        actions = []
-        for agent in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            info = env.unwrapped.agent_info(agent)
-            action = bots[agent].act(observation["observation"], observation["action_mask"], info)
-            actions.append(action)
-            env.step(action)
-        return actions
-
-    v1 = play(farlight_v1)
-    assert len(v1) > 100 and v1 == play(farlight_v0)
+    v1 = _decisions(farlight_v1, name, num_players=3, seed=11)
+    assert len(v1) > 100 and v1 == _decisions(farlight_v0, name, num_players=3, seed=11)
 
 
 def test_gymnasium_v1_and_its_vector_entry_point_share_spaces() -> None:
@@ -183,21 +187,5 @@ def test_a_v1_observation_is_compact_bounded_and_expands_to_v0s_exactly() -> Non
 def test_the_shipped_policies_decide_the_same_on_v1(name: str) -> None:
     pytest.importorskip("torch", reason="the shipped networks need the train extra")
 
-    def decisions(module) -> list[int]:
-        env = module.env(num_players=2)
-        env.reset(seed=2)
-        bots = {a: make(name, seed=i) for i, a in enumerate(env.possible_agents)}
-        out = []
-        for agent in env.agent_iter(max_iter=120):
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            info = env.unwrapped.agent_info(agent)
-            out.append(
-                bots[agent].act(observation["observation"], observation["action_mask"], info)
-            )
-            env.step(out[-1])
-        return out
-
-    assert decisions(farlight_v1) == decisions(farlight_v0)
+    v1 = _decisions(farlight_v1, name, num_players=2, seed=2, max_iter=120)
+    assert v1 == _decisions(farlight_v0, name, num_players=2, seed=2, max_iter=120)
