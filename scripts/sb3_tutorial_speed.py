@@ -6,6 +6,10 @@ and `ActionMasker` hands it the acting seat's mask. Written here in this project
 so the test suite runs it against the real packages (tests/test_library_examples.py) and this
 script measures it: learner steps per second on each game in one run, and their ratio.
 
+It also measures the learner alone at each game's spaces: a `Replayed` env that plays back
+steps recorded from the real game (observations, masks, episode ends) at almost no cost, so
+what remains is MaskablePPO's own work on those spaces, the most any env with them can reach.
+
     python scripts/sb3_tutorial_speed.py --steps 4096 --players 4 --seed 0
 """
 
@@ -50,20 +54,52 @@ class OneModelEverySeat(BaseWrapper, gym.Env):
         return super().observe(self.agent_selection)["action_mask"]
 
 
-def masked_learner(aec_env: Any, seed: int, n_steps: int = 2048) -> Any:
-    """MaskablePPO on the wrapped env, as the tutorial builds it (its defaults)."""
+class Replayed(gym.Env):
+    """Steps recorded from a wrapped game, played back in a loop: the game's spaces, its
+    observations, masks and episode ends, at the cost of an index."""
+
+    def __init__(self, game: OneModelEverySeat, steps: int, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        observation = game.reset(seed=seed)[0]
+        self.observation_space, self.action_space = game.observation_space, game.action_space
+        self.tape: list[tuple[np.ndarray, np.ndarray, bool]] = []
+        while len(self.tape) < steps:
+            mask = game.action_mask()
+            self.tape.append((observation, mask, False))
+            observation, _, terminated, truncated, _ = game.step(
+                int(rng.choice(np.flatnonzero(mask)))
+            )
+            if terminated or truncated:
+                self.tape[-1] = (self.tape[-1][0], mask, True)
+                observation = game.reset()[0]
+        self.at = 0
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        return self.tape[self.at][0], {}
+
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
+        ended = self.tape[self.at][2]
+        self.at = (self.at + 1) % len(self.tape)
+        return self.tape[self.at][0], 0.0, ended, False, {}
+
+    def action_mask(self) -> np.ndarray:
+        return self.tape[self.at][1]
+
+
+def masked_learner(env: gym.Env, seed: int, n_steps: int = 2048) -> Any:
+    """MaskablePPO on a wrapped env, as the tutorial builds it (its defaults)."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from sb3_contrib.common.wrappers import ActionMasker
 
-    env = OneModelEverySeat(aec_env)
     env.reset(seed=seed)
     env = ActionMasker(env, lambda e: e.action_mask())
     return MaskablePPO(MaskableActorCriticPolicy, env, n_steps=n_steps, seed=seed, verbose=0)
 
 
-def steps_per_second(aec_env: Any, steps: int, seed: int) -> float:
-    model = masked_learner(aec_env, seed)
+def steps_per_second(env: gym.Env, steps: int, seed: int) -> float:
+    model = masked_learner(env, seed)
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
     return model.num_timesteps / (time.perf_counter() - start)
@@ -76,16 +112,28 @@ def main() -> None:
     )
     parser.add_argument("--players", type=int, default=4, help="Farlight seats")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tape", type=int, default=2048, help="steps recorded for the replay")
     args = parser.parse_args()
     from pettingzoo.classic import connect_four_v3
 
     from farlight_env import farlight_v1
 
-    farlight = steps_per_second(farlight_v1.env(num_players=args.players), args.steps, args.seed)
-    connect_four = steps_per_second(connect_four_v3.env(), args.steps, args.seed)
-    print(f"farlight_v1 ({args.players} players): {farlight:8.1f} learner steps/s")
-    print(f"connect_four_v3:           {connect_four:8.1f} learner steps/s")
+    games = {
+        f"farlight_v1 ({args.players} players)": lambda: farlight_v1.env(num_players=args.players),
+        "connect_four_v3": connect_four_v3.env,
+    }
+    rates: dict[str, tuple[float, float]] = {}
+    for name, make in games.items():
+        real = steps_per_second(OneModelEverySeat(make()), args.steps, args.seed)
+        tape = Replayed(OneModelEverySeat(make()), args.tape, args.seed)
+        rates[name] = (real, steps_per_second(tape, args.steps, args.seed))
+    width = max(map(len, rates))
+    print(f"{'':{width}}  learner steps/s   learner alone at its spaces")
+    for name, (real, alone) in rates.items():
+        print(f"{name:{width}}  {real:15.1f}   {alone:27.1f}")
+    (farlight, farlight_alone), (connect_four, connect_four_alone) = rates.values()
     print(f"ratio farlight_v1 / connect_four_v3: {farlight / connect_four:.2f}")
+    print(f"farlight_v1 learner alone / connect_four_v3: {farlight_alone / connect_four:.2f}")
 
 
 if __name__ == "__main__":

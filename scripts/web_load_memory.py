@@ -164,11 +164,20 @@ def long_record(path: Path) -> None:
     save_record(build_record(game, ["random"] * 5, 1, config, finished=False), path)
 
 
-def rss(pid: int) -> int:
+#: The parts of the resident set sampled (Linux /proc/PID/status): all of it, then the
+#: anonymous memory (the heaps, what a leak grows) and the mapped files' pages (libraries'
+#: code and data, touched once and then kept: bounded by the files' size).
+RSS_FIELDS = ("VmRSS", "RssAnon", "RssFile")
+
+
+def rss(pid: int) -> tuple[int, ...]:
+    """The RSS_FIELDS of a process, in bytes."""
+    found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS")
+        name, _, value = line.partition(":")
+        if name in RSS_FIELDS:
+            found[name] = int(value.split()[0]) * 1024
+    return tuple(found[name] for name in RSS_FIELDS)
 
 
 def main() -> int:
@@ -196,7 +205,7 @@ def main() -> int:
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    samples: list[tuple[float, int]] = []
+    samples: list[tuple[float, int, int, int]] = []
     tally = Tally()
     try:
         line = server.stdout.readline() if server.stdout else ""
@@ -210,7 +219,7 @@ def main() -> int:
 
         def sample() -> None:
             while not done.wait(SAMPLE_SECONDS):
-                samples.append((time.monotonic() - start, rss(server.pid)))
+                samples.append((time.monotonic() - start, *rss(server.pid)))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -225,24 +234,31 @@ def main() -> int:
     return report(samples, tally, args)
 
 
-def report(samples: list[tuple[float, int]], tally: Tally, args: argparse.Namespace) -> int:
-    """Per-minute RSS, the requests, the peak of each half of the run and the last half's
-    trend (least squares); status 0 when that trend is below --level MiB a minute. Samples
-    taken after the time was up (the clients finishing what they had begun) are shown apart."""
+def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
+    """Per-minute RSS (and its anonymous and file-backed parts), the requests, the peak of each
+    half of the run and the last half's trends (least squares); status 0 when the RSS trend
+    is below --level MiB a minute. Samples taken after the time was up (the clients finishing
+    what they had begun) are shown apart. Samples of (time, RSS) only, as runs saved before
+    the parts were sampled hold, report the RSS alone."""
     mib = 2**20
     duration = args.minutes * 60
+    parts = all(len(s) == 4 for s in samples) and bool(samples)
     print(f"clients {args.clients}, {args.minutes:g} minutes, {tally.games} games played")
     print("requests by status:", dict(sorted(tally.statuses.items())))
     for minute in range(int(args.minutes + 0.999)):
-        inside = [r for t, r in samples if minute * 60 <= t < min(duration, (minute + 1) * 60)]
+        inside = [s for s in samples if minute * 60 <= s[0] < min(duration, (minute + 1) * 60)]
         if inside:
-            low, high = min(inside) / mib, max(inside) / mib
-            print(f"minute {minute + 1:2d}: RSS {low:6.0f} .. {high:6.0f} MiB")
-    after = [r for t, r in samples if t >= duration]
+            low, high = min(s[1] for s in inside) / mib, max(s[1] for s in inside) / mib
+            line = f"minute {minute + 1:2d}: RSS {low:6.0f} .. {high:6.0f} MiB"
+            if parts:
+                anon, files = inside[-1][2] / mib, inside[-1][3] / mib
+                line += f"   (at its end: anonymous {anon:4.0f}, files {files:4.0f})"
+            print(line)
+    after = [s[1] for s in samples if s[0] >= duration]
     if after:
         print(f"after the time was up: {len(after)} samples, peak {max(after) / mib:.0f} MiB")
-    first = [(t, r) for t, r in samples if t < duration / 2]
-    last = [(t, r) for t, r in samples if duration / 2 <= t < duration]
+    first = [(s[0], s[1]) for s in samples if s[0] < duration / 2]
+    last = [(s[0], s[1]) for s in samples if duration / 2 <= s[0] < duration]
     peak_first = max((r for _, r in first), default=0)
     peak_last = max((r for _, r in last), default=0)
     trend = slope(last) * 60 / mib
@@ -252,6 +268,11 @@ def report(samples: list[tuple[float, int]], tally: Tally, args: argparse.Namesp
         f"last half's trend: {trend:+.1f} MiB a minute "
         f"({'level' if level else 'still growing'}: below {args.level:g} is level)"
     )
+    if parts:
+        halves = [s for s in samples if duration / 2 <= s[0] < duration]
+        anon = slope([(s[0], s[2]) for s in halves]) * 60 / mib
+        files = slope([(s[0], s[3]) for s in halves]) * 60 / mib
+        print(f"  of which anonymous {anon:+.1f}, files {files:+.1f} MiB a minute")
     if args.out:
         saved = {"samples": samples, "statuses": tally.statuses, "games": tally.games}
         args.out.write_text(json.dumps(saved))
@@ -273,7 +294,7 @@ def report_saved(path: Path, args: argparse.Namespace) -> int:
     saved = json.loads(path.read_text())
     statuses = {int(k): v for k, v in saved["statuses"].items()}
     tally = Tally(statuses=statuses, games=saved.get("games", 0))
-    return report([(t, r) for t, r in saved["samples"]], tally, args)
+    return report([tuple(s) for s in saved["samples"]], tally, args)
 
 
 if __name__ == "__main__":

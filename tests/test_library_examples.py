@@ -105,9 +105,29 @@ def test_pettingzoo_sb3_action_mask_recipe_trains_on_v1() -> None:
     model for every seat, masks from ActionMasker; 256 steps of learning."""
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
     recipe = _script("sb3_tutorial_speed")
-    model = recipe.masked_learner(farlight_v1.env(num_players=4), seed=0, n_steps=128)
+    env = recipe.OneModelEverySeat(farlight_v1.env(num_players=4))
+    model = recipe.masked_learner(env, seed=0, n_steps=128)
     model.learn(total_timesteps=256)
     assert model.num_timesteps == 256
+
+
+def test_the_replayed_game_keeps_the_spaces_masks_and_episode_ends() -> None:
+    """The speed script's learner-alone figure plays recorded steps back: same spaces, the
+    recorded mask with each observation, an episode end where the game ended."""
+    pytest.importorskip("sb3_contrib", reason="needs the train extra")
+    recipe = _script("sb3_tutorial_speed")
+    game = recipe.OneModelEverySeat(farlight_v1.env(num_players=2, max_rounds=1))
+    tape = recipe.Replayed(game, steps=300, seed=0)
+    assert tape.observation_space == game.observation_space
+    assert tape.action_space == game.action_space
+    observation, _ = tape.reset()
+    ends = 0
+    for at in range(300):
+        assert observation is tape.tape[at][0] and tape.action_mask() is tape.tape[at][1]
+        assert tape.tape[at][1].any()
+        observation, _, ended, _, _ = tape.step(int(np.flatnonzero(tape.action_mask())[0]))
+        ends += ended
+    assert ends == sum(step[2] for step in tape.tape) >= 1
 
 
 def test_openspiels_example_plays_python_farlight() -> None:

@@ -20,6 +20,10 @@ from training.config import PPOConfig, env_player_counts
 from training.game_options import game_kwargs
 from training.subgame import subgame_kwargs
 
+#: What training envs observe, and rollout buffers and imitation chunks store: the exact
+#: uint8 form (#49), a quarter of the float32 bytes; the networks expand it (CompactInput).
+TRAINING_OBSERVATION = "compact"
+
 
 def card_set_of(config: PPOConfig) -> CardSet:
     """The run's card set: its --card-set file, or the standard one (CardFileError if bad)."""
@@ -29,6 +33,17 @@ def card_set_of(config: PPOConfig) -> CardSet:
 def env_options(config: PPOConfig) -> dict[str, Any]:
     """The game options of every environment of a run (training and evaluation alike)."""
     return {"card_set": config.card_set or None, **game_kwargs(config)}
+
+
+def training_env_kwargs(config: PPOConfig) -> dict[str, Any]:
+    """The single-agent env's options every training env of a run shares (PPO and league)."""
+    return {
+        "reward_mode": config.reward_mode,
+        "deal_key": config.deal_key,
+        "observation": TRAINING_OBSERVATION,
+        **env_options(config),
+        **subgame_kwargs(config),
+    }
 
 
 def is_policy_path(name: str) -> bool:
@@ -91,10 +106,7 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
                 config.seed * 1000 + rank * 10,
                 card_set_of(config) if config.sealed_opponents else None,
             ),
-            reward_mode=config.reward_mode,
-            deal_key=config.deal_key,
-            **env_options(config),
-            **subgame_kwargs(config),
+            **training_env_kwargs(config),
         )
         env.reset(seed=config.seed * 1000 + rank)
         return env
@@ -105,7 +117,11 @@ def make_env_fn(config: PPOConfig, rank: int) -> Callable[[], gym.Env]:
 def probe_env(config: PPOConfig) -> FarlightSingleAgentEnv:
     """An env of the run's game options, unreset and without opponents: its spaces are every
     training env's (the observation covers the largest table whatever the seat count)."""
-    return FarlightSingleAgentEnv(num_players=env_player_counts(config)[0], **env_options(config))
+    return FarlightSingleAgentEnv(
+        num_players=env_player_counts(config)[0],
+        observation=TRAINING_OBSERVATION,
+        **env_options(config),
+    )
 
 
 def close_env(env: Any) -> None:

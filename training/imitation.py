@@ -1,7 +1,7 @@
 """Behaviour cloning from the heuristic: a warm start for PPO's actor.
 
 Games are generated in chunks and discarded after one gradient pass, so memory stays small
-however many games are used (an observation is ~16k floats).
+however many games are used (an observation is ~16k bytes: the compact form training stores).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from torch.nn import functional as F
 from agents.arena import play_episode
 from agents.registry import make
 from farlight_env.env.aec import raw_env
+from training.envs import TRAINING_OBSERVATION
 
 
 class Recorder:
@@ -42,7 +43,7 @@ def heuristic_decisions(
     played with the env `options` (card set, grid size, round cap)."""
     log: list[tuple[np.ndarray, np.ndarray, int]] = []
     for g in range(games):
-        env = raw_env(num_players=num_players, **(options or {}))
+        env = raw_env(num_players=num_players, observation=TRAINING_OBSERVATION, **(options or {}))
         env.reset(seed=seed + g)
         teachers = [make(teacher, seed=seed * 31 + g * 7 + s) for s in range(num_players)]
         play_episode(env, [Recorder(t, log) for t in teachers])

@@ -10,6 +10,7 @@ import numpy as np
 from agents.arena import play_episode
 from agents.policy import PolicyAgent
 from agents.registry import make
+from training.envs import TRAINING_OBSERVATION
 
 
 def evaluate_against(
@@ -27,7 +28,7 @@ def evaluate_against(
     wins = 0.0
     for g in range(games):
         seat = g % num_players
-        env = raw_env(num_players=num_players, **(options or {}))
+        env = raw_env(num_players=num_players, observation=TRAINING_OBSERVATION, **(options or {}))
         env.reset(seed=seed + g)
         seats = [
             policy if s == seat else make(opponent, seed=seed * 7 + g * 11 + s)
@@ -41,7 +42,8 @@ def evaluate_against(
 
 
 class LivePolicy:
-    """The model being trained, as an Agent (masked, deterministic)."""
+    """The model being trained, as an Agent (masked, deterministic); a float32 observation is
+    given to it in the compact form it trains on."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
@@ -50,6 +52,9 @@ class LivePolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        if observation.dtype == np.float32 and self.model.observation_space.dtype == np.uint8:
+            codec = self.model.policy.pi_features_extractor.compact_input.codec
+            observation = codec.compact(observation)
         action, _ = self.model.predict(
             observation, action_masks=action_mask.astype(bool), deterministic=True
         )

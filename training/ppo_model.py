@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from agents.policy import save_policy
+from agents.policy.compact_input import expanded_size
 from agents.torch_device import resolve_device
 from farlight_env.encode.observation import ObservationEncoder
 from training.checkpoints import restore_checkpoint
@@ -70,7 +71,7 @@ def policy_config(
         "embed": config.embed,
         "ship_features": config.ship_features,
         "pi": list(config.pi),
-        "obs_size": int(model.observation_space.shape[0]),
+        "obs_size": expanded_size(layout),  # the float32 observation's: compact ones are expanded
         "action_size": int(model.action_space.n),
         **(extra or {}),
     }

@@ -26,6 +26,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from agents.registry import make_shared
 from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
+from training.envs import TRAINING_OBSERVATION
 
 #: League entries as shipped to env runners: (name, policy file bytes or None for a baseline).
 LeagueEntry = tuple[str, bytes | None]
@@ -44,6 +45,7 @@ class LeagueEnv(MultiAgentEnv):
         self.aec = raw_env(
             num_players=int(config.get("num_players", 2)),
             reward_mode=config.get("reward_mode", "win"),
+            observation=TRAINING_OBSERVATION,
             **config.get("options", {}),
         )
         self.possible_agents = list(self.aec.possible_agents)

@@ -22,6 +22,7 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
 from agents.policy import StructuredNet, save_policy
+from agents.policy.compact_input import CompactInput
 
 #: Finite, so an all-masked row (a terminal observation) gives no NaN.
 MASKED_LOGIT = torch.finfo(torch.float32).min
@@ -45,11 +46,12 @@ class MaskedStructuredModule(TorchRLModule, ValueFunctionAPI):
             int(cfg["vf"]),
         )
         self.value_head = nn.Linear(int(cfg["vf"]), 1)
+        self.compact_input = CompactInput.for_layout(layout)  # compact observations expanded
         self.action_dist_cls = TorchCategorical
 
     def _logits_and_latent(self, batch: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
-        logits, latent = self.net(obs["observation"].float())
+        logits, latent = self.net(self.compact_input(obs["observation"]))
         logits = logits.masked_fill(obs["action_mask"] == 0, MASKED_LOGIT)
         return logits, latent
 
@@ -66,7 +68,7 @@ class MaskedStructuredModule(TorchRLModule, ValueFunctionAPI):
     ) -> torch.Tensor:
         """State values; GAE calls this without embeddings, the PPO loss with them."""
         if embeddings is None:
-            features = self.net.observation(batch[Columns.OBS]["observation"].float())
+            features = self.net.observation(self.compact_input(batch[Columns.OBS]["observation"]))
             embeddings = self.net.value(features)
         return self.value_head(embeddings).squeeze(-1)
 

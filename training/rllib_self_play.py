@@ -36,6 +36,7 @@ from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from training.checkpoints import MAX_COUNTER
 from training.config import resume_config, ship_encoder_frozen, stream_seed
+from training.envs import TRAINING_OBSERVATION
 from training.game_options import check_game_options, game_kwargs
 from training.ray_messages import (
     RAY_LOG,
@@ -192,6 +193,7 @@ def prepare(
 def check_init_from(config: RLlibConfig) -> None:
     """Refuse an --init-from that cannot load or holds another network than the run's."""
     from agents.policy import load_policy
+    from agents.policy.compact_input import expanded_size
 
     try:
         _net, stored = load_policy(config.init_from)
@@ -204,7 +206,7 @@ def check_init_from(config: RLlibConfig) -> None:
         "ship_features": config.ship_features,
         "hidden": config.hidden,
         "vf": config.vf,
-        "obs_size": int(spec.observation_space["observation"].shape[0]),
+        "obs_size": expanded_size(spec.model_config["layout"]),
         "action_size": int(spec.action_space.n),
     }
     vf = stored.get("vf")
@@ -290,7 +292,9 @@ def module_spec(config: RLlibConfig) -> Any:
     from farlight_env.env.aec import raw_env
     from training.rllib_module import MaskedStructuredModule, module_model_config
 
-    env = raw_env(num_players=config.num_players, **game_options(config))
+    env = raw_env(
+        num_players=config.num_players, observation=TRAINING_OBSERVATION, **game_options(config)
+    )
     layout = {
         name: (s.start, s.stop, shape) for name, (s, shape) in env.observation_layout().items()
     }
@@ -376,6 +380,8 @@ def module_state(algo: Any) -> dict[str, Any]:
 
 
 def policy_config(config: RLlibConfig, state: RunState) -> dict[str, Any]:
+    from agents.policy.compact_input import expanded_size
+
     spec = module_spec(config)
     return {
         **spec.model_config,
@@ -383,7 +389,7 @@ def policy_config(config: RLlibConfig, state: RunState) -> dict[str, Any]:
         **subgame_fields(config),
         "arch": "structured",
         "pi": [],
-        "obs_size": int(spec.observation_space["observation"].shape[0]),
+        "obs_size": expanded_size(spec.model_config["layout"]),
         "action_size": int(spec.action_space.n),
         "num_players": config.num_players,
         "trained_steps": state.env_steps,

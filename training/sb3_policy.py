@@ -1,5 +1,6 @@
 """The SB3 side of the project's networks: the flat feature extractor, the structured policy
-whose logits follow the action layout, and the env-major rollout buffer."""
+whose logits follow the action layout, and the env-major rollout buffer. Both policies take the
+compact uint8 observations training stores (#49) and expand them before the network."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.policy import ARCHITECTURES, ObservationNet, StructuredNet
 from agents.policy.cache import SHIP_IDS
+from agents.policy.compact_input import CompactInput
 
 
 class FarlightExtractor(BaseFeaturesExtractor):
-    """SB3 wrapper of `agents.policy.ObservationNet` (attribute `net`, as PolicyNet expects)."""
+    """SB3 wrapper of `agents.policy.ObservationNet` (attribute `net`, as PolicyNet expects),
+    reading compact observations expanded (`CompactInput`)."""
 
     def __init__(
         self,
@@ -30,19 +33,22 @@ class FarlightExtractor(BaseFeaturesExtractor):
         net = ObservationNet(layout, embed, ship_features)
         super().__init__(observation_space, features_dim=net.out_dim)
         self.net = net
+        self.compact_input = CompactInput.for_layout(layout)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.net(observations)
+        return self.net(self.compact_input(observations))
 
 
 class PassThrough(BaseFeaturesExtractor):
-    """The raw observation: the structured network slices it itself."""
+    """The float32 observation (compact ones expanded): the structured network slices it."""
 
-    def __init__(self, observation_space: gym.spaces.Box) -> None:
-        super().__init__(observation_space, features_dim=int(observation_space.shape[0]))
+    def __init__(self, observation_space: gym.spaces.Box, layout: dict) -> None:
+        compact_input = CompactInput.for_layout(layout)
+        super().__init__(observation_space, features_dim=compact_input.size)
+        self.compact_input = compact_input
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return observations
+        return self.compact_input(observations)
 
 
 class StructuredHeads(torch.nn.Module):
@@ -86,6 +92,7 @@ class StructuredPolicy(MaskableActorCriticPolicy):
         }
         kwargs.setdefault("ortho_init", False)
         kwargs["features_extractor_class"] = PassThrough
+        kwargs["features_extractor_kwargs"] = {"layout": layout}
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -275,7 +282,9 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
             self.action_masks[batch_inds].reshape(-1, self.mask_dims),
         )
         observations = torch.from_numpy(self.observations[batch_inds])  # a fresh copy already
-        observations = observations.to(self.device)  # the same tensor on the CPU
+        # float32 here, so SB3's cast before the features extractor returns this very tensor,
+        # ship ids and all (compact codes stay exact integers; the extractor expands them)
+        observations = observations.to(self.device, torch.float32)
         if self._ids is not None:  # each row's ship grids, named
             setattr(observations, SHIP_IDS, torch.from_numpy(self._ids[batch_inds]).to(self.device))
         return MaskableRolloutBufferSamples(observations, *map(self.to_torch, data))

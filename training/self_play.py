@@ -44,11 +44,11 @@ from training.config import (
     stream_seed,
 )
 from training.curves import plot_league_curve
-from training.envs import close_env, env_options, probe_env
+from training.envs import close_env, env_options, probe_env, training_env_kwargs
 from training.live_eval import LivePolicy, evaluate_against
 from training.ppo_model import build_model, export_policy, load_checkpoint
 from training.run_files import run_logger, write_run_config
-from training.subgame import as_learner, subgame_kwargs
+from training.subgame import as_learner
 from training.train_ppo import actor_config as ppo_actor_config
 from training.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
 from training.vec_env import SharedMemoryVecEnv
@@ -314,10 +314,7 @@ def build_env(config: SelfPlayConfig, entries: Sequence[str]):
                 entries,
                 seed=config.seed * 1000 + rank,
                 base_dir=str(Path(config.run_dir).resolve()),
-                reward_mode=config.reward_mode,
-                deal_key=config.deal_key,
-                **env_options(config),
-                **subgame_kwargs(config),
+                **training_env_kwargs(config),
             )
             env.reset(seed=config.seed * 1000 + rank)
             return env

@@ -102,7 +102,7 @@ class CompactCodec:
             )
         }
         #: Per element, its denominator: codes are rint(obs * scale), floats codes / scale.
-        self._scale = column["denominator"].astype(np.float32)
+        self.denominators = column["denominator"].astype(np.float32)
         #: Per element, its largest count (the declaration's `high`).
         self.count_high = column["high"].astype(np.int64)
         #: Per element, its largest code (a summed element's steps included).
@@ -112,7 +112,7 @@ class CompactCodec:
         #: Elements whose code takes two bytes; their high bytes follow the first `size`, in order.
         self.wide = np.flatnonzero(code_high > BYTE_HIGH)
         self.wide_high = code_high[self.wide].astype(np.float32)
-        self._runs = _sum_runs(self.fields)
+        self.sum_runs = _sum_runs(self.fields)
         self.compact_size = self.size + len(self.wide)
         low = np.minimum(code_high, BYTE_HIGH)
         #: Per byte of the compact form, its largest value (the compact Box's high).
@@ -144,9 +144,9 @@ class CompactCodec:
             raise ValueError(
                 f"expected float32 observations of {self.size}, got {obs.dtype} {obs.shape}"
             )
-        codes = obs * self._scale  # the counts, exact integers once rounded
+        codes = obs * self.denominators  # the counts, exact integers once rounded
         np.rint(codes, out=codes)
-        for run in self._runs:
+        for run in self.sum_runs:
             codes[..., run.where] = _code_sums(run, obs[..., run.where])
         out = np.empty((*obs.shape[:-1], self.compact_size), dtype=np.uint8)
         if len(self.wide):
@@ -172,8 +172,8 @@ class CompactCodec:
         high = codes[..., self.size :]
         if high.any():  # usual: no count above 255
             values[..., self.wide] += high * np.float32(256)
-        np.divide(values, self._scale, out=values)
-        for run in self._runs:
+        np.divide(values, self.denominators, out=values)
+        for run in self.sum_runs:
             values[..., run.where] = run.by_code.take(codes[..., run.where])
         return values
 
@@ -209,8 +209,8 @@ class CompactCodec:
 
     def _largest_floats(self) -> np.ndarray:
         """count high / d per element; summed ones the largest value they may hold."""
-        values = self.count_high.astype(np.float32) / self._scale
-        for run in self._runs:
+        values = self.count_high.astype(np.float32) / self.denominators
+        for run in self.sum_runs:
             values[run.where] = run.values[-2]  # the last before the +inf sentinel
         return values
 
