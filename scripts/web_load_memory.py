@@ -164,19 +164,20 @@ def long_record(path: Path) -> None:
     save_record(build_record(game, ["random"] * 5, 1, config, finished=False), path)
 
 
-#: The parts of the resident set sampled (Linux /proc/PID/status): all of it, then the
-#: anonymous memory (the heaps, what a leak grows) and the mapped files' pages (libraries'
-#: code and data, touched once and then kept: bounded by the files' size).
-RSS_FIELDS = ("VmRSS", "RssAnon", "RssFile")
+#: What is sampled (Linux /proc/PID/status): the resident set, its anonymous memory (the
+#: heaps and thread stacks, what a leak grows) and its mapped files' pages (libraries' code
+#: and data, touched once and then kept: bounded by the files' size), in kB; and the threads.
+RSS_FIELDS = ("VmRSS", "RssAnon", "RssFile", "Threads")
 
 
 def rss(pid: int) -> tuple[int, ...]:
-    """The RSS_FIELDS of a process, in bytes."""
+    """The RSS_FIELDS of a process: sizes in bytes, the thread count as it is."""
     found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
         if name in RSS_FIELDS:
-            found[name] = int(value.split()[0]) * 1024
+            number = int(value.split()[0])
+            found[name] = number if name == "Threads" else number * 1024
     return tuple(found[name] for name in RSS_FIELDS)
 
 
@@ -205,7 +206,7 @@ def main() -> int:
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    samples: list[tuple[float, int, int, int]] = []
+    samples: list[tuple[float, int, int, int, int]] = []
     tally = Tally()
     try:
         line = server.stdout.readline() if server.stdout else ""
@@ -242,7 +243,7 @@ def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
     the parts were sampled hold, report the RSS alone."""
     mib = 2**20
     duration = args.minutes * 60
-    parts = all(len(s) == 4 for s in samples) and bool(samples)
+    parts = all(len(s) >= 4 for s in samples) and bool(samples)
     print(f"clients {args.clients}, {args.minutes:g} minutes, {tally.games} games played")
     print("requests by status:", dict(sorted(tally.statuses.items())))
     for minute in range(int(args.minutes + 0.999)):
@@ -252,7 +253,8 @@ def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
             line = f"minute {minute + 1:2d}: RSS {low:6.0f} .. {high:6.0f} MiB"
             if parts:
                 anon, files = inside[-1][2] / mib, inside[-1][3] / mib
-                line += f"   (at its end: anonymous {anon:4.0f}, files {files:4.0f})"
+                line += f"   (at its end: anonymous {anon:4.0f}, files {files:4.0f}"
+                line += f", {inside[-1][4]} threads)" if len(inside[-1]) > 4 else ")"
             print(line)
     after = [s[1] for s in samples if s[0] >= duration]
     if after:

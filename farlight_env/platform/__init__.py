@@ -1,0 +1,18 @@
+"""The platform's contract with its games (#50): a `Game` declaration and a `State` per game,
+a registry by name, and what is written once for every game on top of them (the generic
+PettingZoo env, records)."""
+
+from farlight_env.platform.protocol import Game, GameError, IllegalMove, Option, State
+from farlight_env.platform.registry import DEFAULT_GAME, game_names, get_game, register
+
+__all__ = [
+    "DEFAULT_GAME",
+    "Game",
+    "GameError",
+    "IllegalMove",
+    "Option",
+    "State",
+    "game_names",
+    "get_game",
+    "register",
+]

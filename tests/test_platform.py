@@ -1,0 +1,149 @@
+"""The platform's game protocol (#50): the registry, every game's `State` contract (typed
+refusals with the state unchanged, clones, saved states, replays, determinized copies that
+keep what the seat knows), and the generic PettingZoo env, on Farlight and on a throw-away
+game declared in a few dozen lines (tests/toy_game.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+
+from agents.arena import play_episode
+from agents.random_agent import RandomAgent
+from farlight_env.declaration import FARLIGHT
+from farlight_env.platform import GameError, IllegalMove, State, game_names, get_game, register
+from farlight_env.platform import aec as platform_aec
+from farlight_env.platform.registry import unregister
+from tests.toy_game import DUEL
+
+
+@pytest.fixture(autouse=True)
+def duel_registered():
+    register(DUEL, replace=True)
+    yield
+    unregister("duel")
+
+
+GAMES = [("farlight", {"max_rounds": 2}), ("duel", {})]
+
+
+def random_play(state: State, seed: int, steps: int = 10_000) -> list[State]:
+    """The states a random legal game passes through (clones), the last one over or cut."""
+    rng, seen = np.random.default_rng(seed), [state.clone()]
+    while not state.is_over and len(seen) < steps:
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        seen.append(state.clone())
+    return seen
+
+
+def test_the_registry_knows_farlight_and_registered_games_and_names_them_in_errors() -> None:
+    assert get_game("farlight") is FARLIGHT and get_game() is FARLIGHT
+    assert game_names() == ["farlight", "duel"]
+    with pytest.raises(GameError, match="unknown game 'chess'; the games are farlight, duel"):
+        get_game("chess")
+    with pytest.raises(GameError, match="already registered"):
+        register(DUEL)
+
+
+def test_options_are_checked_by_their_declaration_and_unknown_ones_named() -> None:
+    assert FARLIGHT.checked_options({"grid_size": 7})["grid_size"] == 7
+    with pytest.raises(GameError, match="grid_size"):
+        FARLIGHT.checked_options({"grid_size": 8})
+    with pytest.raises(GameError, match="duel has no option 'colour'; its options are stakes"):
+        DUEL.checked_options({"colour": 1})
+    with pytest.raises(GameError, match="duel option stakes='x'"):
+        DUEL.checked_options({"stakes": "x"})
+    with pytest.raises(GameError, match="is for 2-4 players, not 5"):
+        DUEL.start(5)
+
+
+@pytest.mark.parametrize(("name", "options"), GAMES)
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_every_state_keeps_the_contract(name: str, options: dict, num_players: int) -> None:
+    """Along a random game: the mask is the legal list; an illegal action is an IllegalMove
+    and changes nothing; a clone is independent; a saved state loads back equal; the game
+    replays from (players, seed, history); scores and winners at the end."""
+    game = get_game(name)
+    state = game.start(num_players, seed=7, options=options)
+    assert isinstance(state, State)
+    size = game.action_size(num_players, game.checked_options(options))
+    for seen in random_play(state, seed=num_players):
+        mask = seen.legal_mask()
+        assert mask.dtype == np.int8 and mask.shape == (size,)
+        assert list(np.flatnonzero(mask)) == seen.legal_actions()
+        before = seen.to_json()
+        illegal = [i for i in range(size) if not mask[i]][:1] + [size, -1]
+        for action in illegal:
+            with pytest.raises(IllegalMove):
+                seen.apply_action(action)
+            assert seen.to_json() == before
+        loaded = game.load_state(before, game.checked_options(options))
+        assert loaded.to_json() == before and loaded.history == seen.history
+        if not seen.is_over:
+            copy = seen.clone()
+            copy.apply_action(copy.legal_actions()[0])
+            assert seen.to_json() == before
+    assert state.is_over and state.current_player is None and state.legal_actions() == []
+    assert len(state.scores()) == num_players and state.winners()
+    replayed = game.replay(num_players, 7, state.history, options)
+    assert replayed.to_json() == state.to_json()
+    with pytest.raises(GameError):
+        game.load_state("{not json", game.checked_options(options))
+
+
+@pytest.mark.parametrize(("name", "options"), GAMES)
+def test_a_determinized_copy_looks_the_same_to_its_seat(name: str, options: dict) -> None:
+    """What the seat observes of a determinized copy is what it observes of the real game:
+    only facts hidden from it were drawn again."""
+    game = get_game(name)
+    state = game.start(3, seed=11, options=options)
+    for k, seen in enumerate(random_play(state, seed=5)[:40:3]):
+        seat = seen.current_player if seen.current_player is not None else 0
+        drawn = seen.determinized(seat, np.random.default_rng(k))
+        assert drawn.observation(seat).tobytes() == seen.observation(seat).tobytes()
+        assert drawn.legal_actions() == seen.legal_actions()
+
+
+def test_the_duels_hidden_cards_never_reach_another_seats_observation_or_view() -> None:
+    state = DUEL.start(3, seed=0)
+    for first, last in ((0, 2), (5, 0), (3, 5)):
+        other = state.clone()
+        other.cards = [first, state.cards[1], last]  # seat 1's own card as it is
+        assert other.observation(1).tobytes() == state.observation(1).tobytes()
+        assert other.view(1) == state.view(1)
+        assert other.render_text(1) == state.render_text(1)
+
+
+@pytest.mark.parametrize(("name", "options"), GAMES)
+def test_the_generic_env_passes_pettingzoos_api_test(name: str, options: dict) -> None:
+    api_test(platform_aec.env(name, num_players=2, **options), num_cycles=200)
+
+
+def test_the_generic_env_plays_a_duel_with_the_projects_agents_and_loop() -> None:
+    env = platform_aec.raw_env("duel", num_players=3)
+    env.reset(seed=4)
+    play_episode(env, [RandomAgent(seed=s) for s in range(3)])
+    assert env.state.is_over and env.state.winners() and not env.agents
+    assert env.state.history == DUEL.replay(3, None, env.state.history).history
+
+
+def test_the_generic_env_rewards_each_winner_one_and_the_others_minus_one() -> None:
+    env = platform_aec.raw_env("duel", num_players=3)
+    env.reset(seed=4)
+    for _ in range(3):
+        env.step(1)  # everyone stays: the highest card wins
+    winners = env.state.winners()
+    assert 0 < len(winners) < 3
+    expected = {f"player_{s}": 1.0 if s in winners else -1.0 for s in range(3)}
+    assert env._cumulative_rewards == expected and all(env.terminations.values())
+
+
+def test_an_illegal_action_ends_the_generic_env_at_minus_one_for_the_offender() -> None:
+    env = platform_aec.raw_env("duel", num_players=2)
+    env.reset(seed=0)
+    env.step(7)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0}
+    assert env.infos["player_1"]["illegal_action"] == 0
