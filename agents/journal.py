@@ -41,7 +41,9 @@ from agents.run_key import (
 from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
 from farlight_env.cards.schema import CardFileError
-from farlight_env.records.record import RecordError, verify_record
+from farlight_env.platform import GameError
+from farlight_env.platform.records import verify_record
+from farlight_env.records.record import RecordError
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_env.untrusted.messages import clip_message
 
@@ -103,6 +105,7 @@ def new_spec(
     sealed: bool = False,
     move_seconds: float | None = None,
     move_cpu_seconds: float | None = None,
+    game: str = "farlight",
 ) -> TournamentSpec:
     return TournamentSpec(
         SPEC_FORMAT,
@@ -116,6 +119,7 @@ def new_spec(
         sealed,
         move_seconds,
         move_cpu_seconds,
+        game,
     )
 
 
@@ -215,8 +219,8 @@ def read_games(
                 "a journal cannot be resumed once edited"
             )
         try:
-            verify_record(record)
-        except RecordError as exc:
+            verify_record(record)  # through the record's game (farlight_env.platform)
+        except (RecordError, GameError) as exc:
             raise JournalError(f"{where}: game {checked.index} does not replay ({exc})") from None
         records[checked.index] = record
     return [records[i] for i in sorted(records)]

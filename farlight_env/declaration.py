@@ -154,10 +154,32 @@ def _sizes(options: Mapping[str, Any]) -> tuple[ActionCodec, ObservationEncoder]
     return _tools(cards, int(options.get("grid_size", OPTION_DEFAULTS["grid_size"])))
 
 
-def _make_env(**kwargs: Any) -> Any:
-    from farlight_env.env.aec_v1 import raw_env
+def _make_env(**config: Any) -> Any:
+    """The env tournaments and evaluations play Farlight through: farlight_v0's (full infos,
+    an illegal action raises), whose records are the golden files'."""
+    from farlight_env.env.aec import raw_env
 
-    return raw_env(**kwargs)
+    return raw_env(**config)
+
+
+def _build_record(
+    env: Any, players: list[str], env_seed: int, config: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
+    from farlight_env.records.record import build_record
+
+    return build_record(env.game, players, env_seed, config, **extra)
+
+
+def _verify_record(record: Mapping[str, Any]) -> FarlightGame:
+    from farlight_env.records.record import verify_record
+
+    return verify_record(record)
+
+
+def _sealed_content(env: Any) -> dict[str, Any]:
+    from farlight_env.cards.io import card_set_to_dict
+
+    return card_set_to_dict(env.game.cards)
 
 
 #: Farlight's declaration: the offered GameConfig options, each as GameConfig declares it,
@@ -181,4 +203,8 @@ FARLIGHT = Game(
     observation_size=lambda _players, options: _sizes(options)[1].size,
     decision_kinds=DECISION_KINDS,
     make_env=_make_env,
+    build_record=_build_record,
+    verify_record=_verify_record,
+    record_format="farlight-record",
+    sealed_content=_sealed_content,
 )

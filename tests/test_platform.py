@@ -147,3 +147,31 @@ def test_an_illegal_action_ends_the_generic_env_at_minus_one_for_the_offender() 
     assert all(env.terminations.values())
     assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0}
     assert env.infos["player_1"]["illegal_action"] == 0
+
+
+def test_a_tournament_of_the_throw_away_game_plays_journals_resumes_and_rates(tmp_path) -> None:
+    """The tournament (schedule, play, journal, ratings, files) written against the platform:
+    a game declared in a test plays through it unchanged, its records replay, and a resume
+    of its journal reads every game back through the game's own replay."""
+    from agents.tournament import resume_tournament, run_tournament
+    from agents.tournament.results import write_results
+    from farlight_env.platform.records import verify_record
+
+    out = tmp_path / "duel"
+    result = run_tournament(
+        ["random", "random"],
+        num_players=2,
+        games=6,
+        seed=3,
+        game="duel",
+        progress=False,
+        out_dir=out,
+    )
+    assert len(result.records) == 6 and {r["game"] for r in result.records} == {"duel"}
+    for record in result.records:
+        assert verify_record(record).winners() == record["winners"]
+    assert sum(row.wins for row in result.summary) == pytest.approx(6.0)
+    again = resume_tournament(out, progress=False)
+    assert again.records == result.records
+    files = write_results(result, tmp_path / "files")
+    assert files["games"].read_text().count("\n") == 7

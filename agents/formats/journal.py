@@ -38,6 +38,8 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     #: Each sealed decision's budget (agents.sealed.MoveBudget): wall and CPU seconds.
     move_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
+    #: The game played (the platform's registry); absent from specs written before #50.
+    game: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "farlight"
 
 
 class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -71,12 +73,12 @@ class GameRecord(msgspec.Struct):
     """The fields of a journal line the summary is computed from, type-checked (the line is
     kept whole; its other fields are the game record's)."""
 
-    format: Literal["farlight-record"]
+    format: Literal["farlight-record", "platform-record"]
     version: int
     index: Annotated[int, msgspec.Meta(ge=0)]
     env_seed: int
     players: list[str]
-    scores: list[int]
+    scores: list[int | float]
     winners: list[int]
-    rounds: int
     timing: Timing
+    rounds: int = 0  # Farlight's records hold it (the schema of farlight-record requires it)

@@ -9,9 +9,8 @@ from agents.arena import play_episode
 from agents.registry import make
 from agents.sealed import SealedAgent
 from agents.tournament.scheduling import GameSpec, agent_seed
-from farlight_env.cards.io import card_set_to_dict
-from farlight_env.env.aec import raw_env
-from farlight_env.records.record import build_record
+from farlight_env.platform import Game, GameError, get_game
+from farlight_env.platform.records import build_record, play_env
 
 
 class GameFailure(RuntimeError):
@@ -25,13 +24,15 @@ def _failure(spec: GameSpec, seat: int | None, exc: BaseException) -> GameFailur
 
 
 def play_game(spec: GameSpec) -> dict[str, Any]:
-    """Play one scheduled game through the AEC env; returns its record (JSON-able). An agent
+    """Play one scheduled game of `spec.game` through the env its declaration names (the
+    platform's generic one where it names none); returns its record (JSON-able). An agent
     that raises (or plays an illegal move) ends the game with a GameFailure naming it. The
     labels in `spec.sealed` play from their own processes (agents.sealed); the record then
     says `"sealed": true`, which seats were, and how many decisions of each seat were
     forfeited for going over `spec.move_budget`."""
     building: int | None = None  # the seat whose agent is being made, if any
-    env = raw_env(**spec.config)
+    game = get_game(spec.game)
+    env = play_env(game, spec.config)
     env.reset(seed=spec.seed)
     think = [0.0] * len(spec.lineup)
     cpu = [0.0] * len(spec.lineup)
@@ -46,7 +47,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
 
     try:
         for building, name in enumerate(spec.lineup):  # noqa: B007 - named in a failure
-            seats.append(_make_seat(spec, building, name, env))
+            seats.append(_make_seat(spec, building, name, game, env))
             seats[-1].reset()
         building = None
         play_episode(env, seats, count)
@@ -57,14 +58,13 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         for agent in seats:
             if isinstance(agent, SealedAgent):
                 agent.close()
-    game = env.game
-    assert game is not None and game.is_over
     sealed = [s for s, name in enumerate(spec.lineup) if name in spec.sealed]
     # decisions of each seat played by the fallback for going over the move budget
     forfeits = [getattr(agent, "forfeits", 0) for agent in seats]
-    # the one record format (record.py), card set included when it is not the standard one
+    # the game's record format (Farlight's: record.py, card set included when not standard)
     return build_record(
         game,
+        env,
         spec.lineup,
         spec.seed,
         spec.config,
@@ -74,15 +74,17 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     )
 
 
-def _make_seat(spec: GameSpec, seat: int, name: str, env: raw_env) -> Any:
+def _make_seat(spec: GameSpec, seat: int, name: str, game: Game, env: Any) -> Any:
     """The agent for `seat` under lineup label `name`: made, copied, or sealed."""
     target = spec.aliases.get(name, name)
     kwargs = spec.agent_kwargs.get(name, {})
     if name in spec.sealed:
         if not isinstance(target, str):
             raise ValueError("a sealed agent must be given by name or saved-policy path")
-        cards = card_set_to_dict(env.game.cards)
-        return SealedAgent(target, agent_seed(spec, seat), cards, spec.move_budget, **kwargs)
+        if game.sealed_content is None:
+            raise GameError(f"{game.name} cannot be played sealed")
+        content = game.sealed_content(env)
+        return SealedAgent(target, agent_seed(spec, seat), content, spec.move_budget, **kwargs)
     if isinstance(target, str):
         return make(target, seed=agent_seed(spec, seat), **kwargs)
     return copy.deepcopy(target)

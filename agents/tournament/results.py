@@ -33,10 +33,12 @@ class TournamentResult:
 
     def diagnostics(self) -> dict[str, dict[str, Any]]:
         """Auction diagnostics per agent (agents.tournament.diagnostics), from the records;
-        computed once (it replays every game)."""
+        computed once (it replays every game). Farlight's auction only: a tournament of
+        another game has none (they move to the game's declaration with #50's layout)."""
         if self._diagnostics is None:
             names = list(dict.fromkeys(self.agents))
-            self._diagnostics = agent_diagnostics(self.records, names)
+            farlight = all(r.get("format") == "farlight-record" for r in self.records)
+            self._diagnostics = agent_diagnostics(self.records, names) if farlight else {}
         return self._diagnostics
 
     def diagnostics_table(self) -> str:
@@ -55,7 +57,7 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
     payload = {
         "format": "farlight-tournament",
         "version": 1,
-        "rule_options": records[0]["config"]["rule_options"] if records else None,
+        "rule_options": records[0]["config"].get("rule_options") if records else None,
         "agents": result.agents,
         "num_players": result.num_players,
         "seed": result.seed,
@@ -88,8 +90,8 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
                     r["index"],
                     r["env_seed"],
                     r["game_seed"],
-                    r["rounds"],
-                    r["end_reason"],
+                    r.get("rounds", ""),
+                    r.get("end_reason", ""),
                     " ".join(map(str, r["winners"])),
                 ]
                 + r["players"]

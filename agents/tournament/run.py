@@ -21,6 +21,7 @@ from agents.tournament.backends import Record, run_local, run_ray
 from agents.tournament.ratings import summarise
 from agents.tournament.results import TournamentResult
 from agents.tournament.scheduling import schedule
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 
 def run_tournament(
@@ -37,18 +38,28 @@ def run_tournament(
     out_dir: Path | None = None,
     sealed: bool = False,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> TournamentResult:
     """Schedule, play (locally or on Ray) and summarise a tournament. `games` is rounded up to
     whole duplicate blocks of len(agents) games (3 games with 2 agents play 4). With
     `out_dir`, each game's record is appended to its journal as it ends. With `sealed`, every
     agent plays from its own process and sees only its seat's redacted game (agents.sealed);
     a decision over `move_budget` is forfeited to the lowest-numbered legal action, and each
-    record counts its seats' forfeits."""
+    record counts its seats' forfeits. `game` names the game (the platform's registry)."""
     if move_budget is not None and not sealed:
         raise ValueError("a move budget bounds sealed agents only: give sealed=True")
     budget = (None, None) if move_budget is None else (move_budget.seconds, move_budget.cpu_seconds)
+    get_game(game).check_players(num_players)  # a wrong name or seat count, before anything
     spec = new_spec(
-        list(agents), num_players, games, seed, config or {}, agent_kwargs or {}, sealed, *budget
+        list(agents),
+        num_players,
+        games,
+        seed,
+        config or {},
+        agent_kwargs or {},
+        sealed,
+        *budget,
+        game=game,
     )
     return _play_spec(spec, workers, backend, ray_address, progress, out_dir, resume=False)
 
@@ -92,6 +103,7 @@ def _play_spec(
         spec.agent_kwargs,
         spec.sealed,
         MoveBudget.given(spec.move_seconds, spec.move_cpu_seconds),
+        spec.game,
     )
     records: list[Record] = []
     journal = None

@@ -10,6 +10,7 @@ from typing import Any
 
 from agents.sealed import MoveBudget
 from farlight_env.game.seeds import derive_seed
+from farlight_env.platform import DEFAULT_GAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class GameSpec:
     sealed: tuple[str, ...] = ()
     #: What each decision of a sealed agent may spend (agents.sealed.MoveBudget); None: no budget.
     move_budget: MoveBudget | None = None
+    #: The game played: a name in the platform's registry (farlight_env.platform).
+    game: str = DEFAULT_GAME
 
 
 def game_seed(tournament_seed: int, block: int) -> int:
@@ -47,6 +50,7 @@ def schedule(
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     sealed: bool = False,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> list[GameSpec]:
     """Games in blocks of len(agents) rotations sharing one seed (duplicate format).
 
@@ -75,6 +79,7 @@ def schedule(
                     agent_kwargs=dict(agent_kwargs or {}),
                     sealed=tuple(dict.fromkeys(agents)) if sealed else (),
                     move_budget=move_budget if sealed else None,
+                    game=game,
                 )
             )
     return specs

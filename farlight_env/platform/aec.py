@@ -18,7 +18,9 @@ from farlight_env.platform.registry import get_game
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
     """The game `game` (a name or a declaration) for `num_players` seats; other keywords are
-    the game's options, checked by its declaration before anything is built."""
+    the game's options, checked by its declaration before anything is built.
+    `illegal_action="raise"` raises IllegalMove instead of ending the game (debugging, and
+    tournaments, which name the faulty agent)."""
 
     metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
 
@@ -27,9 +29,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         game: str | Game,
         num_players: int | None = None,
         render_mode: str | None = None,
+        illegal_action: str = "terminate",
         **options: Any,
     ) -> None:
         super().__init__()
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
+            )
+        self.illegal_action_mode = illegal_action
         self.declaration = get_game(game) if isinstance(game, str) else game
         players = self.declaration.min_players if num_players is None else num_players
         self.num_players = self.declaration.check_players(players)
@@ -50,6 +58,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             }
         )
         self.state: State | None = None
+        #: The seed the current game was dealt from (drawn from reset's seed).
+        self.game_seed: int | None = None
         self._seed_rng = np.random.default_rng()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -61,8 +71,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        game_seed = int(self._seed_rng.integers(2**63))
-        self.state = self.declaration.new_state(self.num_players, game_seed, self.options)
+        self.game_seed = int(self._seed_rng.integers(2**63))
+        self.state = self.declaration.new_state(self.num_players, self.game_seed, self.options)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -99,6 +109,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         try:
             state.apply_action(int(action))
         except (IllegalMove, TypeError, ValueError):
+            if self.illegal_action_mode == "raise":
+                raise
             self.illegal_action = self.agent_name_mapping[agent]
             self._end({a: (-1.0 if a == agent else 0.0) for a in self.agents})
             return

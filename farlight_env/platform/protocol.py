@@ -105,8 +105,19 @@ class Game:
     observation_size: Callable[[int, Mapping[str, Any]], int]
     #: The kinds of decision the game asks for (sub-games pick among them).
     decision_kinds: tuple[str, ...] = ()
-    #: The PettingZoo env of the game, when it has its own (else the platform's generic one).
+    #: The env platform code plays games through (tournaments, evaluations), when the game has
+    #: its own: keywords num_players and the options; `reset(seed)`, PettingZoo's AEC loop,
+    #: `observe_for`, `player_view`, raising on an illegal action. None: the generic env
+    #: (`platform.aec.raw_env`).
     make_env: Callable[..., Any] | None = field(default=None, compare=False)
+    #: A game's own record of a game played through `make_env`'s env, and its check, when it
+    #: has its own format (`record_format`); None: the generic record (`platform.records`).
+    build_record: Callable[..., dict[str, Any]] | None = field(default=None, compare=False)
+    verify_record: Callable[[Mapping[str, Any]], Any] | None = field(default=None, compare=False)
+    record_format: str = "platform-record"
+    #: The content a sealed agent's process needs beside its seat's view (Farlight: its card
+    #: set), from the env; None: the game cannot be played sealed.
+    sealed_content: Callable[[Any], Any] | None = field(default=None, compare=False)
 
     def option(self, name: str) -> Option:
         for option in self.options:
