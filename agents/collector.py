@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 #: CPython's own threshold for collecting the youngest generation.
 CPYTHON_DEFAULT = 700
-#: Net allocations between young collections in a long run (docs/performance.md).
+#: Net allocations between young collections in a long run (docs/performance-history.md,
+#: "Fewer garbage collections during training").
 LONG_RUN_THRESHOLD = 20_000
 
 

@@ -205,3 +205,13 @@ def test_ci_runs_the_readmes_test_command_and_the_readme_says_what_else() -> Non
     checks = ("REQUIRE_BROWSER=1", "ruff check .", "ruff format --check .")
     for check in checks:
         assert check in ci and check in said, check
+
+
+def test_the_performance_page_is_a_reference_and_links_its_history() -> None:
+    """docs/performance.md answers "how fast is it, and what should I pick" in a page one reads
+    (it had grown to an 84 kB notebook of dated sections); those sections live in
+    docs/performance-history.md, which it links."""
+    page = DOCS / "performance.md"
+    assert page.stat().st_size <= 15_360, f"{page.stat().st_size} bytes"
+    assert "](performance-history.md" in page.read_text()
+    assert (DOCS / "performance-history.md").is_file()

@@ -96,11 +96,12 @@ class PPOConfig(SubGameOptions, GameOptions):
     deal_key: int | None = opt(None, "secret mixed into every training game's seed", flag=False)
     reward_mode: RewardMode = opt("win", "reward at the end of a game")
     # ---- environments
-    # 16 games in this process: one forward pass steps them all (docs/performance.md, "The learner")
+    # 16 games in this process: one forward pass steps them all (docs/performance-history.md,
+    # "The learner")
     n_envs: int = opt(16, "parallel environments")
     vec_env: VecEnv = opt("dummy", "all environments in this process, or one process each")
     # ---- PPO: rollouts of 1,024 steps in all, 4 passes in minibatches of 256 (fewer updates
-    # per step learn less per step: docs/performance.md, "The learner")
+    # per step learn less per step: docs/performance-history.md, "The learner")
     n_steps: int = opt(
         0, f"steps per environment per rollout; 0: {ROLLOUT_STEPS:,} in all (divided by --n-envs)"
     )
@@ -110,7 +111,7 @@ class PPOConfig(SubGameOptions, GameOptions):
     n_epochs: int = opt(4, "passes over each rollout")
     # runs of steps of one game share ship grids, which the network computes once per
     # minibatch: ~1.3x learner steps per CPU-second, but over 4 seeds runs of 64 learnt less
-    # per step than the old setup (docs/performance.md, "Minibatches of runs of one game")
+    # per step than the old setup (docs/performance-history.md, "Minibatches of runs of one game")
     minibatch_chunk: int = opt(
         1,
         "minibatches are shuffled runs of this many consecutive steps of one game, which share "
