@@ -173,6 +173,19 @@ def test_no_layer_imports_a_layer_above_it() -> None:
     assert _upward_imports(ENV_LAYERS, env_root, "farlight_env") == []
 
 
+def test_the_platform_imports_no_game() -> None:
+    """#50: farlight_env/platform (the protocol, the registry, the generic env and records)
+    names its built-in games by string only, so it serves any game without importing one."""
+    folder = Path(farlight_env.__file__).parent / "platform"
+    found = [
+        f"{path.name} imports {module}"
+        for path in sorted(folder.rglob("*.py"))
+        for module in _imported_modules(path)
+        if module.startswith("farlight_env") and not module.startswith("farlight_env.platform")
+    ]
+    assert found == []
+
+
 def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     """The check above is not vacuous: an import of an upper layer, even inside a function,
     is found."""
