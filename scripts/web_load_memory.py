@@ -13,6 +13,11 @@ waits as told. Every loop is bounded and stops by itself. The server's RSS (VmRS
 /proc) is sampled every few seconds; the script prints it per minute, the requests made,
 the peak of each half, and the last half's trend (level when below --level MiB a minute).
 `--out FILE` keeps the samples; `--report FILE` prints a kept run's report again.
+
+The listings' index keeps one summary per file for at most 2,000 files of --data
+(farlight_web.library.MAX_FILES), so a server whose folder is still filling grows until it
+holds 2,000 (about 12 minutes of this load); `--prefill 2000` starts from a folder already at
+that bound (copies of one short record), which is where a server that has run a while stands.
 """
 
 from __future__ import annotations
@@ -170,6 +175,25 @@ def long_record(path: Path) -> None:
 RSS_FIELDS = ("VmRSS", "RssAnon", "RssFile", "Threads")
 
 
+def prefill(folder: Path, count: int) -> None:
+    """`count` records in `folder`: copies of one short game's (2 players, 2 rounds)."""
+    if count <= 0:
+        return
+    from farlight_env.game import FarlightGame
+    from farlight_env.records.record import build_record, save_record
+
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {"num_players": 2, "max_rounds": 2}
+    game = FarlightGame(seed=2, **config)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    first = folder / "prefill-00000.json"
+    save_record(build_record(game, ["random"] * 2, 2, config), first)
+    text = first.read_bytes()
+    for k in range(1, count):
+        (folder / f"prefill-{k:05d}.json").write_bytes(text)
+
+
 def rss(pid: int) -> tuple[int, ...]:
     """The RSS_FIELDS of a process: sizes in bytes, the thread count as it is."""
     found = {}
@@ -188,6 +212,9 @@ def main() -> int:
     parser.add_argument(
         "--level", type=float, default=1.0, help="a trend below this many MiB a minute is level"
     )
+    parser.add_argument(
+        "--prefill", type=int, default=0, help="start with this many records in --data/games"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the samples here (JSON)")
     parser.add_argument(
         "--report", type=Path, default=None, help="only print the report of a run saved by --out"
@@ -198,6 +225,7 @@ def main() -> int:
     data = Path(tempfile.mkdtemp(prefix="farlight-load-")) / "data"
     data.mkdir(parents=True)
     long_record(data / "long.json")
+    prefill(data / "games", args.prefill)
     server = subprocess.Popen(
         [sys.executable, "-m", "farlight_cli", "serve", "--port", "0", "--data", str(data)]
         + ["--trusted-proxy", "127.0.0.1"],

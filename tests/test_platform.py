@@ -175,3 +175,20 @@ def test_a_tournament_of_the_throw_away_game_plays_journals_resumes_and_rates(tm
     assert again.records == result.records
     files = write_results(result, tmp_path / "files")
     assert files["games"].read_text().count("\n") == 7
+
+
+def test_an_installed_package_declares_a_game_through_the_entry_point(tmp_path, monkeypatch):
+    """A distribution on the path whose entry point `farlight_env.games` names a declaration
+    makes the game known by name, imported only when asked for; a wrong target is one line."""
+    info = tmp_path / "duel_game-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duel-game\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[farlight_env.games]\nduel = tests.toy_game:DUEL\nbroken = tests.toy_game:NOPE\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    unregister("duel")
+    assert "duel" in game_names() and "broken" in game_names()
+    assert get_game("duel") is DUEL
+    with pytest.raises(GameError, match=r"game 'broken' \(tests.toy_game:NOPE\) cannot be loaded"):
+        get_game("broken")
