@@ -28,7 +28,9 @@ from farlight_env.game.config import (
 )
 from farlight_env.game.facts import MAX_GRID_SIZE, MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.game import FarlightGame
+from farlight_env.game.hidden import PlayerView
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions
+from farlight_env.game.state import GameState
 
 __all__ = [
     "GAME_OPTIONS",
@@ -45,10 +47,12 @@ __all__ = [
     "EndReason",
     "FarlightGame",
     "GameConfig",
+    "GameState",
     "IllegalActionError",
     "Install",
     "PassMission",
     "Phase",
+    "PlayerView",
     "RefitRemove",
     "RefitStop",
     "RuleOptionError",
