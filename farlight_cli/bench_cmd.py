@@ -11,7 +11,7 @@ import argparse
 import importlib.util
 import time
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import needs_extra
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.tools import bench
@@ -48,12 +48,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip PettingZoo's Connect Four reference (it needs pygame)",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.player_list,
-        default=[2, 3, 4, 5],
-        metavar="N[,N...]",
-        help=f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS}",
+    flags.player_counts(
+        p, [2, 3, 4, 5], f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS}"
     )
     budget = p.add_mutually_exclusive_group()
     budget.add_argument(
@@ -63,18 +59,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="time budget per measurement (player count, or Connect Four), whole games only; "
         f"the env measurements take turns in {bench.SLICE_SECONDS:g} s slices",
     )
-    budget.add_argument(
-        "--games",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="play exactly this many games per measurement (default: use --seconds)",
+    flags.games(
+        budget, None, "play exactly this many games per measurement (default: use --seconds)"
     )
-    p.add_argument(
-        "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="first game seed"
-    )
+    flags.seed(p, "first game seed")
     game_flags.add_game_config_arguments(p)
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    flags.no_progress(p, "no progress bars")
     p.set_defaults(func=run, parser=p)
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
@@ -55,17 +55,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         "$MINARI_DATASETS_PATH, else ~/.minari/datasets; an interrupted run writes nothing. "
         "Needs the interop extra (minari).",
     )
-    p.add_argument(
-        "--agents",
-        type=argtypes.agent_list,
-        default=["heuristic", "heuristic"],
-        metavar="A,B[,...]",
-        help=f"one agent per seat ({MIN_PLAYERS}..{MAX_PLAYERS}): names or saved-policy paths "
-        f"(*.pt); {argtypes.train_extra_text()}",
+    flags.agents(
+        p,
+        ["heuristic", "heuristic"],
+        f"one agent per seat ({MIN_PLAYERS}..{MAX_PLAYERS}): names or saved-policy paths (*.pt)",
     )
-    p.add_argument(
-        "--games", type=argtypes.positive_int, default=100, metavar="N", help="games to play"
-    )
+    flags.games(p, 100, "games to play")
     p.add_argument(
         "--out",
         type=dataset_id,
@@ -74,13 +69,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="Minari dataset id, (namespace/)name-vN, e.g. farlight/heuristic-v0 (required, no "
         "default)",
     )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
-        default=0,
-        metavar="N",
-        help="dataset seed: game g is seeded from (seed, g), its agents from the game's seed",
-    )
+    flags.seed(p, "dataset seed: game g is seeded from (seed, g), its agents from the game's seed")
     p.add_argument(
         "--record-seat",
         type=seat_list,
@@ -88,12 +77,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="S[,S...]",
         help="seats whose episodes are written (default: every seat)",
     )
-    p.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)",
+    flags.folder(
+        p, "--root", "datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)"
     )
     p.add_argument(
         "--format",
@@ -103,7 +88,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "17-19 kB for hdf5 and arrow)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    flags.no_progress(p)
     p.set_defaults(func=run, parser=p)
 
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 
 #: The repository root of this source tree, where mkdocs.yml sits.
@@ -35,16 +35,10 @@ def add(sub: argparse._SubParsersAction) -> None:
         "as errors (mkdocs build --strict, as the tests do). Needs a clone of the repository "
         "and the dev extra.",
     )
-    p.add_argument("--host", default="127.0.0.1", metavar="ADDR", help="address to serve on")
-    p.add_argument(
-        "--port", type=argtypes.tcp_port, default=DEFAULT_PORT, metavar="N", help="TCP port"
-    )
-    p.add_argument(
-        "--build",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="build the site into DIR, warnings counted as errors (default: serve it)",
+    flags.host(p, "address to serve on")
+    flags.port(p, DEFAULT_PORT)
+    flags.folder(
+        p, "--build", "build the site into DIR, warnings counted as errors (default: serve it)"
     )
     p.set_defaults(func=run, parser=p)
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.fit import check_fit
-from farlight_cli import argtypes, board, game_flags
+from farlight_cli import argtypes, board, flags, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
@@ -48,27 +48,23 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--seat", type=argtypes.non_negative_int, default=0, metavar="N", help="your seat"
     )
-    p.add_argument(
-        "--opponents",
-        type=argtypes.agent_list,
-        default=["heuristic"],
-        metavar="A,B[,...]",
-        help="agents for the other seats in seat order; one name fills them all: "
-        f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (default: heuristic)",
+    flags.agents(
+        p,
+        ["heuristic"],
+        "agents for the other seats in seat order; one name fills them all: "
+        f"{argtypes.agent_names_text()}",
+        flag="--opponents",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help=f"seats in the game, {MIN_PLAYERS}..{MAX_PLAYERS} (default: 1 + number of opponents)",
+    flags.players(
+        p,
+        None,
+        f"seats in the game, {MIN_PLAYERS}..{MAX_PLAYERS} (default: 1 + number of opponents)",
+        checked_later=True,
     )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
+    flags.seed(
+        p,
+        "game seed (default: a secret one of 128 bits from the OS, shown when the game ends)",
         default=None,
-        metavar="N",
-        help="game seed (default: a secret one of 128 bits from the OS, shown when the game ends)",
     )
     p.add_argument(
         "--record",
@@ -79,13 +75,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "given --seed, else farlight-game-<time>-<tag>.json)",
     )
     game_flags.add_game_config_arguments(p)
-    p.add_argument(
-        "--ismcts-iterations",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="search iterations per ismcts decision (default: the agent's, 60)",
-    )
+    flags.ismcts_iterations(p)
     p.set_defaults(func=run, parser=p)
 
 
@@ -108,9 +98,8 @@ def run(args: argparse.Namespace) -> int:
     path = args.record if args.record is not None else Path.cwd() / default_record_name(args.seed)
     lineup = list(opponents)
     lineup.insert(args.seat, HUMAN)
-    kwargs: dict[str, Any] = {}
-    if args.ismcts_iterations is not None:
-        kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
+    ismcts = flags.ismcts_options(args)
+    kwargs: dict[str, Any] = {"ismcts": ismcts} if ismcts else {}
     argtypes.check_agents(opponents)
     config = game_flags.game_config(args)
     check_fit(opponents, players, config)  # ppo at --grid-size 7: before the first move

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import flags, game_flags
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -15,29 +15,15 @@ def add(sub: argparse._SubParsersAction) -> None:
         description="Play games with uniformly random legal actions in every seat and print "
         "statistics: rounds, end reasons, scores, actions per game.",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.player_list,
-        default=[4],
-        metavar="N[,N...]",
-        help=f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}; a comma list gives one row each",
+    flags.player_counts(
+        p,
+        [4],
+        f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}; a comma list gives one row each",
     )
-    p.add_argument(
-        "--games",
-        type=argtypes.positive_int,
-        default=50,
-        metavar="N",
-        help="games per player count",
-    )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
-        default=0,
-        metavar="N",
-        help="seed of the first game; game i uses seed + i",
-    )
+    flags.games(p, 50, "games per player count")
+    flags.seed(p, "seed of the first game; game i uses seed + i")
     game_flags.add_game_config_arguments(p)
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    flags.no_progress(p)
     p.set_defaults(func=run, parser=p)
 
 

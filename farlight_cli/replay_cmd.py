@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
@@ -53,13 +53,11 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="wait for Enter between decisions (b + Enter: show the board, q: stop)",
     )
-    p.add_argument(
+    flags.folder(
+        p,
         "--frames",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write render_rgb frames as PNG files into DIR (drawn from the viewer's seat; "
-        "a spectator's picture for 'all'; default: no frames)",
+        "write render_rgb frames as PNG files into DIR (drawn from the viewer's seat; a "
+        "spectator's picture for 'all'; default: no frames)",
     )
     p.add_argument(
         "--every",
@@ -68,7 +66,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="K",
         help="with --frames: a frame every K actions (plus the start and the end)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar for frames")
+    flags.no_progress(p, "no progress bar for frames")
     p.set_defaults(func=run, parser=p)
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
 from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
@@ -67,8 +67,8 @@ def _add_run_flags(
     runner: Callable[[argparse.Namespace], int],
     resume: str,
 ) -> None:
-    parser.add_argument("--resume", action="store_true", help=resume)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    flags.rerun(parser, resume)
+    flags.no_progress(parser)
     default_run_dir = _default_run_dir(config)
     parser.set_defaults(
         func=_refusing_a_file_as_run_dir(runner, default_run_dir), default_run_dir=default_run_dir
