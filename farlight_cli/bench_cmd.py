@@ -22,14 +22,15 @@ SEARCH_POSITIONS = 12
 TRAIN_STEPS = 1024
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "bench",
-        help="measure engine and env speed (vs Connect Four)",
-        description="Benchmark the rules engine (legal_actions + apply per action) and the "
-        "wrapped PettingZoo env (observation and mask every step), with PettingZoo's Connect "
-        "Four measured in the same run as a yardstick; prints steps/s, games/s and the ratio.",
-    )
+HELP = "measure engine and env speed (vs Connect Four)"
+DESCRIPTION = """\
+Benchmark the rules engine (legal_actions + apply per action) and the wrapped PettingZoo env
+(observation and mask every step), with PettingZoo's Connect Four measured in the same run as a
+yardstick; prints steps/s, games/s and the ratio.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--engine-only",
@@ -65,7 +66,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     flags.seed(p, "first game seed")
     game_flags.add_game_config_arguments(p)
     flags.no_progress(p, "no progress bars")
-    p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:

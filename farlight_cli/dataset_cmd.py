@@ -37,24 +37,22 @@ def seat_list(text: str) -> list[int]:
     return sorted(set(seats))
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "dataset",
-        help="record games of chosen agents as a Minari dataset (offline RL, imitation)",
-        description="Play games between agents and write a Minari dataset "
-        "(minari.load_dataset(ID)). Seat i is played by the i-th agent of --agents, so the "
-        "game has as many seats as agents (2..5). Each game gives one episode per recorded "
-        "seat (every seat unless --record-seat): that seat's single-learner view, as "
-        "farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its "
-        "decisions and at the end (its own view only), each one's action mask in "
-        "the episode's infos (key action_mask), its actions, and the env's reward (0 until "
-        "the game ends, then "
-        "the final reward). The dataset's env_spec rebuilds that env against the same agents "
-        "(dataset.recover_environment()); the episode's seed is the game's seed, so games "
-        "replay (docs/interop/minari.md). Datasets go to --root, else "
-        "$MINARI_DATASETS_PATH, else ~/.minari/datasets; an interrupted run writes nothing. "
-        "Needs the interop extra (minari).",
-    )
+HELP = "record games of chosen agents as a Minari dataset (offline RL, imitation)"
+DESCRIPTION = """\
+Play games between agents and write a Minari dataset (minari.load_dataset(ID)). Seat i is played
+by the i-th agent of --agents, so the game has as many seats as agents (2..5). Each game gives
+one episode per recorded seat (every seat unless --record-seat): that seat's single-learner
+view, as farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its
+decisions and at the end (its own view only), each one's action mask in the episode's infos (key
+action_mask), its actions, and the env's reward (0 until the game ends, then the final reward).
+The dataset's env_spec rebuilds that env against the same agents
+(dataset.recover_environment()); the episode's seed is the game's seed, so games replay
+(docs/interop/minari.md). Datasets go to --root, else $MINARI_DATASETS_PATH, else
+~/.minari/datasets; an interrupted run writes nothing. Needs the interop extra (minari).
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     flags.agents(
         p,
         ["heuristic", "heuristic"],
@@ -89,7 +87,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
     flags.no_progress(p)
-    p.set_defaults(func=run, parser=p)
 
 
 def _check(args: argparse.Namespace) -> Path:

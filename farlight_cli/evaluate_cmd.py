@@ -44,12 +44,10 @@ decision, and one over budget is forfeited to the lowest-numbered legal action.
 """
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "evaluate",
-        help="benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)",
-        description=DESCRIPTION,
-    )
+HELP = "benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)"
+
+
+def add(p: argparse.ArgumentParser) -> None:
     flags.policy(p, f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (torch)")
     flags.folder(
         p,
@@ -105,7 +103,6 @@ def add(sub: argparse._SubParsersAction) -> None:
         "ends, so --resume DIR finishes a killed run (default: print the table only)",
     )
     flags.no_progress(p)
-    p.set_defaults(func=run, parser=p)
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.

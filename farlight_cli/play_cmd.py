@@ -29,22 +29,22 @@ from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.seeds import derive_seed, is_wide, secure_seed
 
 HUMAN = "human"
-HELP = "Enter: board again · b: full board · /text: find options · q: quit"
+KEYS_HELP = "Enter: board again · b: full board · /text: find options · q: quit"
 BID_HELP = "type a target letter and a tile, e.g. c3 (c3+ puts a crew on it)"
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "play",
-        help="play a game in the terminal against bots",
-        description="You sit at --seat; the --opponents fill the other seats in order. At each "
-        "of your decisions the board is shown as your seat sees it. A bid is a target letter "
-        "and a tile: c3 puts tile 3 on target c, c3+ puts a crew on it too; letters stay the "
-        "same while bidding lasts. Other decisions are numbered: type a number. b shows the "
-        "full board, Enter the compact one, /text finds options, q asks before leaving. The "
-        "game record is saved at the end, on quit and on Ctrl-C, and can be replayed with "
-        "`farlight replay`.",
-    )
+HELP = "play a game in the terminal against bots"
+DESCRIPTION = """\
+You sit at --seat; the --opponents fill the other seats in order. At each of your decisions the
+board is shown as your seat sees it. A bid is a target letter and a tile: c3 puts tile 3 on
+target c, c3+ puts a crew on it too; letters stay the same while bidding lasts. Other decisions
+are numbered: type a number. b shows the full board, Enter the compact one, /text finds options,
+q asks before leaving. The game record is saved at the end, on quit and on Ctrl-C, and can be
+replayed with `farlight replay`.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seat", type=argtypes.non_negative_int, default=0, metavar="N", help="your seat"
     )
@@ -76,7 +76,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     game_flags.add_game_config_arguments(p)
     flags.ismcts_iterations(p)
-    p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,7 +188,7 @@ class Session:
         changed = self.game.config.rule_options.changed()
         if changed:
             say("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
-        say(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
+        say(f"You are P{self.seat}. At each of your decisions:\n  {KEYS_HELP}")
         say(f"\n── round {self.game.round} ──")
         status = 0
         ended = "finished"
@@ -279,7 +278,7 @@ class Session:
                     raise Quit("you quit")
                 continue
             if lowered == "?":
-                say(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {HELP}")
+                say(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {KEYS_HELP}")
                 continue
             if lowered == "b":
                 print(picture(self.game, self.seat), end="")
@@ -369,7 +368,7 @@ class Session:
         lines = [""] + board.compact_board(game, self.seat)
         if game.phase is Phase.BIDDING:
             lines.append(f"Your bid, P{self.seat}: {BID_HELP}")
-            lines.append(f"  ({HELP})")
+            lines.append(f"  ({KEYS_HELP})")
             return [board.clip(line, board.WIDTH) for line in lines]
         selected = game.selected_part() if game.current_player == self.seat else None
         title = [f"Your decision ({game.phase.value}):"]
@@ -397,7 +396,7 @@ class Session:
             left = []
         lines += board.beside(left, right) if left else right
         lines += legend
-        lines.append(f"  ({HELP})")
+        lines.append(f"  ({KEYS_HELP})")
         return [board.clip(line, board.WIDTH) for line in lines]
 
     def filter(self, options: list[Option], text: str) -> None:

@@ -7,14 +7,14 @@ import argparse
 from farlight_cli import flags, game_flags
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
+HELP = "play random games and print statistics"
+DESCRIPTION = """\
+Play games with uniformly random legal actions in every seat and print statistics: rounds, end
+reasons, scores, actions per game.
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "random",
-        help="play random games and print statistics",
-        description="Play games with uniformly random legal actions in every seat and print "
-        "statistics: rounds, end reasons, scores, actions per game.",
-    )
+
+def add(p: argparse.ArgumentParser) -> None:
     flags.player_counts(
         p,
         [4],
@@ -24,7 +24,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     flags.seed(p, "seed of the first game; game i uses seed + i")
     game_flags.add_game_config_arguments(p)
     flags.no_progress(p)
-    p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,15 +23,15 @@ def viewer_arg(text: str) -> Viewer:
         raise argparse.ArgumentTypeError(f"expected a seat number or 'all', got {text!r}") from exc
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "replay",
-        help="step through a recorded game (from play or a tournament)",
-        description="Replay a game record (farlight play's file, or one game of a tournament's "
-        "results.json with --game): prints every decision and the board at each round start "
-        "and at the end, as one seat (or a spectator, or everyone) could see it; can write "
-        "PNG frames.",
-    )
+HELP = "step through a recorded game (from play or a tournament)"
+DESCRIPTION = """\
+Replay a game record (farlight play's file, or one game of a tournament's results.json with
+--game): prints every decision and the board at each round start and at the end, as one seat (or
+a spectator, or everyone) could see it; can write PNG frames.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help="a game record or results.json")
     p.add_argument(
         "--game",
@@ -67,7 +67,6 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="with --frames: a frame every K actions (plus the start and the end)",
     )
     flags.no_progress(p, "no progress bar for frames")
-    p.set_defaults(func=run, parser=p)
 
 
 def _error(message: str) -> int:

@@ -24,16 +24,16 @@ from farlight_cli.errors import InputError
 from farlight_web import limits as web_limits
 from farlight_web.clients import parse_address
 
+HELP = "serve the web front end: play against agents, replays, leaderboard"
+DESCRIPTION = """\
+Start a small web server (Starlette + uvicorn, the `web` extra) and open the printed address in
+a browser: play against agents, replay records and tournament games, and see tournaments and
+evaluation scorecards found in --data. Games played in the browser are saved as records in
+DATA/games and resume after a restart.
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="serve the web front end: play against agents, replays, leaderboard",
-        description="Start a small web server (Starlette + uvicorn, the `web` extra) and open "
-        "the printed address in a browser: play against agents, replay records and tournament "
-        "games, and see tournaments and evaluation scorecards found in --data. Games played in "
-        "the browser are saved as records in DATA/games and resume after a restart.",
-    )
+
+def add(p: argparse.ArgumentParser) -> None:
     flags.host(p, "address to listen on; anything but localhost exposes the server to the network")
     p.add_argument(
         "--allow-host",
@@ -96,7 +96,6 @@ def add(sub: argparse._SubParsersAction) -> None:
         "open",
         burst=replays_burst,
     )
-    p.set_defaults(func=run, parser=p)
 
 
 def _per_minute(

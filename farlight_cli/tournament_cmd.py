@@ -12,18 +12,17 @@ from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
+HELP = "play agents against each other and print win rates and ratings"
+DESCRIPTION = f"""\
+Seat-rotated games between agents (blocks of rotations share a deal). Prints games, wins, win
+rate with a 95% interval, mean score and an OpenSkill rating per agent; with --out writes
+results.json (every game's record, replayable with farlight replay, and the auction
+diagnostics), games.csv, summary.csv and two plots. Agents: {argtypes.agent_names_text()};
+{argtypes.train_extra_text()} (torch).
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "tournament",
-        help="play agents against each other and print win rates and ratings",
-        description="Seat-rotated games between agents (blocks of rotations share a deal). "
-        "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
-        "rating per agent; with --out writes results.json (every game's record, replayable "
-        "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
-        f"plots. Agents: {argtypes.agent_names_text()}; {argtypes.train_extra_text()} "
-        "(torch).",
-    )
+
+def add(p: argparse.ArgumentParser) -> None:
     flags.agents(p, ["random", "heuristic"], "agents to play: names or saved-policy paths (*.pt)")
     flags.players(p, 2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
     flags.games(p, 20, "games (rounded up to a multiple of the number of agents)")
@@ -72,7 +71,6 @@ def add(sub: argparse._SubParsersAction) -> None:
     )
     flags.move_budget_flags(p, "an agent", "with --sealed")
     flags.no_progress(p)
-    p.set_defaults(func=run, parser=p)
 
 
 #: Options --resume takes from the stored tournament (giving them too is refused).
