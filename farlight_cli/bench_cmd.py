@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import time
+from typing import Any
 
 from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import needs_extra
@@ -87,19 +88,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _measured(args: argparse.Namespace) -> dict[str, Any]:
+    """What both suites take from the flags: a game count or a time budget, the seed, the
+    progress bars and the game, read in one place so the two measure alike."""
+    return {
+        "seconds": None if args.games is not None else args.seconds,
+        "games": args.games,
+        "seed": args.seed,
+        "progress": not args.no_progress,
+        "config": game_flags.game_config(args),
+    }
+
+
+def _turns(args: argparse.Namespace) -> str:
+    """', in 0.5 s slices taken in turn' (bench.SLICE_SECONDS) under a time budget; nothing
+    for a game count."""
+    return "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
+
+
 def _run_engine(args: argparse.Namespace, budget: str) -> None:
-    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
     print(
-        f"engine benchmark: random legal play, {budget} per player count{turns}, seed {args.seed}"
+        f"engine benchmark: random legal play, {budget} per player count{_turns(args)}, "
+        f"seed {args.seed}"
     )
-    results = bench.bench_engine_suite(
-        args.players,
-        seconds=None if args.games is not None else args.seconds,
-        games=args.games,
-        seed=args.seed,
-        progress=not args.no_progress,
-        config=game_flags.game_config(args),
-    )
+    results = bench.bench_engine_suite(args.players, **_measured(args))
     print(bench.format_results(results))
     print()
     for r in results:
@@ -127,21 +139,12 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
     if missing is not None:
         print(missing)
         with_c4 = False
-    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
     versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
     print(
         f"env benchmark: random masked play through {bench.FARLIGHT}.env(){versus}, observation "
-        f"and action mask every step\n{budget} per measurement{turns}, seed {args.seed}"
+        f"and action mask every step\n{budget} per measurement{_turns(args)}, seed {args.seed}"
     )
-    suite = bench.bench_env_suite(
-        args.players,
-        seconds=None if args.games is not None else args.seconds,
-        games=args.games,
-        seed=args.seed,
-        connect_four=with_c4,
-        progress=not args.no_progress,
-        config=game_flags.game_config(args),
-    )
+    suite = bench.bench_env_suite(args.players, connect_four=with_c4, **_measured(args))
     if suite.note:
         print(suite.note)
     print(bench.format_env_results(suite))
