@@ -13,6 +13,7 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from farlight_cli import argtypes, flags
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
@@ -113,18 +114,28 @@ def trained_text(steps: int, before: int | None) -> str:
     return f"trained {steps} steps"
 
 
+def _run_options(args: argparse.Namespace, config: type) -> dict[str, Any]:
+    """What every training script takes from the command line besides its config: --resume,
+    --no-progress, and which options were given (a resumed run may change only some)."""
+    given = sorted(given_options(args, config))
+    return {"resume": args.resume, "progress": not args.no_progress, "given": given}
+
+
+def _trained(
+    args: argparse.Namespace, config: type, train: Callable[..., Any]
+) -> tuple[Any, Any, int | None]:
+    """An SB3 script's run: its config, the trained model and the steps it resumed from (to
+    tell a resume that trained nothing); ValueError when it cannot start as asked."""
+    run_config = config_from_args(args, config)
+    before = checkpoint_steps(args, run_config.run_dir)
+    return run_config, train(run_config, **_run_options(args, config)), before
+
+
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
     try:
-        config = config_from_args(args, PPOConfig)
-        before = checkpoint_steps(args, config.run_dir)
-        model = train_ppo.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=given_options(args, PPOConfig),
-        )
+        config, model, before = _trained(args, PPOConfig, train_ppo.train)
     except ValueError as exc:  # RunError included: a run that cannot start as asked
         return report("farlight train ppo", exc)
     policy = Path(config.run_dir) / "policy.pt"
@@ -136,14 +147,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
     from training import self_play
 
     try:
-        config = config_from_args(args, SelfPlayConfig)
-        before = checkpoint_steps(args, config.run_dir)
-        model = self_play.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=sorted(given_options(args, SelfPlayConfig)),
-        )
+        config, model, before = _trained(args, SelfPlayConfig, self_play.train)
     except ValueError as exc:
         return report("farlight train self-play", exc)
     run_dir = Path(config.run_dir)
@@ -169,12 +173,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
     from training import rllib_self_play
 
     try:
-        state = rllib_self_play.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=given_options(args, RLlibConfig),
-        )
+        state = rllib_self_play.train(config, **_run_options(args, RLlibConfig))
     except ValueError as exc:
         return report(command, exc)
     print(
