@@ -1,10 +1,11 @@
-"""Argument types and option groups every `farlight` subcommand shares.
+"""Argument types every `farlight` subcommand shares, and the checks of what they name.
 
 An argparse type turns one command-line string into a value or raises ArgumentTypeError with
 a message that says what a right value looks like; argparse then prints it as
 ``farlight CMD: error: argument --flag: ...`` and exits with status 2.
 
-The flags of the game options themselves are built from GameConfig in game_flags.py.
+The shared flags that parse with them are declared in flags.py; the flags of the game options
+themselves are built from GameConfig in game_flags.py.
 """
 
 from __future__ import annotations
@@ -251,37 +252,3 @@ def check_record_path(flag: str, path: Path) -> None:
         _probe(folder)
     except OSError as exc:
         raise InputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
-
-
-def add_move_budget_flags(parser: argparse.ArgumentParser, player: str, when: str) -> None:
-    """--move-seconds and --move-cpu-seconds, one wording for every command that plays sealed:
-    `player` names whose decisions are bounded, `when` the play they bound."""
-    parser.add_argument(
-        "--move-seconds",
-        type=positive_float,
-        default=None,
-        metavar="S",
-        help=f"{when}: wall seconds {player}'s decision may take, measured by this process; a "
-        "slower "
-        "one is forfeited to the lowest-numbered legal action and counted (default: no budget)",
-    )
-    parser.add_argument(
-        "--move-cpu-seconds",
-        type=positive_float,
-        default=None,
-        metavar="S",
-        help=f"{when}: CPU seconds per decision of {player}'s process and its descendants, "
-        "read from /proc; more is forfeited likewise (default: no budget)",
-    )
-
-
-def move_budget(args: argparse.Namespace, sealed: bool, needs: str) -> Any:
-    """The MoveBudget the two flags give (None if neither); a budget without sealed play is
-    refused, naming what it `needs`."""
-    from agents.sealed import MoveBudget
-    from farlight_cli.errors import InputError
-
-    budget = MoveBudget.given(args.move_seconds, args.move_cpu_seconds)
-    if budget is not None and not sealed:
-        raise InputError(f"--move-seconds and --move-cpu-seconds need {needs}")
-    return budget

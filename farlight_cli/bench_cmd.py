@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import time
+from typing import Any
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import needs_extra
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.tools import bench
@@ -22,14 +23,15 @@ SEARCH_POSITIONS = 12
 TRAIN_STEPS = 1024
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "bench",
-        help="measure engine and env speed (vs Connect Four)",
-        description="Benchmark the rules engine (legal_actions + apply per action) and the "
-        "wrapped PettingZoo env (observation and mask every step), with PettingZoo's Connect "
-        "Four measured in the same run as a yardstick; prints steps/s, games/s and the ratio.",
-    )
+HELP = "measure engine and env speed (vs Connect Four)"
+DESCRIPTION = """\
+Benchmark the rules engine (legal_actions + apply per action) and the wrapped PettingZoo env
+(observation and mask every step), with PettingZoo's Connect Four measured in the same run as a
+yardstick; prints steps/s, games/s and the ratio.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--engine-only",
@@ -48,12 +50,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip PettingZoo's Connect Four reference (it needs pygame)",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.player_list,
-        default=[2, 3, 4, 5],
-        metavar="N[,N...]",
-        help=f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS}",
+    flags.player_counts(
+        p, [2, 3, 4, 5], f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS}"
     )
     budget = p.add_mutually_exclusive_group()
     budget.add_argument(
@@ -63,19 +61,12 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="time budget per measurement (player count, or Connect Four), whole games only; "
         f"the env measurements take turns in {bench.SLICE_SECONDS:g} s slices",
     )
-    budget.add_argument(
-        "--games",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="play exactly this many games per measurement (default: use --seconds)",
+    flags.games(
+        budget, None, "play exactly this many games per measurement (default: use --seconds)"
     )
-    p.add_argument(
-        "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="first game seed"
-    )
+    flags.seed(p, "first game seed")
     game_flags.add_game_config_arguments(p)
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    p.set_defaults(func=run, parser=p)
+    flags.no_progress(p, "no progress bars")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,19 +88,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _measured(args: argparse.Namespace) -> dict[str, Any]:
+    """What both suites take from the flags: a game count or a time budget, the seed, the
+    progress bars and the game, read in one place so the two measure alike."""
+    return {
+        "seconds": None if args.games is not None else args.seconds,
+        "games": args.games,
+        "seed": args.seed,
+        "progress": not args.no_progress,
+        "config": game_flags.game_config(args),
+    }
+
+
+def _turns(args: argparse.Namespace) -> str:
+    """', in 0.5 s slices taken in turn' (bench.SLICE_SECONDS) under a time budget; nothing
+    for a game count."""
+    return "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
+
+
 def _run_engine(args: argparse.Namespace, budget: str) -> None:
-    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
     print(
-        f"engine benchmark: random legal play, {budget} per player count{turns}, seed {args.seed}"
+        f"engine benchmark: random legal play, {budget} per player count{_turns(args)}, "
+        f"seed {args.seed}"
     )
-    results = bench.bench_engine_suite(
-        args.players,
-        seconds=None if args.games is not None else args.seconds,
-        games=args.games,
-        seed=args.seed,
-        progress=not args.no_progress,
-        config=game_flags.game_config(args),
-    )
+    results = bench.bench_engine_suite(args.players, **_measured(args))
     print(bench.format_results(results))
     print()
     for r in results:
@@ -137,21 +139,12 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
     if missing is not None:
         print(missing)
         with_c4 = False
-    turns = "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
     versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
     print(
         f"env benchmark: random masked play through {bench.FARLIGHT}.env(){versus}, observation "
-        f"and action mask every step\n{budget} per measurement{turns}, seed {args.seed}"
+        f"and action mask every step\n{budget} per measurement{_turns(args)}, seed {args.seed}"
     )
-    suite = bench.bench_env_suite(
-        args.players,
-        seconds=None if args.games is not None else args.seconds,
-        games=args.games,
-        seed=args.seed,
-        connect_four=with_c4,
-        progress=not args.no_progress,
-        config=game_flags.game_config(args),
-    )
+    suite = bench.bench_env_suite(args.players, connect_four=with_c4, **_measured(args))
     if suite.note:
         print(suite.note)
     print(bench.format_env_results(suite))

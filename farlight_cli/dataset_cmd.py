@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
@@ -37,35 +37,28 @@ def seat_list(text: str) -> list[int]:
     return sorted(set(seats))
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "dataset",
-        help="record games of chosen agents as a Minari dataset (offline RL, imitation)",
-        description="Play games between agents and write a Minari dataset "
-        "(minari.load_dataset(ID)). Seat i is played by the i-th agent of --agents, so the "
-        "game has as many seats as agents (2..5). Each game gives one episode per recorded "
-        "seat (every seat unless --record-seat): that seat's single-learner view, as "
-        "farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its "
-        "decisions and at the end (its own view only), each one's action mask in "
-        "the episode's infos (key action_mask), its actions, and the env's reward (0 until "
-        "the game ends, then "
-        "the final reward). The dataset's env_spec rebuilds that env against the same agents "
-        "(dataset.recover_environment()); the episode's seed is the game's seed, so games "
-        "replay (docs/interop/minari.md). Datasets go to --root, else "
-        "$MINARI_DATASETS_PATH, else ~/.minari/datasets; an interrupted run writes nothing. "
-        "Needs the interop extra (minari).",
+HELP = "record games of chosen agents as a Minari dataset (offline RL, imitation)"
+DESCRIPTION = """\
+Play games between agents and write a Minari dataset (minari.load_dataset(ID)). Seat i is played
+by the i-th agent of --agents, so the game has as many seats as agents (2..5). Each game gives
+one episode per recorded seat (every seat unless --record-seat): that seat's single-learner
+view, as farlight_env/Farlight-v1 shows it: its compact uint8 observations at each of its
+decisions and at the end (its own view only), each one's action mask in the episode's infos (key
+action_mask), its actions, and the env's reward (0 until the game ends, then the final reward).
+The dataset's env_spec rebuilds that env against the same agents
+(dataset.recover_environment()); the episode's seed is the game's seed, so games replay
+(docs/interop/minari.md). Datasets go to --root, else $MINARI_DATASETS_PATH, else
+~/.minari/datasets; an interrupted run writes nothing. Needs the interop extra (minari).
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.agents(
+        p,
+        ["heuristic", "heuristic"],
+        f"one agent per seat ({MIN_PLAYERS}..{MAX_PLAYERS}): names or saved-policy paths (*.pt)",
     )
-    p.add_argument(
-        "--agents",
-        type=argtypes.agent_list,
-        default=["heuristic", "heuristic"],
-        metavar="A,B[,...]",
-        help=f"one agent per seat ({MIN_PLAYERS}..{MAX_PLAYERS}): names or saved-policy paths "
-        f"(*.pt); {argtypes.train_extra_text()}",
-    )
-    p.add_argument(
-        "--games", type=argtypes.positive_int, default=100, metavar="N", help="games to play"
-    )
+    flags.games(p, 100, "games to play")
     p.add_argument(
         "--out",
         type=dataset_id,
@@ -74,13 +67,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="Minari dataset id, (namespace/)name-vN, e.g. farlight/heuristic-v0 (required, no "
         "default)",
     )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
-        default=0,
-        metavar="N",
-        help="dataset seed: game g is seeded from (seed, g), its agents from the game's seed",
-    )
+    flags.seed(p, "dataset seed: game g is seeded from (seed, g), its agents from the game's seed")
     p.add_argument(
         "--record-seat",
         type=seat_list,
@@ -88,12 +75,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="S[,S...]",
         help="seats whose episodes are written (default: every seat)",
     )
-    p.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)",
+    flags.folder(
+        p, "--root", "datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)"
     )
     p.add_argument(
         "--format",
@@ -103,8 +86,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "17-19 kB for hdf5 and arrow)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run, parser=p)
+    flags.no_progress(p)
 
 
 def _check(args: argparse.Namespace) -> Path:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 
 #: The repository root of this source tree, where mkdocs.yml sits.
@@ -26,27 +26,20 @@ CONFIG = ROOT / "mkdocs.yml"
 DEFAULT_PORT = 8001
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "docs",
-        help="serve the documentation site locally (MkDocs, the dev extra)",
-        description="Serve the documentation site (docs/, mkdocs.yml) at http://HOST:PORT, "
-        "rebuilt whenever a page changes, or build it once with --build DIR, warnings counted "
-        "as errors (mkdocs build --strict, as the tests do). Needs a clone of the repository "
-        "and the dev extra.",
+HELP = "serve the documentation site locally (MkDocs, the dev extra)"
+DESCRIPTION = """\
+Serve the documentation site (docs/, mkdocs.yml) at http://HOST:PORT, rebuilt whenever a page
+changes, or build it once with --build DIR, warnings counted as errors (mkdocs build --strict,
+as the tests do). Needs a clone of the repository and the dev extra.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.host(p, "address to serve on")
+    flags.port(p, DEFAULT_PORT)
+    flags.folder(
+        p, "--build", "build the site into DIR, warnings counted as errors (default: serve it)"
     )
-    p.add_argument("--host", default="127.0.0.1", metavar="ADDR", help="address to serve on")
-    p.add_argument(
-        "--port", type=argtypes.tcp_port, default=DEFAULT_PORT, metavar="N", help="TCP port"
-    )
-    p.add_argument(
-        "--build",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="build the site into DIR, warnings counted as errors (default: serve it)",
-    )
-    p.set_defaults(func=run, parser=p)
 
 
 def mkdocs_command(args: argparse.Namespace) -> list[str]:

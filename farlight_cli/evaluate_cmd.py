@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError
 
 if TYPE_CHECKING:
@@ -44,25 +44,16 @@ decision, and one over budget is forfeited to the lowest-numbered legal action.
 """
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "evaluate",
-        help="benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)",
-        description=DESCRIPTION,
-    )
-    p.add_argument(
-        "policy",
-        metavar="POLICY",
-        nargs="?",
-        help=f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (torch)",
-    )
-    p.add_argument(
+HELP = "benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)"
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.policy(p, f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (torch)")
+    flags.folder(
+        p,
         "--resume",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="finish the evaluation started with --out DIR (after a kill): only its missing "
-        "games are played, with its stored options (default: start a new one)",
+        "finish the evaluation started with --out DIR (after a kill): only its missing games are "
+        "played, with its stored options (default: start a new one)",
     )
     p.add_argument(
         "--protocol",
@@ -77,7 +68,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="v1 with the policy sealed: from its own boxed process, seeing only its seat's "
         "observation, mask and redacted game (v2 always is) (default: in this process)",
     )
-    argtypes.add_move_budget_flags(p, "the policy", "sealed play")
+    flags.move_budget_flags(p, "the policy", "sealed play")
     p.add_argument(
         "--quick",
         action="store_true",
@@ -98,32 +89,20 @@ def add(sub: argparse._SubParsersAction) -> None:
         help="replay a finished held-out run: the 64 hex digits its scorecard shows "
         "(default: a published seed set, or with --held-out a new secret)",
     )
-    p.add_argument(
-        "--ismcts-iterations",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="search iterations per decision of the evaluated ismcts (POLICY ismcts only; "
-        "default: the protocol's 20; opponents always use 20)",
+    flags.ismcts_iterations(
+        p,
+        "search iterations per decision of the evaluated ismcts (POLICY ismcts only; default: "
+        "the protocol's 20; opponents always use 20)",
     )
-    p.add_argument(
-        "--workers",
-        type=argtypes.positive_int,
-        default=1,
-        metavar="N",
-        help="parallel worker processes (results do not depend on it)",
-    )
+    flags.workers(p, "results do not depend on it")
     game_flags.add_game_config_arguments(p)
-    p.add_argument(
+    flags.folder(
+        p,
         "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="directory for scorecard.json and scorecard.png; every game is journalled there "
-        "as it ends, so --resume DIR finishes a killed run (default: print the table only)",
+        "directory for scorecard.json and scorecard.png; every game is journalled there as it "
+        "ends, so --resume DIR finishes a killed run (default: print the table only)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run, parser=p)
+    flags.no_progress(p)
 
 
 #: Options a resumed evaluation takes from its journal; giving one with --resume is refused.
@@ -152,8 +131,8 @@ def resume(args: argparse.Namespace) -> int:
         raise InputError("--resume DIR evaluates the policy stored there; drop POLICY")
     given = [n for n in STORED_OPTIONS if getattr(args, n) != args.parser.get_default(n)]
     if given:
-        flags = ", ".join(map(game_flags.game_flag, given))
-        raise InputError(f"--resume plays on with the stored options; drop {flags}")
+        named = ", ".join(map(game_flags.game_flag, given))
+        raise InputError(f"--resume plays on with the stored options; drop {named}")
     if not args.resume.is_dir():
         raise InputError(f"--resume {args.resume}: no such folder")
     from agents.tournament import GameFailure
@@ -194,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--ismcts-iterations sets the budget of POLICY ismcts only")
     if args.held_out and args.held_out_secret is not None:
         raise InputError("--held-out draws a new secret; --held-out-secret replays one: give one")
-    budget = argtypes.move_budget(
+    budget = flags.move_budget(
         args, args.sealed or args.protocol == "v2", "--sealed or --protocol v2"
     )
     if args.protocol == "v2":
@@ -202,9 +181,9 @@ def run(args: argparse.Namespace) -> int:
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
         ]
         if changed:
-            flags = ", ".join(map(game_flags.game_flag, changed))
+            named = ", ".join(map(game_flags.game_flag, changed))
             raise InputError(
-                f"farlight-eval-v2 is defined on the standard game; drop {flags} or give "
+                f"farlight-eval-v2 is defined on the standard game; drop {named} or give "
                 "--protocol v1"
             )
     if args.out is not None:
@@ -222,9 +201,7 @@ def run(args: argparse.Namespace) -> int:
     from agents.evaluate import evaluate, format_scorecard, write_scorecard
     from agents.tournament import GameFailure
 
-    policy_kwargs = {}
-    if args.ismcts_iterations is not None:
-        policy_kwargs["iterations"] = args.ismcts_iterations
+    policy_kwargs = flags.ismcts_options(args)
     try:
         if args.protocol == "v2":
             card = _evaluate_v2(args, policy, policy_kwargs, budget)

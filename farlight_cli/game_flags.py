@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from farlight_cli.argtypes import card_set_file
+from farlight_cli import flags
 from farlight_env.game.config import (
     OFFERED_OPTIONS,
     OPTION_DEFAULTS,
@@ -130,13 +130,10 @@ def add_game_config_arguments(parser: argparse.ArgumentParser) -> None:
     command declares its own.)
     """
     group = parser.add_argument_group("game", "which game is played (recorded in the outputs)")
-    group.add_argument(
-        "--card-set",
-        type=card_set_file,
-        default=None,
-        metavar="PATH",
-        help="a card file (.toml or .json, the format of the shipped standard.toml) to play "
-        "with (default: the shipped standard set)",
+    flags.card_set(
+        group,
+        "a card file (.toml or .json, the format of the shipped standard.toml) to play with "
+        "(default: the shipped standard set)",
     )
     for name in OFFERED_OPTIONS:
         _add_option(group, name)

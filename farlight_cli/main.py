@@ -1,7 +1,8 @@
 """`farlight`: one parser for every subcommand; a user's mistake is one line, never a traceback.
 
-Each subcommand lives in its own `farlight_cli/<name>_cmd.py` with an `add(sub)` that declares
-its options and a `run(args)` that returns the exit status.
+Each subcommand lives in its own `farlight_cli/<name>_cmd.py`: `HELP` (its line in `farlight
+--help`), `DESCRIPTION`, an `add(parser)` that declares its options (the shared ones from
+`flags.py`) and a `run(args)` that returns the exit status; `add_command` declares it here.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, NoReturn
 
 from agents import torch_threads
@@ -38,19 +40,20 @@ from farlight_env.untrusted.messages import clip_message
 #: `rollout` beside one busy process), so they run with one, unless OMP_NUM_THREADS is set.
 GAME_LOOP_COMMANDS = frozenset({"tournament", "evaluate", "exploit", "play", "serve"})
 
-COMMANDS = (
-    random_cmd.add,
-    bench_cmd.add,
-    rules_cmd.add,
-    tournament_cmd.add,
-    dataset_cmd.add,
-    play_cmd.add,
-    replay_cmd.add,
-    train_cmd.add,
-    evaluate_cmd.add,
-    exploit_cmd.add,
-    serve_cmd.add,
-    docs_cmd.add,
+#: The subcommands, in the order `farlight --help` lists them.
+COMMANDS: tuple[ModuleType, ...] = (
+    random_cmd,
+    bench_cmd,
+    rules_cmd,
+    tournament_cmd,
+    dataset_cmd,
+    play_cmd,
+    replay_cmd,
+    train_cmd,
+    evaluate_cmd,
+    exploit_cmd,
+    serve_cmd,
+    docs_cmd,
 )
 
 
@@ -98,9 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in COMMANDS:
-        add(sub)
+    for command in COMMANDS:
+        add_command(sub, command)
     return parser
+
+
+def add_command(sub: argparse._SubParsersAction, command: ModuleType) -> None:
+    """`farlight NAME` from its module `NAME_cmd`, declared the same way for every command; its
+    `run` and parser ride on the parsed arguments (`args.parser.error` for a late usage error)."""
+    name = command.__name__.rpartition(".")[2].removesuffix("_cmd")
+    parser = sub.add_parser(name, help=command.HELP, description=command.DESCRIPTION)
+    command.add(parser)
+    parser.set_defaults(func=command.run, parser=parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

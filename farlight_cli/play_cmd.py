@@ -22,53 +22,49 @@ from typing import Any
 import numpy as np
 
 from agents.fit import check_fit
-from farlight_cli import argtypes, board, game_flags
+from farlight_cli import argtypes, board, flags, game_flags
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.seeds import derive_seed, is_wide, secure_seed
 
 HUMAN = "human"
-HELP = "Enter: board again · b: full board · /text: find options · q: quit"
+KEYS_HELP = "Enter: board again · b: full board · /text: find options · q: quit"
 BID_HELP = "type a target letter and a tile, e.g. c3 (c3+ puts a crew on it)"
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "play",
-        help="play a game in the terminal against bots",
-        description="You sit at --seat; the --opponents fill the other seats in order. At each "
-        "of your decisions the board is shown as your seat sees it. A bid is a target letter "
-        "and a tile: c3 puts tile 3 on target c, c3+ puts a crew on it too; letters stay the "
-        "same while bidding lasts. Other decisions are numbered: type a number. b shows the "
-        "full board, Enter the compact one, /text finds options, q asks before leaving. The "
-        "game record is saved at the end, on quit and on Ctrl-C, and can be replayed with "
-        "`farlight replay`.",
-    )
+HELP = "play a game in the terminal against bots"
+DESCRIPTION = """\
+You sit at --seat; the --opponents fill the other seats in order. At each of your decisions the
+board is shown as your seat sees it. A bid is a target letter and a tile: c3 puts tile 3 on
+target c, c3+ puts a crew on it too; letters stay the same while bidding lasts. Other decisions
+are numbered: type a number. b shows the full board, Enter the compact one, /text finds options,
+q asks before leaving. The game record is saved at the end, on quit and on Ctrl-C, and can be
+replayed with `farlight replay`.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seat", type=argtypes.non_negative_int, default=0, metavar="N", help="your seat"
     )
-    p.add_argument(
-        "--opponents",
-        type=argtypes.agent_list,
-        default=["heuristic"],
-        metavar="A,B[,...]",
-        help="agents for the other seats in seat order; one name fills them all: "
-        f"{argtypes.agent_names_text()}; {argtypes.train_extra_text()} (default: heuristic)",
+    flags.agents(
+        p,
+        ["heuristic"],
+        "agents for the other seats in seat order; one name fills them all: "
+        f"{argtypes.agent_names_text()}",
+        flag="--opponents",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help=f"seats in the game, {MIN_PLAYERS}..{MAX_PLAYERS} (default: 1 + number of opponents)",
+    flags.players(
+        p,
+        None,
+        f"seats in the game, {MIN_PLAYERS}..{MAX_PLAYERS} (default: 1 + number of opponents)",
+        checked_later=True,
     )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
+    flags.seed(
+        p,
+        "game seed (default: a secret one of 128 bits from the OS, shown when the game ends)",
         default=None,
-        metavar="N",
-        help="game seed (default: a secret one of 128 bits from the OS, shown when the game ends)",
     )
     p.add_argument(
         "--record",
@@ -79,14 +75,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         "given --seed, else farlight-game-<time>-<tag>.json)",
     )
     game_flags.add_game_config_arguments(p)
-    p.add_argument(
-        "--ismcts-iterations",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="search iterations per ismcts decision (default: the agent's, 60)",
-    )
-    p.set_defaults(func=run, parser=p)
+    flags.ismcts_iterations(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,9 +97,8 @@ def run(args: argparse.Namespace) -> int:
     path = args.record if args.record is not None else Path.cwd() / default_record_name(args.seed)
     lineup = list(opponents)
     lineup.insert(args.seat, HUMAN)
-    kwargs: dict[str, Any] = {}
-    if args.ismcts_iterations is not None:
-        kwargs["ismcts"] = {"iterations": args.ismcts_iterations}
+    ismcts = flags.ismcts_options(args)
+    kwargs: dict[str, Any] = {"ismcts": ismcts} if ismcts else {}
     argtypes.check_agents(opponents)
     config = game_flags.game_config(args)
     check_fit(opponents, players, config)  # ppo at --grid-size 7: before the first move
@@ -200,7 +188,7 @@ class Session:
         changed = self.game.config.rule_options.changed()
         if changed:
             say("rule options: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
-        say(f"You are P{self.seat}. At each of your decisions:\n  {HELP}")
+        say(f"You are P{self.seat}. At each of your decisions:\n  {KEYS_HELP}")
         say(f"\n── round {self.game.round} ──")
         status = 0
         ended = "finished"
@@ -290,7 +278,7 @@ class Session:
                     raise Quit("you quit")
                 continue
             if lowered == "?":
-                say(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {HELP}")
+                say(f"  {BID_HELP if bidding else 'a number picks an option'}\n  {KEYS_HELP}")
                 continue
             if lowered == "b":
                 print(picture(self.game, self.seat), end="")
@@ -380,7 +368,7 @@ class Session:
         lines = [""] + board.compact_board(game, self.seat)
         if game.phase is Phase.BIDDING:
             lines.append(f"Your bid, P{self.seat}: {BID_HELP}")
-            lines.append(f"  ({HELP})")
+            lines.append(f"  ({KEYS_HELP})")
             return [board.clip(line, board.WIDTH) for line in lines]
         selected = game.selected_part() if game.current_player == self.seat else None
         title = [f"Your decision ({game.phase.value}):"]
@@ -408,7 +396,7 @@ class Session:
             left = []
         lines += board.beside(left, right) if left else right
         lines += legend
-        lines.append(f"  ({HELP})")
+        lines.append(f"  ({KEYS_HELP})")
         return [board.clip(line, board.WIDTH) for line in lines]
 
     def filter(self, options: list[Option], text: str) -> None:

@@ -4,41 +4,26 @@ from __future__ import annotations
 
 import argparse
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import flags, game_flags
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
+HELP = "play random games and print statistics"
+DESCRIPTION = """\
+Play games with uniformly random legal actions in every seat and print statistics: rounds, end
+reasons, scores, actions per game.
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "random",
-        help="play random games and print statistics",
-        description="Play games with uniformly random legal actions in every seat and print "
-        "statistics: rounds, end reasons, scores, actions per game.",
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.player_counts(
+        p,
+        [4],
+        f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}; a comma list gives one row each",
     )
-    p.add_argument(
-        "--players",
-        type=argtypes.player_list,
-        default=[4],
-        metavar="N[,N...]",
-        help=f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}; a comma list gives one row each",
-    )
-    p.add_argument(
-        "--games",
-        type=argtypes.positive_int,
-        default=50,
-        metavar="N",
-        help="games per player count",
-    )
-    p.add_argument(
-        "--seed",
-        type=argtypes.non_negative_int,
-        default=0,
-        metavar="N",
-        help="seed of the first game; game i uses seed + i",
-    )
+    flags.games(p, 50, "games per player count")
+    flags.seed(p, "seed of the first game; game i uses seed + i")
     game_flags.add_game_config_arguments(p)
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.set_defaults(func=run, parser=p)
+    flags.no_progress(p)
 
 
 def run(args: argparse.Namespace) -> int:

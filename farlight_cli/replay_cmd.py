@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
@@ -23,15 +23,15 @@ def viewer_arg(text: str) -> Viewer:
         raise argparse.ArgumentTypeError(f"expected a seat number or 'all', got {text!r}") from exc
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "replay",
-        help="step through a recorded game (from play or a tournament)",
-        description="Replay a game record (farlight play's file, or one game of a tournament's "
-        "results.json with --game): prints every decision and the board at each round start "
-        "and at the end, as one seat (or a spectator, or everyone) could see it; can write "
-        "PNG frames.",
-    )
+HELP = "step through a recorded game (from play or a tournament)"
+DESCRIPTION = """\
+Replay a game record (farlight play's file, or one game of a tournament's results.json with
+--game): prints every decision and the board at each round start and at the end, as one seat (or
+a spectator, or everyone) could see it; can write PNG frames.
+"""
+
+
+def add(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help="a game record or results.json")
     p.add_argument(
         "--game",
@@ -53,13 +53,11 @@ def add(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="wait for Enter between decisions (b + Enter: show the board, q: stop)",
     )
-    p.add_argument(
+    flags.folder(
+        p,
         "--frames",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write render_rgb frames as PNG files into DIR (drawn from the viewer's seat; "
-        "a spectator's picture for 'all'; default: no frames)",
+        "write render_rgb frames as PNG files into DIR (drawn from the viewer's seat; a "
+        "spectator's picture for 'all'; default: no frames)",
     )
     p.add_argument(
         "--every",
@@ -68,8 +66,7 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="K",
         help="with --frames: a frame every K actions (plus the start and the end)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar for frames")
-    p.set_defaults(func=run, parser=p)
+    flags.no_progress(p, "no progress bar for frames")
 
 
 def _error(message: str) -> int:

@@ -9,16 +9,16 @@ import textwrap
 from farlight_env.game.rules_options import option_help
 from farlight_env.tools.rules_page import RULES_RELPATH, decisions, rules_path
 
+HELP = "the rule options, where the rules page is, and the project's [decision]s"
+DESCRIPTION = """\
+List the rule options (--rule NAME=VALUE) with their defaults, print the path of the rules page
+(docs/rules.md) and list every point the rulebook leaves open that this project settled (marked
+[decision]).
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "rules",
-        help="the rule options, where the rules page is, and the project's [decision]s",
-        description="List the rule options (--rule NAME=VALUE) with their defaults, print the "
-        "path of the rules page (docs/rules.md) and list every point the rulebook leaves "
-        "open that this project settled (marked [decision]).",
-    )
-    p.set_defaults(func=run, parser=p)
+
+def add(p: argparse.ArgumentParser) -> None:
+    """`farlight rules` takes no options: it only lists."""
 
 
 def print_rule_options() -> None:

@@ -19,27 +19,22 @@ import socket
 import sys
 from pathlib import Path
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_web import limits as web_limits
 from farlight_web.clients import parse_address
 
+HELP = "serve the web front end: play against agents, replays, leaderboard"
+DESCRIPTION = """\
+Start a small web server (Starlette + uvicorn, the `web` extra) and open the printed address in
+a browser: play against agents, replay records and tournament games, and see tournaments and
+evaluation scorecards found in --data. Games played in the browser are saved as records in
+DATA/games and resume after a restart.
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="serve the web front end: play against agents, replays, leaderboard",
-        description="Start a small web server (Starlette + uvicorn, the `web` extra) and open "
-        "the printed address in a browser: play against agents, replay records and tournament "
-        "games, and see tournaments and evaluation scorecards found in --data. Games played in "
-        "the browser are saved as records in DATA/games and resume after a restart.",
-    )
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        metavar="ADDR",
-        help="address to listen on; anything but localhost exposes the server to the network",
-    )
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.host(p, "address to listen on; anything but localhost exposes the server to the network")
     p.add_argument(
         "--allow-host",
         action="append",
@@ -58,24 +53,18 @@ def add(sub: argparse._SubParsersAction) -> None:
         "counted by the client address it appends to X-Forwarded-For (default: none; every "
         "client is its connection's address, whatever headers it sends)",
     )
-    p.add_argument(
-        "--port", type=argtypes.non_negative_int, default=8000, metavar="N", help="TCP port"
-    )
-    p.add_argument(
+    flags.port(p, 8000, kind=argtypes.non_negative_int)  # 0: any free port
+    flags.folder(
+        p,
         "--data",
-        type=Path,
+        "folder for games played here and for records, results.json and scorecard.json files to "
+        "list (created if missing)",
         default=Path("farlight-data"),
-        metavar="DIR",
-        help="folder for games played here and for records, results.json and scorecard.json "
-        "files to list (created if missing)",
     )
-    p.add_argument(
-        "--card-set",
-        type=argtypes.card_set_file,
-        default=None,
-        metavar="PATH",
-        help="a card file (.toml or .json) every game started here is played with (default: "
-        "the shipped standard set); saved games keep the set they began with",
+    flags.card_set(
+        p,
+        "a card file (.toml or .json) every game started here is played with (default: the "
+        "shipped standard set); saved games keep the set they began with",
     )
     bounds = p.add_argument_group("limits", "what the server holds and accepts (docs/safety.md)")
     bounds.add_argument(
@@ -93,31 +82,41 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="M",
         help="a game untouched this long is evicted from memory too (default: %(default)s)",
     )
-    bounds.add_argument(
-        "--games-per-minute",
-        type=argtypes.non_negative_int,
-        default=web_limits.GAMES_PER_MINUTE,
-        metavar="N",
-        help="new games one client address may start per minute, N at once (0: no limit; "
-        "default: %(default)s); behind a proxy all clients share one address",
+    proxy = "; behind a proxy all clients share one address"
+    _per_minute(
+        bounds, "--games-per-minute", web_limits.GAMES_PER_MINUTE, "new games", "start", proxy
     )
-    bounds.add_argument(
-        "--uploads-per-minute",
-        type=argtypes.non_negative_int,
-        default=web_limits.UPLOADS_PER_MINUTE,
-        metavar="N",
-        help="uploads one client address may send per minute, N at once (0: no limit; "
-        "default: %(default)s)",
-    )
-    bounds.add_argument(
+    _per_minute(bounds, "--uploads-per-minute", web_limits.UPLOADS_PER_MINUTE, "uploads", "send")
+    replays_burst = f"at most {web_limits.REPLAYS_BURST}"
+    _per_minute(
+        bounds,
         "--replays-per-minute",
-        type=argtypes.non_negative_int,
-        default=web_limits.REPLAYS_PER_MINUTE,
-        metavar="N",
-        help="replays one client address may open per minute, at most "
-        f"{web_limits.REPLAYS_BURST} at once (0: no limit; default: %(default)s)",
+        web_limits.REPLAYS_PER_MINUTE,
+        "replays",
+        "open",
+        burst=replays_burst,
     )
-    p.set_defaults(func=run, parser=p)
+
+
+def _per_minute(
+    group: argparse._ArgumentGroup,
+    flag: str,
+    default: int,
+    things: str,
+    verb: str,
+    note: str = "",
+    burst: str = "N",
+) -> None:
+    """A rate a client address is held to: `default` `things` it may `verb` a minute, `burst`
+    at once; 0 lifts it."""
+    group.add_argument(
+        flag,
+        type=argtypes.non_negative_int,
+        default=default,
+        metavar="N",
+        help=f"{things} one client address may {verb} per minute, {burst} at once (0: no limit; "
+        f"default: %(default)s){note}",
+    )
 
 
 def limits(args: argparse.Namespace) -> web_limits.Limits:

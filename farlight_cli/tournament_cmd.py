@@ -7,54 +7,27 @@ import importlib.util
 import json
 from pathlib import Path
 
-from farlight_cli import argtypes, game_flags
+from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
+HELP = "play agents against each other and print win rates and ratings"
+DESCRIPTION = f"""\
+Seat-rotated games between agents (blocks of rotations share a deal). Prints games, wins, win
+rate with a 95% interval, mean score and an OpenSkill rating per agent; with --out writes
+results.json (every game's record, replayable with farlight replay, and the auction
+diagnostics), games.csv, summary.csv and two plots. Agents: {argtypes.agent_names_text()};
+{argtypes.train_extra_text()} (torch).
+"""
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "tournament",
-        help="play agents against each other and print win rates and ratings",
-        description="Seat-rotated games between agents (blocks of rotations share a deal). "
-        "Prints games, wins, win rate with a 95% interval, mean score and an OpenSkill "
-        "rating per agent; with --out writes results.json (every game's record, replayable "
-        "with farlight replay, and the auction diagnostics), games.csv, summary.csv and two "
-        f"plots. Agents: {argtypes.agent_names_text()}; {argtypes.train_extra_text()} "
-        "(torch).",
-    )
-    p.add_argument(
-        "--agents",
-        type=argtypes.agent_list,
-        default=["random", "heuristic"],
-        metavar="A,B[,...]",
-        help=f"agents to play: names or saved-policy paths (*.pt); {argtypes.train_extra_text()}",
-    )
-    p.add_argument(
-        "--players",
-        type=argtypes.player_count,
-        default=2,
-        metavar="N",
-        help=f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}",
-    )
-    p.add_argument(
-        "--games",
-        type=argtypes.positive_int,
-        default=20,
-        metavar="N",
-        help="games (rounded up to a multiple of the number of agents)",
-    )
-    p.add_argument(
-        "--seed", type=argtypes.non_negative_int, default=0, metavar="N", help="tournament seed"
-    )
-    p.add_argument(
-        "--workers",
-        type=argtypes.positive_int,
-        default=1,
-        metavar="N",
-        help="parallel worker processes (or Ray tasks)",
-    )
+
+def add(p: argparse.ArgumentParser) -> None:
+    flags.agents(p, ["random", "heuristic"], "agents to play: names or saved-policy paths (*.pt)")
+    flags.players(p, 2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
+    flags.games(p, 20, "games (rounded up to a multiple of the number of agents)")
+    flags.seed(p, "tournament seed")
+    flags.workers(p, "or Ray tasks")
     p.add_argument(
         "--backend",
         choices=("local", "ray"),
@@ -67,36 +40,20 @@ def add(sub: argparse._SubParsersAction) -> None:
         metavar="ADDRESS",
         help="address of a running Ray cluster (default: start a local one)",
     )
-    p.add_argument(
-        "--ismcts-iterations",
-        type=argtypes.positive_int,
-        default=None,
-        metavar="N",
-        help="search iterations per ismcts decision (default: the agent's, 60)",
-    )
-    p.add_argument(
-        "--ismcts-seconds",
-        type=argtypes.positive_float,
-        default=None,
-        metavar="SECONDS",
-        help="time budget per ismcts decision instead of iterations (default: unset)",
-    )
+    flags.ismcts_iterations(p)
+    flags.ismcts_seconds(p)
     game_flags.add_game_config_arguments(p)
-    p.add_argument(
+    flags.folder(
+        p,
         "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="directory for result files; each game is saved as it ends (games.jsonl) "
-        "(default: print the table only)",
+        "directory for result files; each game is saved as it ends (games.jsonl) (default: print "
+        "the table only)",
     )
-    p.add_argument(
+    flags.folder(
+        p,
         "--resume",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="finish a stopped tournament saved with --out DIR, with its stored options "
-        "(default: start a new one)",
+        "finish a stopped tournament saved with --out DIR, with its stored options (default: "
+        "start a new one)",
     )
     p.add_argument(
         "--diagnostics",
@@ -112,9 +69,8 @@ def add(sub: argparse._SubParsersAction) -> None:
         "built from its seat's redacted game (no way to read or change hidden state); records "
         "and results.json say sealed: true (default: agents share the game's process)",
     )
-    argtypes.add_move_budget_flags(p, "an agent", "with --sealed")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run, parser=p)
+    flags.move_budget_flags(p, "an agent", "with --sealed")
+    flags.no_progress(p)
 
 
 #: Options --resume takes from the stored tournament (giving them too is refused).
@@ -172,8 +128,8 @@ def _play(args: argparse.Namespace):
         parser = args.parser
         given = [n for n in STORED_OPTIONS if getattr(args, n) != parser.get_default(n)]
         if given:
-            flags = ", ".join(map(game_flags.game_flag, given))
-            raise ValueError(f"--resume plays on with the stored options; drop {flags}")
+            named = ", ".join(map(game_flags.game_flag, given))
+            raise ValueError(f"--resume plays on with the stored options; drop {named}")
         print_resuming(args.resume)
         return resume_tournament(
             args.resume,
@@ -182,12 +138,8 @@ def _play(args: argparse.Namespace):
             ray_address=args.ray_address,
             progress=not args.no_progress,
         )
-    ismcts: dict[str, object] = {}
-    if args.ismcts_iterations is not None:
-        ismcts["iterations"] = args.ismcts_iterations
-    if args.ismcts_seconds is not None:
-        ismcts["seconds"] = args.ismcts_seconds
-    budget = argtypes.move_budget(args, args.sealed, "--sealed")
+    ismcts = flags.ismcts_options(args)
+    budget = flags.move_budget(args, args.sealed, "--sealed")
     argtypes.check_agents(args.agents)
     config = game_flags.game_config(args)
     check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0

@@ -13,66 +13,58 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from farlight_cli import argtypes
+from farlight_cli import argtypes, flags
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
 from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
 from training.config import PPOConfig, SelfPlayConfig
 
-LAST_CHECKPOINT = "continue the run in --run-dir from its last checkpoint"
+HELP = (
+    "train an agent: MaskablePPO against fixed opponents, league self-play, or "
+    "self-play on Ray RLlib (the train extra; rllib: the rllib extra)"
+)
+DESCRIPTION = """\
+Train agents: ppo (MaskablePPO against fixed opponents), self-play (a league on SB3) or rllib (a
+league on Ray RLlib). Every flag mirrors a field of the script's config dataclass.
+"""
+#: Each kind's line in `farlight train --help`, and its description (which script trains it).
+KIND_HELP = {
+    "ppo": "MaskablePPO against chosen opponents",
+    "self-play": "league self-play with snapshots and ratings",
+    "rllib": "league self-play with PPO on Ray RLlib (needs the rllib extra)",
+}
+KIND_DESCRIPTION = {
+    "ppo": "MaskablePPO against fixed opponents (training/train_ppo.py).",
+    "self-play": "League self-play (training/self_play.py).",
+    "rllib": "League self-play on Ray RLlib, local or on a cluster (training/rllib_self_play.py).",
+}
 
 
-def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "train",
-        help="train an agent: MaskablePPO against fixed opponents, league self-play, or "
-        "self-play on Ray RLlib (the train extra; rllib: the rllib extra)",
-        description="Train agents: ppo (MaskablePPO against fixed opponents), self-play (a "
-        "league on SB3) or rllib (a league on Ray RLlib). Every flag mirrors a field of the "
-        "script's config dataclass.",
-    )
-    kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
-    ppo = kinds.add_parser(
-        "ppo",
-        help="MaskablePPO against chosen opponents",
-        description="MaskablePPO against fixed opponents (training/train_ppo.py).",
-    )
-    add_config_arguments(ppo, PPOConfig)
-    _add_run_flags(ppo, PPOConfig, _run_ppo, LAST_CHECKPOINT)
-    league = kinds.add_parser(
-        "self-play",
-        help="league self-play with snapshots and ratings",
-        description="League self-play (training/self_play.py).",
-    )
-    add_config_arguments(league, SelfPlayConfig)
-    _add_run_flags(league, SelfPlayConfig, _run_self_play, LAST_CHECKPOINT)
-    rllib = kinds.add_parser(
-        "rllib",
-        help="league self-play with PPO on Ray RLlib (needs the rllib extra)",
-        description="League self-play on Ray RLlib, local or on a cluster "
-        "(training/rllib_self_play.py).",
-    )
+def add(p: argparse.ArgumentParser) -> None:
     from training.rllib_config import RLlibConfig
 
-    add_config_arguments(rllib, RLlibConfig)
-    _add_run_flags(
-        rllib, RLlibConfig, _run_rllib, "continue the run in --run-dir from its checkpoint"
-    )
+    kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
+    _add_kind(kinds, "ppo", PPOConfig, _run_ppo)
+    _add_kind(kinds, "self-play", SelfPlayConfig, _run_self_play)
+    _add_kind(kinds, "rllib", RLlibConfig, _run_rllib, since="its checkpoint")
 
 
-def _add_run_flags(
-    parser: argparse.ArgumentParser,
+def _add_kind(
+    kinds: argparse._SubParsersAction,
+    name: str,
     config: type,
     runner: Callable[[argparse.Namespace], int],
-    resume: str,
+    since: str = "its last checkpoint",
 ) -> None:
-    parser.add_argument("--resume", action="store_true", help=resume)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    default_run_dir = _default_run_dir(config)
-    parser.set_defaults(
-        func=_refusing_a_file_as_run_dir(runner, default_run_dir), default_run_dir=default_run_dir
-    )
+    """`farlight train NAME`: a flag per field of `config`, --resume (from `since`) and
+    --no-progress; `run` hands the parsed line to `runner`."""
+    parser = kinds.add_parser(name, help=KIND_HELP[name], description=KIND_DESCRIPTION[name])
+    add_config_arguments(parser, config)
+    flags.rerun(parser, f"continue the run in --run-dir from {since}")
+    flags.no_progress(parser)
+    parser.set_defaults(runner=runner, default_run_dir=_default_run_dir(config))
 
 
 def _default_run_dir(config: type) -> str:
@@ -80,20 +72,14 @@ def _default_run_dir(config: type) -> str:
     return next(f.default for f in dataclasses.fields(config) if f.name == "run_dir")
 
 
-def _refusing_a_file_as_run_dir(
-    runner: Callable[[argparse.Namespace], int], default_run_dir: str
-) -> Callable[[argparse.Namespace], int]:
-    """A --run-dir that is a file is named in one line before anything starts (it used to end
+def run(args: argparse.Namespace) -> int:
+    """The kind's runner, once a --run-dir that is a file is named in one line (it used to end
     the run with "[Errno 17] File exists"); without --run-dir, the config's default is checked."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            argtypes.refuse_a_file("--run-dir", Path(getattr(args, "run_dir", default_run_dir)))
-        except InputError as exc:
-            return report(f"farlight train {args.kind}", exc)
-        return runner(args)
-
-    return run
+    try:
+        argtypes.refuse_a_file("--run-dir", Path(getattr(args, "run_dir", args.default_run_dir)))
+    except InputError as exc:
+        return report(f"farlight train {args.kind}", exc)
+    return args.runner(args)
 
 
 def report(command: str, exc: Exception) -> int:
@@ -128,18 +114,28 @@ def trained_text(steps: int, before: int | None) -> str:
     return f"trained {steps} steps"
 
 
+def _run_options(args: argparse.Namespace, config: type) -> dict[str, Any]:
+    """What every training script takes from the command line besides its config: --resume,
+    --no-progress, and which options were given (a resumed run may change only some)."""
+    given = sorted(given_options(args, config))
+    return {"resume": args.resume, "progress": not args.no_progress, "given": given}
+
+
+def _trained(
+    args: argparse.Namespace, config: type, train: Callable[..., Any]
+) -> tuple[Any, Any, int | None]:
+    """An SB3 script's run: its config, the trained model and the steps it resumed from (to
+    tell a resume that trained nothing); ValueError when it cannot start as asked."""
+    run_config = config_from_args(args, config)
+    before = checkpoint_steps(args, run_config.run_dir)
+    return run_config, train(run_config, **_run_options(args, config)), before
+
+
 def _run_ppo(args: argparse.Namespace) -> int:
     from training import train_ppo
 
     try:
-        config = config_from_args(args, PPOConfig)
-        before = checkpoint_steps(args, config.run_dir)
-        model = train_ppo.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=given_options(args, PPOConfig),
-        )
+        config, model, before = _trained(args, PPOConfig, train_ppo.train)
     except ValueError as exc:  # RunError included: a run that cannot start as asked
         return report("farlight train ppo", exc)
     policy = Path(config.run_dir) / "policy.pt"
@@ -151,14 +147,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
     from training import self_play
 
     try:
-        config = config_from_args(args, SelfPlayConfig)
-        before = checkpoint_steps(args, config.run_dir)
-        model = self_play.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=sorted(given_options(args, SelfPlayConfig)),
-        )
+        config, model, before = _trained(args, SelfPlayConfig, self_play.train)
     except ValueError as exc:
         return report("farlight train self-play", exc)
     run_dir = Path(config.run_dir)
@@ -184,12 +173,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
     from training import rllib_self_play
 
     try:
-        state = rllib_self_play.train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            given=given_options(args, RLlibConfig),
-        )
+        state = rllib_self_play.train(config, **_run_options(args, RLlibConfig))
     except ValueError as exc:
         return report(command, exc)
     print(

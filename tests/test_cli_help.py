@@ -55,3 +55,31 @@ def test_every_agent_list_names_the_whole_registry(command: str) -> None:
             names = re.findall(r"[\w@]+", note)
             if any(n in torch_agents for n in names):
                 assert set(torch_agents) <= set(names), f"{command}: {text!r}"
+
+
+#: Flags declared once in farlight_cli/flags.py for the commands that share them.
+SHARED_FLAGS = (
+    "--seed",
+    "--games",
+    "--agents",
+    "--workers",
+    "--no-progress",
+    "--ismcts-iterations",
+    "--move-seconds",
+    "--card-set",
+    "--host",
+)
+
+
+@pytest.mark.parametrize("flag", SHARED_FLAGS)
+def test_a_shared_flag_parses_and_shows_alike_in_every_command(flag: str) -> None:
+    """One builder per shared flag: its type, metavar and kind agree wherever it appears (the
+    flags a run config generates, absent until given, follow their dataclass instead)."""
+    forms: dict[tuple, list[str]] = {}
+    for command, parser in PARSERS.items():
+        for action in parser._actions:
+            if flag in action.option_strings and action.default is not argparse.SUPPRESS:
+                form = (action.type, action.metavar, type(action))
+                forms.setdefault(form, []).append(command)
+    assert sum(map(len, forms.values())) >= 2, f"{flag} is no longer shared"
+    assert len(forms) == 1, forms
