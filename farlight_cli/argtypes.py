@@ -252,3 +252,18 @@ def check_record_path(flag: str, path: Path) -> None:
         _probe(folder)
     except OSError as exc:
         raise InputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def option_assignment(text: str) -> tuple[str, object]:
+    """NAME=VALUE of a game's option: the value as JSON (a number, true/false, a quoted
+    string), else as the text it is."""
+    import json
+
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        parsed: object = json.loads(value)
+    except ValueError:
+        parsed = value
+    return name.strip(), parsed

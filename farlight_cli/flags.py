@@ -20,6 +20,8 @@ __all__ = [
     "agents",
     "card_set",
     "folder",
+    "game",
+    "game_options",
     "games",
     "host",
     "ismcts_iterations",
@@ -46,6 +48,33 @@ ISMCTS_SECONDS_HELP = "time budget per ismcts decision instead of iterations (de
 
 
 # ---- what is played ----------------------------------------------------------------------
+def game(parser: Where) -> None:
+    """--game NAME and --game-option NAME=VALUE: the game played, from the platform's registry
+    (farlight_env.platform), and the options of a game other than Farlight (whose own options
+    have flags of their own, game_flags.py)."""
+    parser.add_argument(
+        "--game",
+        default="farlight",
+        metavar="NAME",
+        help="the game: farlight, or one an installed package declares (entry point "
+        "farlight_env.games)",
+    )
+    parser.add_argument(
+        "--game-option",
+        type=argtypes.option_assignment,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of a --game other than farlight, checked by its declaration; repeatable "
+        "(default: its defaults)",
+    )
+
+
+def game_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The --game-option values as a dict (the game's declaration checks them)."""
+    return dict(args.game_option)
+
+
 def seed(parser: Where, help: str, default: int | None = 0) -> None:
     """--seed N: `help` says what it seeds (one game, the first of many, a whole run)."""
     parser.add_argument(

@@ -11,6 +11,7 @@ from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 HELP = "play agents against each other and print win rates and ratings"
 DESCRIPTION = f"""\
@@ -42,6 +43,7 @@ def add(p: argparse.ArgumentParser) -> None:
     )
     flags.ismcts_iterations(p)
     flags.ismcts_seconds(p)
+    flags.game(p)
     game_flags.add_game_config_arguments(p)
     flags.folder(
         p,
@@ -74,7 +76,7 @@ def add(p: argparse.ArgumentParser) -> None:
 
 
 #: Options --resume takes from the stored tournament (giving them too is refused).
-STORED_OPTIONS = ("agents", "players", "games", "seed", "out")
+STORED_OPTIONS = ("agents", "players", "games", "seed", "out", "game", "game_option")
 STORED_OPTIONS += game_flags.GAME_ARGUMENTS
 STORED_OPTIONS += (
     "ismcts_iterations",
@@ -141,8 +143,9 @@ def _play(args: argparse.Namespace):
     ismcts = flags.ismcts_options(args)
     budget = flags.move_budget(args, args.sealed, "--sealed")
     argtypes.check_agents(args.agents)
-    config = game_flags.game_config(args)
-    check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
+    config = _game_config(args)
+    if args.game == DEFAULT_GAME:
+        check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
     print_rounding(args.games, len(args.agents))
@@ -160,7 +163,25 @@ def _play(args: argparse.Namespace):
         out_dir=args.out,
         sealed=args.sealed,
         move_budget=budget,
+        game=args.game,
     )
+
+
+def _game_config(args: argparse.Namespace) -> dict:
+    """The game's options: Farlight's from their own flags; another game's from --game-option,
+    checked by its declaration (Farlight's flags are refused there, being Farlight's)."""
+    game = get_game(args.game)  # GameError (a ValueError) names the known games
+    if game.name == DEFAULT_GAME:
+        if args.game_option:
+            raise InputError("--game-option is for another --game; Farlight's options have flags")
+        return game_flags.game_config(args)
+    parser = args.parser
+    given = [n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != parser.get_default(n)]
+    if given:
+        named = ", ".join(map(game_flags.game_flag, given))
+        raise InputError(f"{named}: Farlight's options, not {game.name}'s (use --game-option)")
+    game.checked_options(flags.game_options(args))
+    return flags.game_options(args)
 
 
 def print_forfeits(records: list[dict]) -> None:
@@ -194,8 +215,10 @@ def run(args: argparse.Namespace) -> int:
         f"{result.num_players}-player tournament, {len(result.records)} games, seed {result.seed}"
         + (", sealed (each agent in its own process, redacted views only)" if sealed else "")
     )
-    if args.resume is None:
+    if args.resume is None and args.game == DEFAULT_GAME:
         print(f"game: {game_flags.describe_game_config(args)}")
+    elif args.resume is None:
+        print(f"game: {args.game} {flags.game_options(args) or '(its defaults)'}")
     print(result.table())
     if args.diagnostics:
         print()
@@ -203,15 +226,21 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         paths = write_results(result, out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))
-    ends: dict[str, int] = {}
-    for record in result.records:
-        ends[record["end_reason"]] = ends.get(record["end_reason"], 0) + 1
     budget_given = args.move_seconds is not None or args.move_cpu_seconds is not None
     if budget_given or any(sum(record.get("forfeits", ())) for record in result.records):
         print_forfeits(result.records)
-    rounds = [record["rounds"] for record in result.records]
+    if all("rounds" in record for record in result.records):  # Farlight's records say them
+        print_rounds(result.records)
+    return 0
+
+
+def print_rounds(records: list[dict]) -> None:
+    """Rounds per game and how the games ended."""
+    ends: dict[str, int] = {}
+    for record in records:
+        ends[record["end_reason"]] = ends.get(record["end_reason"], 0) + 1
+    rounds = [record["rounds"] for record in records]
     print(
         f"rounds per game: mean {sum(rounds) / len(rounds):.2f}, min {min(rounds)}, "
         f"max {max(rounds)}; endings: {json.dumps(ends, sort_keys=True)}"
     )
-    return 0

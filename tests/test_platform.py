@@ -192,3 +192,51 @@ def test_an_installed_package_declares_a_game_through_the_entry_point(tmp_path, 
     assert get_game("duel") is DUEL
     with pytest.raises(GameError, match=r"game 'broken' \(tests.toy_game:NOPE\) cannot be loaded"):
         get_game("broken")
+
+
+def _cli_with_duel(tmp_path, *args: str):
+    """`farlight ARGS` in a fresh process where an installed package declares the duel."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    info = tmp_path / "site" / "duel_game-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duel-game\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[farlight_env.games]\nduel = tests.toy_game:DUEL\n")
+    root = Path(__file__).resolve().parents[1]
+    path = os.pathsep.join([str(tmp_path / "site"), str(root)])
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        timeout=300,
+    )
+
+
+def test_farlight_tournament_plays_an_installed_game_by_name(tmp_path) -> None:
+    out = tmp_path / "out"
+    common = ["--agents", "random,random", "--players", "2", "--games", "4", "--no-progress"]
+    done = _cli_with_duel(tmp_path, "tournament", "--game", "duel", *common, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "2-player tournament, 4 games, seed 0" in done.stdout
+    assert "game: duel (its defaults)" in done.stdout and "rounds per game" not in done.stdout
+    assert (out / "results.json").is_file() and (out / "games.csv").is_file()
+    again = _cli_with_duel(tmp_path, "tournament", "--resume", str(out), "--no-progress")
+    assert again.returncode == 0 and "resuming: 4 of 4 games already played" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game-option", "colour=1"], "duel has no option 'colour'; its options are stakes"),
+        (["--grid-size", "7"], "--grid-size: Farlight's options, not duel's (use --game-option)"),
+        (["--players", "5"], "duel is for 2-4 players, not 5"),
+    ],
+)
+def test_a_wrong_option_of_an_installed_game_is_one_line(tmp_path, args, message) -> None:
+    done = _cli_with_duel(tmp_path, "tournament", "--game", "duel", "--games", "2", *args)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"farlight tournament: error: {message}"]
