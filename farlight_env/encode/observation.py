@@ -63,7 +63,9 @@ __all__ = [
     "ObservationEncoder",
     "ShipSummary",
 ]
-from farlight_env.game.game import NUM_STACKS, TILES, FarlightGame, Phase
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import NUM_STACKS, TILES
+from farlight_env.game.game import FarlightGame
 
 
 class ObservationEncoder:
