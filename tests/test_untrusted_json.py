@@ -89,7 +89,7 @@ def _card_file(tmp_path: Path) -> None:
 
 def _run_config(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib", reason="training needs the train extra")
-    from training.common import RUN_CONFIG, read_run_config
+    from training.run_files import RUN_CONFIG, read_run_config
 
     (tmp_path / RUN_CONFIG).write_text(DEEP)
     with pytest.raises(ValueError, match="corrupt run config"):
