@@ -13,7 +13,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from agents.journal import GAMES, SPEC, JournalError, read_games, read_spec
+from agents.formats.journal import GAMES, SPEC
+from agents.journal import JournalError, read_games, read_spec
 from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game import FarlightGame
