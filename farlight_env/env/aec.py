@@ -422,7 +422,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        from farlight_env.env.render import render_ansi, render_rgb
+        from farlight_env.env.render_picture import render_rgb
+        from farlight_env.env.render_text import render_ansi
 
         game = self._require_game()
         viewer = game.current_player
