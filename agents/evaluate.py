@@ -255,7 +255,8 @@ def evaluate(
     kept in memory or in `out_dir`'s run key, and written to the scorecard only after the last
     game: nobody can precompute them, and `held_out_secret` replays the run afterwards.
     """
-    from agents.journal import EVAL_GAMES, EVAL_SPEC, EvaluationSpec, Journal, stored_config
+    from agents.formats.journal import EVAL_GAMES, EVAL_SPEC, EvaluationSpec
+    from agents.journal import Journal, stored_config
     from agents.registry import agent_names_help, unknown_agents
     from agents.run_key import new_secret
 
@@ -317,14 +318,8 @@ def evaluate(
 def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -> dict[str, Any]:
     """Finish the evaluation journalled in `out_dir`: only its missing games are played, and
     the scorecard is the one an uninterrupted run gives (timing fields aside)."""
-    from agents.journal import (
-        EVAL_GAMES,
-        Journal,
-        JournalError,
-        game_options,
-        read_eval_spec,
-        read_games,
-    )
+    from agents.formats.journal import EVAL_GAMES
+    from agents.journal import Journal, JournalError, game_options, read_eval_spec, read_games
     from agents.run_key import RunKeyError, read_run_key
 
     spec = read_eval_spec(out_dir)

@@ -18,7 +18,6 @@ import msgspec
 
 from agents.files import atomic_write, read_bounded
 from agents.formats.journal import (
-    EVAL_GAMES,
     EVAL_SPEC,
     GAMES,
     MAX_GAMES_BYTES,
@@ -47,17 +46,9 @@ from farlight_env.records.record import RecordError
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_env.untrusted.messages import clip_message
 
-#: The journal's schemas and file names live in agents.formats.journal; these names stay
-#: importable from here.
 __all__ = [
-    "EVAL_GAMES",
-    "EVAL_SPEC",
-    "GAMES",
-    "SPEC",
-    "EvaluationSpec",
     "Journal",
     "JournalError",
-    "TournamentSpec",
     "game_options",
     "new_spec",
     "read_eval_spec",

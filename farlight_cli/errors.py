@@ -6,7 +6,7 @@ from agents.fit import AgentUnfit
 from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
 from farlight_env.cards.schema import CardFileError
-from farlight_env.game.game import ConfigError
+from farlight_env.game.config import ConfigError
 from farlight_env.records.record import RecordError
 
 

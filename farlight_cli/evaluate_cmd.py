@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
-        from agents.journal import EVAL_GAMES, EVAL_SPEC
+        from agents.formats.journal import EVAL_GAMES, EVAL_SPEC
 
         held = [n for n in (EVAL_SPEC, EVAL_GAMES) if (args.out / n).exists()]
         if held:

@@ -212,7 +212,7 @@ class _Frames:
             return
         from PIL import Image
 
-        from farlight_env.env.render import render_rgb
+        from farlight_env.env.render_picture import render_rgb
 
         image = Image.fromarray(render_rgb(game, self.viewer))  # type: ignore[arg-type]
         image.save(self.folder / f"frame_{done:05d}.png")

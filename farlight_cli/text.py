@@ -75,7 +75,7 @@ def omniscient_text(game: FarlightGame) -> str:
 
 def picture(game: FarlightGame, viewer: Viewer) -> str:
     """The board as `viewer` sees it (a seat, None for a spectator, "all" for everything)."""
-    from farlight_env.env.render import render_ansi
+    from farlight_env.env.render_text import render_ansi
 
     if viewer == ALL:
         return render_ansi(game, None) + omniscient_text(game)
@@ -84,7 +84,7 @@ def picture(game: FarlightGame, viewer: Viewer) -> str:
 
 def outcome_lines(game: FarlightGame, players: list[str]) -> list[str]:
     """Scores, winners and why the game ended (or that it did not)."""
-    from farlight_env.env.render import END_REASONS
+    from farlight_env.view.model import END_REASONS
 
     names = [f"P{seat} ({name})" for seat, name in enumerate(players)]
     scores = ", ".join(f"{names[s]} {v}" for s, v in enumerate(game.scores()))

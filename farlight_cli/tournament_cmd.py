@@ -113,7 +113,8 @@ def print_rounding(games: int, agents: int) -> None:
 def print_resuming(out: Path) -> None:
     """'resuming: 12 of 40 games already played', before the rest are: a resume that plays on
     from game 0 looks the same as one that plays only the games missing."""
-    from agents.journal import GAMES, read_spec
+    from agents.formats.journal import GAMES
+    from agents.journal import read_spec
 
     spec = read_spec(out)
     total = -(-spec.games // len(spec.agents)) * len(spec.agents)

@@ -28,8 +28,8 @@ from farlight_env.game.config import (
     plain,
 )
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.game.game import resolve_card_set
 from farlight_env.game.hidden import PlayerView, determinize
+from farlight_env.game.tables import resolve_card_set
 from farlight_env.platform.protocol import Game, GameError, IllegalMove, Option
 
 

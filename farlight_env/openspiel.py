@@ -34,11 +34,12 @@ from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.render_text import render_ansi
 from farlight_env.game.config import OPTION_DEFAULTS, ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS, TILES
-from farlight_env.game.game import FarlightGame, resolve_card_set
+from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import determinize, redact
 from farlight_env.game.rules_options import RuleOptionError, parse_rule_assignment
 from farlight_env.game.scoring import final_rewards
 from farlight_env.game.serialize import game_to_json
+from farlight_env.game.tables import resolve_card_set
 from farlight_env.openspiel_state_text import (
     GAME_NAME,
     StateStringError,

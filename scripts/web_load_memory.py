@@ -163,7 +163,7 @@ class Client:
 def long_record(path: Path) -> None:
     """The longest game a replay takes, saved as a record (always the last legal action)."""
     from farlight_env.game import FarlightGame
-    from farlight_env.game.config import MAX_GRID_SIZE
+    from farlight_env.game.facts import MAX_GRID_SIZE
     from farlight_env.records.record import build_record, save_record
 
     config = {"num_players": 5, "grid_size": MAX_GRID_SIZE, "max_rounds": 10_000}

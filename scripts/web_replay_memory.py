@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from farlight_env.game import FarlightGame  # noqa: E402
-from farlight_env.game.config import MAX_GRID_SIZE  # noqa: E402
+from farlight_env.game.facts import MAX_GRID_SIZE  # noqa: E402
 from farlight_env.records.record import build_record  # noqa: E402
 from farlight_web.replays import MAX_REPLAY_STEPS, REPLAY_BYTES_BOUND, Replay  # noqa: E402
 

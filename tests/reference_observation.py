@@ -18,7 +18,9 @@ import numpy as np
 
 from farlight_env.cards.model import AWARDS, FACILITIES, CardSet, IconKind, Timing
 from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS
-from farlight_env.game.game import NUM_STACKS, TILES, FarlightGame, Phase
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import NUM_STACKS, TILES
+from farlight_env.game.game import FarlightGame
 from farlight_env.game.ship import CORE, STEPS
 
 MAX_PLAYERS = 5

@@ -102,7 +102,7 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 
 from agents.policy import SHIPPED_POLICY, load_policy  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
-from training.common import VALUE_PREFIXES  # noqa: E402
+from training.callbacks import VALUE_PREFIXES  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
 
 
@@ -157,7 +157,7 @@ def test_after_the_warmup_the_actor_learns(tmp_path: Path) -> None:
 
 def test_the_warmup_trains_the_value_head(tmp_path: Path) -> None:
     from training.checkpoints import read_checkpoint
-    from training.common import build_model
+    from training.ppo_model import build_model
     from training.train_ppo import build_env, warm_start
 
     config = small(PPOConfig, tmp_path / "run", value_warmup_steps=10_000)

@@ -31,8 +31,9 @@ from training.checkpoints import (  # noqa: E402
     restore_checkpoint,
     save_checkpoint,
 )
-from training.common import RUN_CONFIG, build_model, load_checkpoint  # noqa: E402
 from training.config import PPOConfig  # noqa: E402
+from training.ppo_model import build_model, load_checkpoint  # noqa: E402
+from training.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from farlight_env.cards import MissionCard
-from farlight_env.game.game import _mission_order
+from farlight_env.game.phases.missions import mission_order as _mission_order
 from farlight_env.tools.rules_page import decisions
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,12 +19,13 @@ from farlight_env import farlight_v0
 from farlight_env.env.aec import final_rewards, raw_env
 from farlight_env.game import ChooseEngine, EndReason, FarlightGame, Phase
 
-try:  # rendering lives in its own module; the render test needs it
-    import farlight_env.env.render  # noqa: F401
+try:  # rendering lives in its own modules; the render test needs them
+    import farlight_env.env.render_picture  # noqa: F401
+    import farlight_env.env.render_text  # noqa: F401
 
     RENDER_IMPORT_ERROR: str | None = None
-except ImportError as exc:  # pragma: no cover - only while render.py is missing
-    RENDER_IMPORT_ERROR = f"farlight_env.env.render cannot be imported: {exc}"
+except ImportError as exc:  # pragma: no cover - only while a render module is missing
+    RENDER_IMPORT_ERROR = f"farlight_env.env's render modules cannot be imported: {exc}"
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 REWARD_MODES = ("win", "margin", "rank")

@@ -32,7 +32,7 @@ from farlight_env.game import (
     Target,
     TargetKind,
 )
-from farlight_env.game.game import NUM_STACKS, TILES
+from farlight_env.game.facts import NUM_STACKS, TILES
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 #: Every kind of decision the codec must serve; INSTALL splits into its two sub-decisions.

@@ -16,8 +16,8 @@ import pytest
 from farlight_env import farlight_v0
 from farlight_env.encode import ObservationEncoder
 from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS
-from farlight_env.encode.observation import MAX_PLAYERS, PLAYER_FEATURES
-from farlight_env.game import FarlightGame, Phase
+from farlight_env.encode.layout import PLAYER_FEATURES
+from farlight_env.game import MAX_PLAYERS, FarlightGame, Phase
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 SEEDS = (0, 1, 2)

@@ -17,7 +17,8 @@ from evaluation_runs import farlight, without_timing
 
 import agents
 from agents.evaluate import resume_evaluation
-from agents.journal import EVAL_GAMES, EVAL_SPEC, JournalError
+from agents.formats.journal import EVAL_GAMES, EVAL_SPEC
+from agents.journal import JournalError
 
 SHORT = ["--quick", "--max-rounds", "2"]  # 15 short games: a few seconds
 
@@ -139,7 +140,8 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
     shutil.copy(SHIPPED_POLICY, policy)
     out = tmp_path / "card"
     from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.journal import EvaluationSpec, Journal
+    from agents.formats.journal import EvaluationSpec
+    from agents.journal import Journal
 
     spec = EvaluationSpec(
         "farlight-eval-spec",
@@ -174,7 +176,7 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
     pytest.importorskip("torch", reason="saved policies need the train extra")
     import agents.policy
     from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.journal import EvaluationSpec
+    from agents.formats.journal import EvaluationSpec
 
     shipped = tmp_path / "shipped.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, shipped)
@@ -194,7 +196,7 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
 
     import agents.policy
     from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.journal import EvaluationSpec
+    from agents.formats.journal import EvaluationSpec
 
     mine = tmp_path / "mine.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, mine)

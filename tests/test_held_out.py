@@ -140,7 +140,7 @@ def test_cli_held_out_run_killed_then_resumed_keeps_its_deals(tmp_path) -> None:
 
     from evaluation_runs import farlight
 
-    from agents.journal import EVAL_GAMES
+    from agents.formats.journal import EVAL_GAMES
     from agents.run_key import RUN_KEY
 
     out = tmp_path / "card"

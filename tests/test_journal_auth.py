@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.journal import EVAL_GAMES, JournalError
+from agents.formats.journal import EVAL_GAMES
+from agents.journal import JournalError
 from agents.run_key import MAC_FIELD, RUN_KEY, read_run_key, sign
 
 

@@ -337,8 +337,9 @@ def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
 def small_policy(seed: int) -> object:
     """A small StructuredPolicy over the real observation and action spaces."""
     from farlight_env.env.single_agent import FarlightSingleAgentEnv
-    from training.common import StructuredPolicy, observation_layout
     from training.config import PPOConfig
+    from training.ppo_model import observation_layout
+    from training.sb3_policy import StructuredPolicy
 
     env = FarlightSingleAgentEnv(num_players=2)
     torch.manual_seed(seed)
@@ -432,7 +433,7 @@ def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
     from gymnasium import spaces
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
-    from training.common import EnvMajorRolloutBuffer
+    from training.sb3_policy import EnvMajorRolloutBuffer
 
     space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
     buffers = [
@@ -479,7 +480,7 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
     each sample's fields are that row's (the same data as the stock shuffle, regrouped)."""
     from gymnasium import spaces
 
-    from training.common import EnvMajorRolloutBuffer
+    from training.sb3_policy import EnvMajorRolloutBuffer
 
     space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
     plain = EnvMajorRolloutBuffer(6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3)
@@ -539,7 +540,7 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
     from gymnasium import spaces
 
     from agents.policy.cache import SHIP_IDS
-    from training.common import EnvMajorRolloutBuffer
+    from training.sb3_policy import EnvMajorRolloutBuffer
 
     rng = np.random.default_rng(4)
     space, actions = spaces.Box(-1, 1, (9,), np.float32), spaces.Discrete(5)

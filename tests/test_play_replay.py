@@ -22,7 +22,7 @@ from test_engine_saved_state import BAD_VALUES, _leaves
 from agents import registry
 from agents.base import EngineAgent
 from farlight_cli.main import main
-from farlight_env.env.render import RGB_SIZE
+from farlight_env.env.render_picture import RGB_SIZE
 from farlight_env.game import Bid, FarlightGame, Phase, RuleOptions, Target, TargetKind
 from farlight_env.records.record import (
     RecordError,

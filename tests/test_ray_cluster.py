@@ -27,7 +27,7 @@ pytest.importorskip("ray")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from agents.journal import GAMES  # noqa: E402
+from agents.formats.journal import GAMES  # noqa: E402
 from agents.workers import RAY_PROGRAM, command_line  # noqa: E402
 
 pytestmark = pytest.mark.slow

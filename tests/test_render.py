@@ -7,20 +7,20 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from farlight_env.env.render import (
-    FACILITIES,
+from farlight_env.cards.model import FACILITIES
+from farlight_env.env.render_paint import _text_sprite
+from farlight_env.env.render_picture import (
     FACILITY_EFFECT_SIZE,
-    FACILITY_EFFECTS,
     FACILITY_NAME_SIZE,
     FACILITY_PAD,
     RGB_SIZE,
     STATION_BOX,
-    _text_sprite,
     facility_boxes,
-    render_ansi,
     render_rgb,
 )
+from farlight_env.env.render_text import render_ansi
 from farlight_env.game import FarlightGame, Phase
+from farlight_env.view.model import FACILITY_EFFECTS
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 
@@ -285,7 +285,7 @@ def test_the_text_board_fits_80_columns(num_players: int) -> None:
 
 def test_a_board_too_wide_for_the_terminal_says_how_wide_it_needs() -> None:
     """Only a ship wider than the terminal can pass its width; the first line then says so."""
-    from farlight_env.env.render import draw_text
+    from farlight_env.env.render_text import draw_text
     from farlight_env.view.model import board_view
 
     game = _positions(3, seed=5, every=50)[-1]

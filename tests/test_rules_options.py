@@ -29,7 +29,8 @@ from scenarios import (
 from agents.heuristic import LONE_ZERO_SHARE, HeuristicAgent
 from agents.ismcts import _projection
 from farlight_env import farlight_v0
-from farlight_env.encode.observation import PLAYER_FEATURES, ObservationEncoder
+from farlight_env.encode.layout import PLAYER_FEATURES
+from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from farlight_env.game import (
     Bid,

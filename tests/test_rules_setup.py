@@ -272,7 +272,7 @@ def test_r_setup_3_equal_values_sort_alphabetically_ignoring_case() -> None:
     """R-SETUP-3 / R-MIS-1 [decision]: ties by name, alphabetically regardless of letter case
     (plain character order would put 'Zeta' before 'alpha')."""
     from farlight_env.cards.model import MissionCard
-    from farlight_env.game.game import _mission_order
+    from farlight_env.game.phases.missions import mission_order as _mission_order
 
     cards = [
         MissionCard("Zeta Relay", 5, science=1),

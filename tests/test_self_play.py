@@ -25,8 +25,8 @@ from training_runs import (  # noqa: E402
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
 from training.checkpoints import CHECKPOINT, check_checkpoint  # noqa: E402
-from training.common import RUN_CONFIG  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 

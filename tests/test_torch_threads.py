@@ -45,7 +45,7 @@ def threads_after(code: str, **env: str) -> tuple[int, int]:
 LOAD_POLICY = "import agents\nagents.make('ppo')"
 BUILD_MODEL = (
     "from training.config import PPOConfig\nfrom training import train_ppo\n"
-    "from training.common import build_model\n"
+    "from training.ppo_model import build_model\n"
     "config = PPOConfig(run_dir='unused', n_envs=1, vec_env='dummy', opponents=['random'])\n"
     "build_model(config, train_ppo.build_env(config))"
 )

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from processes import alive
 
-from agents.journal import GAMES, SPEC, JournalError
+from agents.formats.journal import GAMES, SPEC
+from agents.journal import JournalError
 from agents.tournament import GameFailure, format_table, run_tournament, short_labels
 from agents.workers import descendants, start_time
 

@@ -52,8 +52,10 @@ from training.checkpoints import (  # noqa: E402
     check_checkpoint,
     checkpoint_steps,
 )
-from training.common import RUN_CONFIG, LivePolicy, load_checkpoint  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig, stream_seed  # noqa: E402
+from training.live_eval import LivePolicy  # noqa: E402
+from training.ppo_model import load_checkpoint  # noqa: E402
+from training.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -801,7 +803,7 @@ def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
     import argparse
 
     from farlight_cli.config_flags import add_config_arguments, config_from_args
-    from training.common import make_env_fn
+    from training.envs import make_env_fn
 
     parser = argparse.ArgumentParser()
     add_config_arguments(parser, SelfPlayConfig)

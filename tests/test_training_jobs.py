@@ -22,8 +22,8 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 
 from training import train_ppo  # noqa: E402
 from training.checkpoints import CHECKPOINT  # noqa: E402
-from training.common import RUN_CONFIG, trim_log  # noqa: E402
 from training.config import PPOConfig  # noqa: E402
+from training.run_files import RUN_CONFIG, trim_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
@@ -366,7 +366,7 @@ def _tensorboard_steps(folder: Path, tag: str) -> list[int]:
 def test_resume_hides_tensorboard_events_logged_after_its_checkpoint(tmp_path: Path) -> None:
     """A killed run logged 128..384 after its checkpoint at 256; the resumed run's log shows
     each step once, the new 384 in place of the stale one."""
-    from training.common import run_logger
+    from training.run_files import run_logger
 
     def log(logger, steps: list[int], value: float) -> None:
         for step in steps:

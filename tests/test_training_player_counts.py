@@ -14,13 +14,14 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 
 from agents.policy import SHIPPED_POLICY, PolicyAgent, load_policy  # noqa: E402
 from training import self_play, train_ppo  # noqa: E402
-from training.common import build_model, make_env_fn  # noqa: E402
 from training.config import (  # noqa: E402
     PPOConfig,
     SelfPlayConfig,
     env_player_counts,
     eval_player_counts,
 )
+from training.envs import make_env_fn  # noqa: E402
+from training.ppo_model import build_model  # noqa: E402
 from training.train_ppo import RunError, build_env, warm_start  # noqa: E402
 
 torch.set_num_threads(1)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from test_render import PLAYER_COUNTS, _hidden_differs, _positions, _scramble_hidden
 
-from farlight_env.env.render import draw_picture, draw_text, render_ansi, render_rgb
+from farlight_env.env.render_picture import draw_picture, render_rgb
+from farlight_env.env.render_text import draw_text, render_ansi
 from farlight_env.game import Phase
 from farlight_env.view.model import board_view, to_builtins
 

@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from farlight_env.game import FarlightGame  # noqa: E402
-from farlight_env.game.config import MAX_GRID_SIZE  # noqa: E402
+from farlight_env.game.facts import MAX_GRID_SIZE  # noqa: E402
 from farlight_env.records.record import (  # noqa: E402
     build_record,
     record_actions,

@@ -7,14 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.journal import (
-    Journal,
-    TournamentSpec,
-    game_options,
-    new_spec,
-    read_games,
-    read_spec,
-)
+from agents.formats.journal import TournamentSpec
+from agents.journal import Journal, game_options, new_spec, read_games, read_spec
 from agents.registry import agent_names_help, unknown_agents
 from agents.sealed import MoveBudget
 from agents.tournament.backends import Record, run_local, run_ray

@@ -35,7 +35,9 @@ from farlight_env.game.actions import (
     Target,
     TargetKind,
 )
-from farlight_env.game.game import MAX_ENGINE, NUM_STACKS, PART_SPACES, TILES, FarlightGame, Phase
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import MAX_ENGINE, NUM_STACKS, PART_SPACES, TILES
+from farlight_env.game.game import FarlightGame
 
 MAX_SPACES = max(PART_SPACES.values())
 NUM_TARGETS = MAX_SPACES + len(FACILITIES) + NUM_STACKS

@@ -21,8 +21,15 @@ from farlight_env.cards.schema import (
     MAX_PART_ICONS,
 )
 from farlight_env.encode.codec import MAX_SPACES, NUM_TARGETS
-from farlight_env.game.facts import MAX_ENGINE, MAX_PLAYERS, MAX_ROUNDS, TILES_PER_PASS
-from farlight_env.game.game import NUM_STACKS, TILES, Phase
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import (
+    MAX_ENGINE,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    NUM_STACKS,
+    TILES,
+    TILES_PER_PASS,
+)
 
 MAX_STACK = 4  # 3 regular missions + the climactic one (R-SETUP-3)
 MAX_MISSION_ENGINES = 3

@@ -18,13 +18,11 @@ from farlight_env.encode.codec import MAX_SPACES
 from farlight_env.encode.layout import (
     AWARD_POS,
     DECISION_POS,
-    DECISIONS,
     ICON_CHANNELS,
     MAX_MISSION_ENGINES,
     MAX_PLAYERS,
     MAX_STACK,
     PLAYER_FEATURES,
-    Field,
     build_layout,
     part_feature_table,
     ship_channel_names,
@@ -39,31 +37,16 @@ from farlight_env.encode.observers import (
     ROW,
     SLOT_BYTES,
     SLOT_ZEROS,
-    STAMP_CACHE_SIZE,
     BidTally,
     Observer,
     SeatTables,
     make_room,
     rotate,
 )
-from farlight_env.encode.ship_planes import ShipPlanes, ShipSummary
-
-#: The layout's names, importable from here as before the layout had a module of its own.
-__all__ = [
-    "BOARD_CACHE_SIZE",
-    "CACHE_SIZE",
-    "DECISIONS",
-    "ICON_CHANNELS",
-    "MAX_MISSION_ENGINES",
-    "MAX_PLAYERS",
-    "MAX_STACK",
-    "PLAYER_FEATURES",
-    "STAMP_CACHE_SIZE",
-    "Field",
-    "ObservationEncoder",
-    "ShipSummary",
-]
-from farlight_env.game.game import NUM_STACKS, TILES, FarlightGame, Phase
+from farlight_env.encode.ship_planes import ShipPlanes
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import NUM_STACKS, TILES
+from farlight_env.game.game import FarlightGame
 
 
 class ObservationEncoder:

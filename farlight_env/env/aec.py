@@ -30,10 +30,11 @@ from farlight_env.env.infos import (
 )
 from farlight_env.env.order import FastOrderWrapper
 from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
-from farlight_env.game.game import FarlightGame, resolve_card_set
+from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
 from farlight_env.game.scoring import REWARD_MODES, final_rewards
 from farlight_env.game.seeds import draw_engine_seed, is_wide
+from farlight_env.game.tables import resolve_card_set
 
 ILLEGAL_MODES = ("raise", "terminate")
 #: What `obs["observation"]` is: the float32 vector, or its exact uint8 compact form (#49).
@@ -421,7 +422,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        from farlight_env.env.render import render_ansi, render_rgb
+        from farlight_env.env.render_picture import render_rgb
+        from farlight_env.env.render_text import render_ansi
 
         game = self._require_game()
         viewer = game.current_player

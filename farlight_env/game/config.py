@@ -14,30 +14,7 @@ from enum import Enum
 from typing import Any
 
 from farlight_env.cards.schema import CardFileError
-from farlight_env.game.facts import (  # noqa: F401 - re-exported for old imports; read facts.py
-    AWARD_POINTS,
-    DISCOVER,
-    ENGINEER,
-    HIRE,
-    HIRE_CREW,
-    MAX_COUNT,
-    MAX_ENGINE,
-    MAX_GRID_SIZE,
-    MAX_PLAYERS,
-    MAX_ROUNDS,
-    MIN_ENGINE,
-    MIN_PLAYERS,
-    NUM_FACE_UP_AWARDS,
-    NUM_STACKS,
-    PART_SPACES,
-    REFIT,
-    REGULAR_PER_STACK,
-    SEED_LIMIT,
-    START_CREW,
-    TEMP_BIOTECH_COST,
-    TILES,
-    TILES_PER_PASS,
-)
+from farlight_env.game.facts import MAX_GRID_SIZE, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions
 
 

@@ -33,29 +33,12 @@ from farlight_env.game.actions import (
     SkipEngine,
 )
 from farlight_env.game.config import (
-    GAME_OPTIONS,
-    CardSetError,
     ConfigError,
     EndReason,
     GameConfig,
     IllegalActionError,
     Phase,
     Resume,
-)
-from farlight_env.game.facts import (
-    AWARD_POINTS,
-    DISCOVER,
-    ENGINEER,
-    HIRE,
-    MAX_ENGINE,
-    MAX_GRID_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    NUM_STACKS,
-    PART_SPACES,
-    REFIT,
-    TILES,
-    TILES_PER_PASS,
 )
 from farlight_env.game.phases import (
     benefits,
@@ -66,40 +49,10 @@ from farlight_env.game.phases import (
     resolution,
     setup,
 )
-from farlight_env.game.phases.missions import mission_bidders
-from farlight_env.game.phases.missions import mission_order as _mission_order  # noqa: F401 - tests sort as the engine does
 from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import CLONE_GROUPS, GameState
 from farlight_env.game.tables import resolve_card_set, resolve_seed
 
-# Names other modules import from here (kept for compatibility; declared in game/config.py,
-# game/state.py, game/tables.py and game/phases/missions.py).
-__all__ = [
-    "AWARD_POINTS",
-    "DISCOVER",
-    "ENGINEER",
-    "GAME_OPTIONS",
-    "HIRE",
-    "MAX_ENGINE",
-    "MAX_GRID_SIZE",
-    "MAX_PLAYERS",
-    "MIN_PLAYERS",
-    "NUM_STACKS",
-    "PART_SPACES",
-    "REFIT",
-    "TILES",
-    "TILES_PER_PASS",
-    "CardSetError",
-    "ConfigError",
-    "EndReason",
-    "FarlightGame",
-    "GameConfig",
-    "GameState",
-    "IllegalActionError",
-    "Phase",
-    "mission_bidders",
-    "resolve_card_set",
-]
 _LIST_STATE = CLONE_GROUPS["list"]
 _NESTED_STATE = CLONE_GROUPS["nested"]
 _CALL_STATE = CLONE_GROUPS["call"]

@@ -14,7 +14,9 @@ import numpy as np
 
 from farlight_env.cards.model import CardSet
 from farlight_env.game import serialize
-from farlight_env.game.game import TILES, FarlightGame, Phase
+from farlight_env.game.config import Phase
+from farlight_env.game.facts import TILES
+from farlight_env.game.game import FarlightGame
 from farlight_env.game.ship import new_stamp
 
 

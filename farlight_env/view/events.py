@@ -30,7 +30,8 @@ from farlight_env.game.actions import (
     TargetKind,
 )
 from farlight_env.game.config import Phase
-from farlight_env.game.game import FarlightGame, mission_bidders
+from farlight_env.game.game import FarlightGame
+from farlight_env.game.phases.missions import mission_bidders
 from farlight_env.game.scoring import tiebreak_draws
 
 __all__ = [

@@ -16,7 +16,8 @@ from typing import Any
 import msgspec
 
 from farlight_env.cards.model import FACILITIES, MissionCard, PartCard, Timing
-from farlight_env.game.game import EndReason, FarlightGame, Phase
+from farlight_env.game.config import EndReason, Phase
+from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import PlayerView, redact
 from farlight_env.game.ship import CORE, CORE_MASK
 
