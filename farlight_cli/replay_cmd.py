@@ -11,6 +11,7 @@ from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
+from farlight_env.platform.records import PLATFORM_RECORD
 
 
 # ------------------------------------------------------------------------------- command
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         record = load_record(args.file, args.game)
+        if record.get("format") == PLATFORM_RECORD:  # a game other than Farlight
+            return _replay_other_game(record, args)
         verify_record(record)
     except RecordError as exc:
         return _error(str(exc))
@@ -151,6 +154,37 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     if args.frames is not None:
         print(f"wrote {frames.count} PNG frames to {args.frames}")
+    return 0
+
+
+def _replay_other_game(record: dict[str, Any], args: argparse.Namespace) -> int:
+    """A record of another registered game (farlight_env.platform): checked by replaying it,
+    then each decision as the game names it and the end as the viewer sees it."""
+    from farlight_env.platform import GameError
+    from farlight_env.platform.records import game_of_record, verify_record
+
+    if args.frames is not None or args.step:
+        return _error("--frames and --step are for Farlight's records")
+    try:
+        game = game_of_record(record)
+        verify_record(record)
+    except GameError as exc:
+        return _error(str(exc))
+    players = [str(p) for p in record["players"]]
+    viewer = args.viewer
+    if isinstance(viewer, int) and not 0 <= viewer < len(players):
+        last = len(players) - 1
+        return _error(f"--viewer {viewer}: this game has seats 0..{last} (or use 'all')")
+    seat = None if viewer in (None, ALL) else viewer
+    state = game.start(len(players), record["game_seed"], record["config"])
+    print(f"replay of {args.file}: {game.title}, {len(record['actions'])} recorded decisions")
+    print("players: " + ", ".join(f"P{s} {name}" for s, name in enumerate(players)))
+    for i, action in enumerate(record["actions"], 1):
+        actor = state.current_player
+        print(f"[{i:>4}] P{actor} {state.describe_action(action)}")
+        state.apply_action(action)
+    print(state.render_text(seat))  # the end as the viewer (None: a spectator) sees it
+    print("winners: " + ", ".join(f"P{s} {players[s]}" for s in state.winners()))
     return 0
 
 

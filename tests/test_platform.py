@@ -240,3 +240,26 @@ def test_a_wrong_option_of_an_installed_game_is_one_line(tmp_path, args, message
     done = _cli_with_duel(tmp_path, "tournament", "--game", "duel", "--games", "2", *args)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"farlight tournament: error: {message}"]
+
+
+def test_farlight_replay_steps_through_an_installed_games_record(tmp_path) -> None:
+    """A tournament's results.json of another game replays with `farlight replay --game N`:
+    checked through the game's own replay, each decision named, the end and the winners."""
+    out = tmp_path / "out"
+    common = ["--agents", "random,random", "--players", "3", "--games", "2", "--no-progress"]
+    played = _cli_with_duel(tmp_path, "tournament", "--game", "duel", *common, "--out", str(out))
+    assert played.returncode == 0, played.stderr
+    done = _cli_with_duel(tmp_path, "replay", str(out / "results.json"), "--game", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("Blind duel (a test's throw-away game), 3 recorded decisions")
+    assert [line.split()[-2] for line in lines[2:5]] == ["P0", "P1", "P2"]
+    assert lines[-1].startswith("winners: P")
+    record_file = tmp_path / "one.json"
+    import json
+
+    games = json.loads((out / "results.json").read_text())["games"]
+    games[1]["winners"] = [9]
+    record_file.write_text(json.dumps(games[1]))
+    bad = _cli_with_duel(tmp_path, "replay", str(record_file))
+    assert bad.returncode == 2 and "does not replay" in bad.stderr

@@ -76,7 +76,7 @@ class DuelState:
         return ("fold", "stay")[action]
 
     def render_text(self, seat: int | None = None) -> str:
-        shown = [c if seat in (None, s) or self.is_over else "?" for s, c in enumerate(self.cards)]
+        shown = [c if seat == s or self.is_over else "?" for s, c in enumerate(self.cards)]
         return f"cards {shown}, choices {self.choices}"
 
 

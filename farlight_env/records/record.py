@@ -27,6 +27,7 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.format import kind as _kind
 from farlight_env.records.format import shape_problem
 from farlight_env.untrusted.jsontext import loads
@@ -180,6 +181,8 @@ def load_record(path: str | os.PathLike, game: int | None = None) -> dict[str, A
     fmt = data.get("format")
     if fmt == TOURNAMENT_FORMAT:
         return _pick_game(data, path, game)
+    if fmt == PLATFORM_RECORD:  # another game's: checked by replaying it through its game
+        return data
     if fmt != RECORD_FORMAT:
         raise RecordError(
             f"{path}: not a Farlight record ('format' is {fmt!r}; expected {RECORD_FORMAT!r} "
@@ -212,7 +215,10 @@ def _pick_game(data: dict[str, Any], path: Path, game: int | None) -> dict[str, 
         )
     if game not in indices:
         raise RecordError(f"{path}: no game with index {game}; available indices: {available}")
-    return validate_record(games[indices.index(game)], f"{path} game {game}")
+    chosen = games[indices.index(game)]
+    if chosen.get("format") == PLATFORM_RECORD:  # another game's (farlight_env.platform)
+        return chosen
+    return validate_record(chosen, f"{path} game {game}")
 
 
 def _ranges(values: Sequence[int]) -> str:
