@@ -21,7 +21,9 @@ minute and the peak below --bound MiB (docs/safety.md's sum of the bounded parts
 The listings' index keeps one summary per file for at most 2,000 files of --data
 (farlight_web.library.MAX_FILES), so a server whose folder is still filling grows until it
 holds 2,000 (about 12 minutes of this load); `--prefill 2000` starts from a folder already at
-that bound (copies of one short record), which is where a server that has run a while stands.
+that bound (copies of one short record), and before the clients start opens the most replays
+of the longest game the server keeps open at once (16, from 4 addresses) and steps through
+them: the high-water marks a server that has run a while has already reached.
 """
 
 from __future__ import annotations
@@ -179,6 +181,25 @@ def long_record(path: Path) -> None:
 RSS_FIELDS = ("VmRSS", "RssAnon", "RssFile", "Threads")
 
 
+def warm_replays(url: str, data: Path) -> None:
+    """Open as many replays of the longest game as the server keeps (MAX_OPEN_REPLAYS, from
+    clients at REPLAYS_PER_CLIENT each) and step through each, all at once."""
+    from farlight_web.limits import MAX_OPEN_REPLAYS, REPLAYS_PER_CLIENT
+
+    tally = Tally()
+    clients = [
+        Client(url, data, 10_000 + k, tally, time.monotonic() + 600)
+        for k in range(-(-MAX_OPEN_REPLAYS // REPLAYS_PER_CLIENT))
+    ]
+
+    def warm(client: Client) -> None:
+        for _ in range(REPLAYS_PER_CLIENT):
+            client.replay({"file": "long.json"}, steps=20)
+
+    with ThreadPoolExecutor(len(clients)) as pool:
+        list(pool.map(warm, clients))
+
+
 def prefill(folder: Path, count: int) -> None:
     """`count` records in `folder`: copies of one short game's (2 players, 2 rounds)."""
     if count <= 0:
@@ -249,6 +270,8 @@ def main() -> int:
             print(line, server.stderr.read() if server.stderr else "", file=sys.stderr)
             return 1
         url = line.split()[4]
+        if args.prefill > 0:
+            warm_replays(url, data)
         start = time.monotonic()
         deadline = start + args.minutes * 60
         done = threading.Event()
