@@ -22,8 +22,8 @@ The listings' index keeps one summary per file for at most 2,000 files of --data
 (farlight_web.library.MAX_FILES), so a server whose folder is still filling grows until it
 holds 2,000 (about 12 minutes of this load); `--prefill 2000` starts from a folder already at
 that bound (copies of one short record), and before the clients start opens the most replays
-of the longest game the server keeps open at once (16, from 4 addresses) and steps through
-them: the high-water marks a server that has run a while has already reached.
+the server keeps open at once (16, from 4 addresses), each of a copy of the longest game, and
+steps through them: the high-water marks a server that has run a while has already reached.
 """
 
 from __future__ import annotations
@@ -192,9 +192,15 @@ def warm_replays(url: str, data: Path) -> None:
         for k in range(-(-MAX_OPEN_REPLAYS // REPLAYS_PER_CLIENT))
     ]
 
+    text = (data / "long.json").read_bytes()
+    (data / "warm").mkdir(exist_ok=True)
+    for k in range(MAX_OPEN_REPLAYS):
+        (data / "warm" / f"long-{k:02d}.json").write_bytes(text)
+
     def warm(client: Client) -> None:
-        for _ in range(REPLAYS_PER_CLIENT):
-            client.replay({"file": "long.json"}, steps=20)
+        first = clients.index(client) * REPLAYS_PER_CLIENT
+        for k in range(first, first + REPLAYS_PER_CLIENT):
+            client.replay({"file": f"warm/long-{k:02d}.json"}, steps=20)
 
     with ThreadPoolExecutor(len(clients)) as pool:
         list(pool.map(warm, clients))
