@@ -11,11 +11,10 @@ and then, the longest game a replay takes: 5 players, the largest grid, 10,000 a
 uploads its records and reads the listings, until the time is up; a refused request (429, 503)
 waits as told. Every loop is bounded and stops by itself. The server's RSS (VmRSS, Linux
 /proc) is sampled every few seconds; the script prints it per minute, the requests made,
-the peak of each half, and the trends of the last half and the last quarter. The server's
-memory rises in steps (a new high-water mark of open replays or uploads, each bounded, or the
-listings' index filling) and is flat between them, so a step inside the last half shows as
-a trend there; the verdict is the last quarter's: level when its trend is below --level MiB a
-minute and the peak below --bound MiB (docs/safety.md's sum of the bounded parts).
+the peak of each half, and the trends of the last half and the last quarter: level when the
+last half's trend is below --level MiB a minute and the peak below --bound MiB (docs/safety.md's
+sum of the bounded parts). The server's memory rises in steps (a new high-water mark of open
+replays or uploads, each bounded, or the listings' index filling) and is flat between them.
 `--out FILE` keeps the samples; `--report FILE` prints a kept run's report again.
 
 The listings' index keeps one summary per file for at most 2,000 files of --data
@@ -302,7 +301,7 @@ def main() -> int:
 def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
     """Per-minute RSS (and its anonymous and file-backed parts), the requests, the peak of each
     half of the run and the trends (least squares) of the last half and quarter; status 0
-    when the last quarter's is below --level MiB a minute and the peak below --bound. Samples
+    when the last half's is below --level MiB a minute and the peak below --bound. Samples
     taken after the time was up (the clients finishing what they had begun) are shown apart.
     Samples of (time, RSS) only, as runs saved before the parts were sampled hold, report the
     RSS alone."""
@@ -331,7 +330,7 @@ def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
     trend = slope(last) * 60 / mib
     quarter = slope([(t, r) for t, r in last if t >= duration * 0.75]) * 60 / mib
     peak = max((s[1] for s in samples), default=0) / mib
-    level = quarter < args.level and peak < args.bound
+    level = trend < args.level and peak < args.bound
     print(f"peak RSS: first half {peak_first / mib:.0f} MiB, last half {peak_last / mib:.0f} MiB")
     print(f"trend: last half {trend:+.1f}, last quarter {quarter:+.1f} MiB a minute")
     if parts:
@@ -340,7 +339,7 @@ def report(samples: list[tuple], tally: Tally, args: argparse.Namespace) -> int:
         files = slope([(s[0], s[3]) for s in halves]) * 60 / mib
         print(f"  last half: of which anonymous {anon:+.1f}, files {files:+.1f} MiB a minute")
     print(
-        f"{'level' if level else 'not level'} (level: the last quarter's trend below "
+        f"{'level' if level else 'not level'} (level: the last half's trend below "
         f"{args.level:g} MiB a minute, and the peak below {args.bound:g} MiB; peak {peak:.0f} MiB)"
     )
     if args.out:
