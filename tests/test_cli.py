@@ -364,17 +364,7 @@ AGENT_LIST = re.compile(r"((?:[\w@]+, )+[\w@]+),? (?:or|and) (?:the path of )?a 
 TRAIN_LIST = re.compile(
     r"((?:[\w@*.]+, )*[\w@*.]+ and [\w@*.]+) (?:and saved policies )?needs? the train extra"
 )
-#: evaluate_cmd.py is being edited elsewhere (#48): its help omits bidder until then.
-STALE = {"evaluate": "evaluate --help lists ppo, rollout but not bidder (evaluate_cmd.py)"}
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(reason=STALE[c], strict=False)) if c in STALE else c
-        for c in ("", *NON_TRAINING, *OTHER_TRAINING, *TRAINING)
-    ],
-)
+@pytest.mark.parametrize("command", ["", *NON_TRAINING, *OTHER_TRAINING, *TRAINING])
 def test_every_help_lists_the_registrys_agents(command):
     """Hand-written lists went stale: "ppo, rollout and *.pt need the train extra" left out
     bidder. Each list of agents in a help text is the registry's, and so is each list of those
