@@ -364,6 +364,8 @@ AGENT_LIST = re.compile(r"((?:[\w@]+, )+[\w@]+),? (?:or|and) (?:the path of )?a 
 TRAIN_LIST = re.compile(
     r"((?:[\w@*.]+, )*[\w@*.]+ and [\w@*.]+) (?:and saved policies )?needs? the train extra"
 )
+
+
 @pytest.mark.parametrize("command", ["", *NON_TRAINING, *OTHER_TRAINING, *TRAINING])
 def test_every_help_lists_the_registrys_agents(command):
     """Hand-written lists went stale: "ppo, rollout and *.pt need the train extra" left out
