@@ -124,7 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "farlight"
     args = None
     try:
-        args = build_parser().parse_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
+        if extra:  # said by the command's own parser: its usage, `farlight NAME: error: ...`
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
         command = " ".join(["farlight", args.command, *([args.kind] if "kind" in args else [])])
         torch_threads.requested()  # a bad FARLIGHT_TORCH_THREADS: one line, before any work
         if args.command in GAME_LOOP_COMMANDS:

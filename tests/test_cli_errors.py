@@ -132,6 +132,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("evaluate: an unknown policy", ["evaluate", "nobody"], ["unknown policy 'nobody'"]),
         ("serve: a port out of range", ["serve", "--port", "70000"], ["--port 70000"]),
         ("rules takes no arguments", ["rules", "extra"], ["unrecognized arguments"]),
+        (
+            "an unknown flag is the command's, which names itself",
+            ["random", "--bogus"],
+            ["farlight random: error: unrecognized arguments: --bogus"],
+        ),
     ],
 )
 def test_user_mistakes_get_one_or_two_lines_and_status_2(files, case, argv, fragments):
