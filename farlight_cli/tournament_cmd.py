@@ -181,8 +181,9 @@ def _game_config(args: argparse.Namespace) -> dict:
     if given:
         named = ", ".join(map(game_flags.game_flag, given))
         raise InputError(f"{named}: Farlight's options, not {game.name}'s (use --game-option)")
-    game.checked_options(flags.game_options(args))
-    return flags.game_options(args)
+    options = flags.game_options(args)
+    game.checked_options(options)  # GameError (a ValueError) naming a wrong one, before game 0
+    return options
 
 
 def print_forfeits(records: list[dict]) -> None:

@@ -263,3 +263,27 @@ def test_farlight_replay_steps_through_an_installed_games_record(tmp_path) -> No
     record_file.write_text(json.dumps(games[1]))
     bad = _cli_with_duel(tmp_path, "replay", str(record_file))
     assert bad.returncode == 2 and "does not replay" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"players": None}, "not a platform-record"),
+        ({"game_seed": None}, "not a platform-record"),
+        ({"players": ["random"]}, "1 players named for 2 seats"),
+        ({"actions": [1, 1, 1]}, r"action 2 \(1\) of duel"),
+    ],
+)
+def test_a_generic_record_that_is_not_whole_is_refused_by_name(change, message) -> None:
+    """What replays a generic record (players, seed, actions) is checked before it is used:
+    one GameError, never a KeyError or a replay from a seed drawn anew."""
+    from farlight_env.platform.records import build_record, verify_record
+
+    env = platform_aec.raw_env("duel", num_players=2)
+    env.reset(seed=1)
+    env.step(1)
+    env.step(0)
+    record = build_record(DUEL, env, ["random", "random"], 1, {"num_players": 2})
+    assert verify_record(record).winners() == record["winners"]
+    with pytest.raises(GameError, match=message):
+        verify_record({**record, **change})

@@ -28,7 +28,9 @@ class CompactInput(torch.nn.Module):
         self.size, self.compact_size = codec.size, codec.compact_size
         self.register_buffer("scale", torch.from_numpy(codec.denominators.copy()), persistent=False)
         self.register_buffer("wide", torch.from_numpy(codec.wide.copy()), persistent=False)
-        self.runs = [(run.where, torch.from_numpy(run.by_code.copy())) for run in codec.sum_runs]
+        self.runs = [run.where for run in codec.sum_runs]
+        for k, run in enumerate(codec.sum_runs):  # buffers: they move with the module's device
+            self.register_buffer(f"by_code_{k}", torch.from_numpy(run.by_code.copy()), False)
 
     @classmethod
     def for_layout(cls, layout: Mapping[str, tuple]) -> CompactInput:
@@ -48,9 +50,8 @@ class CompactInput(torch.nn.Module):
         if bool(high.any()):  # usual: no count above 255
             values[..., self.wide] += high * 256.0
         values = values / self.scale
-        for where, by_code in self.runs:
-            codes = observations[..., where].long()
-            values[..., where] = by_code.to(values.device)[codes]
+        for k, where in enumerate(self.runs):
+            values[..., where] = getattr(self, f"by_code_{k}")[observations[..., where].long()]
         ids = getattr(observations, SHIP_IDS, None)
         if ids is not None:  # the rollout buffer's names of the ship grids travel along
             setattr(values, SHIP_IDS, ids)

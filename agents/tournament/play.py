@@ -10,7 +10,8 @@ from agents.registry import make
 from agents.sealed import SealedAgent
 from agents.tournament.scheduling import GameSpec, agent_seed
 from farlight_env.platform import Game, GameError, get_game
-from farlight_env.platform.records import build_record, play_env
+from farlight_env.platform.aec import play_env
+from farlight_env.platform.records import build_record
 
 
 class GameFailure(RuntimeError):

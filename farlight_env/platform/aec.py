@@ -5,6 +5,7 @@ winner and -1 for each other seat at the end (0 for all when every seat shares i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -88,7 +89,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             if state.current_player == seat
             else np.zeros(self._action_space.n, dtype=np.int8)
         )
-        return {"observation": state.observation(seat).astype(np.float32), "action_mask": mask}
+        observation = np.asarray(state.observation(seat), dtype=np.float32)  # no copy if float32
+        return {"observation": observation, "action_mask": mask}
 
     def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
         """(observation, mask) for `agent`: what `agents.arena.play_episode` hands a player."""
@@ -165,3 +167,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 def env(game: str | Game, **kwargs: Any) -> AECEnv:
     """The wrapped env (PettingZoo's call-order checks), as `pettingzoo.classic` builds theirs."""
     return wrappers.OrderEnforcingWrapper(raw_env(game, **kwargs))
+
+
+def play_env(game: Game, config: Mapping[str, Any]) -> Any:
+    """The env platform code plays `game` through: its own, or the generic one (raising on
+    an illegal action, as tournaments want a faulty agent named)."""
+    if game.make_env is not None:
+        return game.make_env(**config)
+    return raw_env(game, illegal_action="raise", **config)

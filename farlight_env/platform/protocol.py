@@ -170,7 +170,8 @@ class Game:
         IllegalMove names the first action that is not legal where it stands."""
         state = self.start(num_players, seed, options)
         for at, action in enumerate(actions):
-            if state.is_over or action not in state.legal_actions():
-                raise IllegalMove(f"action {at} ({action!r}) is not legal in {self.name} there")
-            state.apply_action(action)
+            try:
+                state.apply_action(action)
+            except IllegalMove as exc:
+                raise IllegalMove(f"action {at} ({action!r}) of {self.name}: {exc}") from None
         return state

@@ -32,8 +32,9 @@ class PlatformRecord(msgspec.Struct):
     game: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
     game_version: int
     num_players: Annotated[int, msgspec.Meta(ge=1, le=100)]
+    players: list[Annotated[str, msgspec.Meta(max_length=4096)]]
     config: dict[str, Scalar]
-    game_seed: Annotated[int, msgspec.Meta(ge=0)] | None
+    game_seed: Annotated[int, msgspec.Meta(ge=0)]
     actions: Annotated[
         list[Annotated[int, msgspec.Meta(ge=0)]], msgspec.Meta(max_length=MAX_ACTIONS)
     ]
@@ -49,7 +50,7 @@ def build_record(
     config: Mapping[str, Any],
     **extra: Any,
 ) -> dict[str, Any]:
-    """The record of the game `env` (built by `play_env`) has just played: the game's own
+    """The record of the game `env` (built by `aec.play_env`) has just played: the game's own
     format where it declares one, else the generic one."""
     if game.build_record is not None:
         return game.build_record(env, list(players), env_seed, dict(config), **extra)
@@ -92,6 +93,8 @@ def verify_record(record: Mapping[str, Any]) -> Any:
         checked = msgspec.convert(record, PlatformRecord)
     except msgspec.ValidationError as exc:
         raise GameError(f"not a {PLATFORM_RECORD}: {exc}") from None
+    if len(checked.players) != checked.num_players:
+        raise GameError(f"{len(checked.players)} players named for {checked.num_players} seats")
     if checked.version != PLATFORM_RECORD_VERSION or checked.game_version != game.version:
         raise GameError(
             f"a record of {game.name} version {checked.game_version} (format "
@@ -106,13 +109,3 @@ def verify_record(record: Mapping[str, Any]) -> Any:
             f"{state.winners()}, recorded {checked.scores} and {checked.winners}"
         )
     return state
-
-
-def play_env(game: Game, config: Mapping[str, Any]) -> Any:
-    """The env platform code plays `game` through: its own, or the generic one (raising on
-    an illegal action, as tournaments want a faulty agent named)."""
-    if game.make_env is not None:
-        return game.make_env(**config)
-    from farlight_env.platform.aec import raw_env
-
-    return raw_env(game, illegal_action="raise", **config)
