@@ -2,12 +2,11 @@
 
 Baselines: `random` (uniform legal), `heuristic` (rule-based), `ismcts` (information-set
 Monte Carlo tree search), `ppo` (the trained policy shipped in agents/data, needs torch).
-`make` also accepts a path to a saved policy file (`*.pt`). `evaluate(agent)` runs the
-benchmark farlight-eval-v1 (agents/evaluate.py, docs/evaluation.md) and returns a scorecard.
+`make` also accepts a path to a saved policy file (`*.pt`). This package holds players only;
+measuring them (tournaments, the evaluation protocols, exploitability) is `evaluation`.
 """
 
 from agents.base import Agent, EngineAgent
-from agents.evaluate import evaluate
 from agents.registry import AGENT_NAMES, make
 
-__all__ = ["AGENT_NAMES", "Agent", "EngineAgent", "evaluate", "make"]
+__all__ = ["AGENT_NAMES", "Agent", "EngineAgent", "make"]

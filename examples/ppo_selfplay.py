@@ -33,7 +33,7 @@ import torch.nn as nn
 from torch.distributions.categorical import Categorical
 
 import agents
-from agents.tournament.ratings import wilson_interval
+from evaluation.tournament.ratings import wilson_interval
 from farlight_env import farlight_v0
 
 

@@ -206,7 +206,7 @@ def train_figure(args: argparse.Namespace) -> str:
     if missing:
         return f"training: skipped: {needs_extra('train', missing[0])}"
     from training.config import PPOConfig
-    from training.train_ppo import build_env, build_model
+    from training.sb3.train_ppo import build_env, build_model
 
     config = PPOConfig(
         num_players=2,

@@ -10,7 +10,11 @@ from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 
-DATA_FORMATS = ("parquet", "hdf5", "arrow")  # agents.dataset.DATA_FORMATS, without importing it
+DATA_FORMATS = (
+    "parquet",
+    "hdf5",
+    "arrow",
+)  # training.datasets.collect.DATA_FORMATS, without importing it
 
 
 def dataset_id(text: str) -> str:
@@ -100,7 +104,7 @@ def _check(args: argparse.Namespace) -> Path:
     if args.record_seat is not None and max(args.record_seat) >= n:
         raise InputError(f"--record-seat: seats are 0..{n - 1} with {n} agents")
     argtypes.check_agents(args.agents)
-    from agents.dataset import datasets_root
+    from training.datasets.collect import datasets_root
 
     root = datasets_root(args.root)
     argtypes.refuse_a_file("--root", root)
@@ -112,7 +116,7 @@ def _check(args: argparse.Namespace) -> Path:
 def run(args: argparse.Namespace) -> int:
     import minari  # noqa: F401 - the interop extra, before any game is played
 
-    from agents.dataset import DatasetSpec, write_dataset
+    from training.datasets.collect import DatasetSpec, write_dataset
 
     root = _check(args)
     spec = DatasetSpec(

@@ -124,8 +124,8 @@ def resume(args: argparse.Namespace) -> int:
     """`--resume DIR`: the stored evaluation, finished, printed and written to DIR."""
     import sys
 
-    from agents.evaluate import PROTOCOL_V2, format_scorecard, resume_evaluation, write_scorecard
-    from agents.journal import JournalError, read_eval_spec
+    from evaluation.eval_v1 import PROTOCOL_V2, format_scorecard, resume_evaluation, write_scorecard
+    from evaluation.journal import JournalError, read_eval_spec
 
     if args.policy is not None:
         raise InputError("--resume DIR evaluates the policy stored there; drop POLICY")
@@ -135,13 +135,16 @@ def resume(args: argparse.Namespace) -> int:
         raise InputError(f"--resume plays on with the stored options; drop {named}")
     if not args.resume.is_dir():
         raise InputError(f"--resume {args.resume}: no such folder")
-    from agents.tournament import GameFailure
+    from evaluation.tournament import GameFailure
 
     try:
         if read_eval_spec(args.resume).protocol == PROTOCOL_V2:
-            from training.eval_v2 import resume_v2  # the train extra
+            from evaluation.eval_v2 import resume_v2
+            from training.sb3.exploit import exploit  # the train extra
 
-            card = resume_v2(args.resume, args.workers, progress=not args.no_progress)
+            card = resume_v2(
+                args.resume, args.workers, progress=not args.no_progress, best_response=exploit
+            )
         else:
             card = resume_evaluation(args.resume, args.workers, progress=not args.no_progress)
     except (JournalError, ValueError) as exc:
@@ -188,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.out is not None:
         argtypes.check_out_dir("--out", args.out)
-        from agents.formats.journal import EVAL_GAMES, EVAL_SPEC
+        from evaluation.formats.journal import EVAL_GAMES, EVAL_SPEC
 
         held = [n for n in (EVAL_SPEC, EVAL_GAMES) if (args.out / n).exists()]
         if held:
@@ -198,8 +201,8 @@ def run(args: argparse.Namespace) -> int:
             )
     argtypes.check_agents([policy])  # a corrupt or hostile .pt: one line, before any game
 
-    from agents.evaluate import evaluate, format_scorecard, write_scorecard
-    from agents.tournament import GameFailure
+    from evaluation.eval_v1 import evaluate, format_scorecard, write_scorecard
+    from evaluation.tournament import GameFailure
 
     policy_kwargs = flags.ismcts_options(args)
     try:
@@ -235,7 +238,8 @@ def _evaluate_v2(
     args: argparse.Namespace, policy: str, policy_kwargs: dict, budget: MoveBudget | None
 ) -> dict:
     """farlight-eval-v2: the sealed cells, then the exploitability cell (the train extra)."""
-    from training.eval_v2 import evaluate_v2
+    from evaluation.eval_v2 import evaluate_v2
+    from training.sb3.exploit import exploit  # the train extra
 
     return evaluate_v2(
         policy,
@@ -247,4 +251,5 @@ def _evaluate_v2(
         held_out=args.held_out,
         held_out_secret=args.held_out_secret,
         move_budget=budget,
+        best_response=exploit,
     )

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.formats.journal import EVAL_GAMES, EVAL_SPEC, GAMES, SPEC
+from evaluation.formats.journal import EVAL_GAMES, EVAL_SPEC, GAMES, SPEC
 
 #: How much of a journal is read at a time to count its games.
 CHUNK = 1 << 20
@@ -59,7 +59,7 @@ def kept_checkpoint(args: argparse.Namespace) -> str:
 def checkpoint_name(kind: str) -> str:
     """The file (or folder, on RLlib) a training run of `kind` checkpoints into."""
     if kind == "rllib":
-        from training.rllib_config import CHECKPOINT_DIR
+        from training.rllib.config import CHECKPOINT_DIR
 
         return CHECKPOINT_DIR
     from training.checkpoints import CHECKPOINT

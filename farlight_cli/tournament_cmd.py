@@ -89,7 +89,7 @@ STORED_OPTIONS += (
 
 def _check_backend(args: argparse.Namespace) -> None:
     """Ray installed and its cluster reachable, before any game (Ray retries for minutes)."""
-    from agents.workers import check_ray_address
+    from farlight_env.processes import check_ray_address
 
     if args.ray_address is not None and args.backend != "ray":
         raise InputError("--ray-address needs --backend ray")
@@ -113,8 +113,8 @@ def print_rounding(games: int, agents: int) -> None:
 def print_resuming(out: Path) -> None:
     """'resuming: 12 of 40 games already played', before the rest are: a resume that plays on
     from game 0 looks the same as one that plays only the games missing."""
-    from agents.formats.journal import GAMES
-    from agents.journal import read_spec
+    from evaluation.formats.journal import GAMES
+    from evaluation.journal import read_spec
 
     spec = read_spec(out)
     total = -(-spec.games // len(spec.agents)) * len(spec.agents)
@@ -124,7 +124,7 @@ def print_resuming(out: Path) -> None:
 
 def _play(args: argparse.Namespace):
     from agents.fit import check_fit
-    from agents.tournament import resume_tournament, run_tournament
+    from evaluation.tournament import resume_tournament, run_tournament
 
     _check_backend(args)
     if args.resume is not None:
@@ -199,8 +199,8 @@ def print_forfeits(records: list[dict]) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from agents.journal import JournalError
-    from agents.tournament import GameFailure, write_results
+    from evaluation.journal import JournalError
+    from evaluation.tournament import GameFailure, write_results
 
     out = args.resume if args.resume is not None else args.out
     try:

@@ -1,7 +1,7 @@
 """`farlight train ppo|self-play|rllib`: the whole command line of the training scripts.
 
 The options are generated from each script's config dataclass (`training.config`) by
-`farlight_cli.config_flags`; the scripts themselves (`training/train_ppo.py`, `self_play.py`,
+`farlight_cli.config_flags`; the scripts themselves (`training/sb3/train_ppo.py`, `self_play.py`,
 `rllib_self_play.py`) hold the training logic and take a config, not arguments. Needs the
 `train` extra (`rllib` for rllib).
 """
@@ -36,14 +36,14 @@ KIND_HELP = {
     "rllib": "league self-play with PPO on Ray RLlib (needs the rllib extra)",
 }
 KIND_DESCRIPTION = {
-    "ppo": "MaskablePPO against fixed opponents (training/train_ppo.py).",
-    "self-play": "League self-play (training/self_play.py).",
-    "rllib": "League self-play on Ray RLlib, local or on a cluster (training/rllib_self_play.py).",
+    "ppo": "MaskablePPO against fixed opponents (training/sb3/train_ppo.py).",
+    "self-play": "League self-play (training/sb3/self_play.py).",
+    "rllib": "League self-play on Ray RLlib, local or on a cluster (training/rllib/self_play.py).",
 }
 
 
 def add(p: argparse.ArgumentParser) -> None:
-    from training.rllib_config import RLlibConfig
+    from training.rllib.config import RLlibConfig
 
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     _add_kind(kinds, "ppo", PPOConfig, _run_ppo)
@@ -132,7 +132,7 @@ def _trained(
 
 
 def _run_ppo(args: argparse.Namespace) -> int:
-    from training import train_ppo
+    from training.sb3 import train_ppo
 
     try:
         config, model, before = _trained(args, PPOConfig, train_ppo.train)
@@ -144,7 +144,7 @@ def _run_ppo(args: argparse.Namespace) -> int:
 
 
 def _run_self_play(args: argparse.Namespace) -> int:
-    from training import self_play
+    from training.sb3 import self_play
 
     try:
         config, model, before = _trained(args, SelfPlayConfig, self_play.train)
@@ -160,7 +160,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
 
 
 def _run_rllib(args: argparse.Namespace) -> int:
-    from training.rllib_config import RLlibConfig
+    from training.rllib.config import RLlibConfig
 
     command = "farlight train rllib"
     try:
@@ -170,7 +170,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
         return report(command, ValueError(needs_extra("rllib", "ray.rllib")))
     except ValueError as exc:
         return report(command, exc)
-    from training import rllib_self_play
+    from training.rllib import self_play as rllib_self_play
 
     try:
         state = rllib_self_play.train(config, **_run_options(args, RLlibConfig))

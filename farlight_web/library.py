@@ -2,8 +2,8 @@
 
 Records and tournament results are read with the loaders `farlight replay` uses
 (`farlight_env.records.record.load_record`, which validates them); journals (`tournament.json` plus
-`games.jsonl`) are summarised with `agents.tournament.summarise`; `farlight evaluate` scorecards
-are validated against `agents.formats.scorecard` and flagged, not trusted, when they do not fit.
+`games.jsonl`) are summarised with `evaluation.tournament.summarise`; `farlight evaluate` scorecards
+are validated against `evaluation.formats.scorecard` and flagged, not trusted, when they do not fit.
 Every file is size-bounded and the folder walk is bounded in depth and count (the count shared
 fairly between top-level folders); symbolic links
 are never followed (a link is a path outside `--data`). With a `FileIndex`, listings read a
@@ -21,9 +21,9 @@ from typing import Any
 
 import msgspec
 
-from agents.files import read_bounded
-from agents.formats.scorecard import SCORECARD, read_scorecard
+from evaluation.formats.scorecard import SCORECARD, read_scorecard
 from farlight_env.records.record import RecordError, load_record, validate_record
+from farlight_env.untrusted.files import read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_web.replays import Replay
 
@@ -313,7 +313,7 @@ def _journal_game(path: Path, game: int | None) -> dict[str, Any]:
 
 def _journal_summary(path: Path) -> dict[str, Any]:
     """An unfinished tournament: the records its journal holds so far, rated like results."""
-    from agents.tournament import summarise
+    from evaluation.tournament import summarise
 
     records = _journal_records(path)
     for record in records:

@@ -53,7 +53,7 @@ def train(n):
     import tempfile
     from pathlib import Path
     from training.config import PPOConfig
-    from training.train_ppo import train
+    from training.sb3.train_ppo import train
     subgame = dict(options)
     if "learner_decisions" in subgame:
         subgame["learner_decisions"] = kinds.split(",")
@@ -85,7 +85,7 @@ if mode == "play":
 gc.callbacks.append(timed)
 start = time.thread_time()
 def tournament(n):
-    from agents.tournament import run_tournament
+    from evaluation.tournament import run_tournament
     run_tournament(kinds.split(","), num_players=2, games=n, seed=0, workers=1, progress=False)
 
 {"play": play, "train": train, "tournament": tournament}[mode](steps)

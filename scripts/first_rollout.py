@@ -21,7 +21,7 @@ def collected_model(**config: Any) -> Any:
     import sb3_contrib
 
     from training.config import PPOConfig
-    from training.train_ppo import train
+    from training.sb3.train_ppo import train
 
     captured = {}
     original = sb3_contrib.MaskablePPO.train

@@ -69,7 +69,7 @@ class PhaseClock:
 
 def measure(run: Run, steps: int, vec_env: str, rollout: int, clock: PhaseClock) -> dict:
     from training.config import PPOConfig
-    from training.train_ppo import train
+    from training.sb3.train_ppo import train
 
     n_steps = max(1, rollout // run.n_envs)
     clock.spent.clear()

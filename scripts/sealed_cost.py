@@ -16,7 +16,7 @@ import statistics
 from dataclasses import replace
 
 from agents.sealed import close_children
-from agents.tournament import play_game, schedule
+from evaluation.tournament import play_game, schedule
 from farlight_env.tools.bench import cpu_model
 
 

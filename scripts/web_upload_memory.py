@@ -57,7 +57,7 @@ def _fill(size: int, prefix: bytes, item: bytes, suffix: bytes) -> bytes:
 
 def _results(size: int) -> bytes:
     """A real tournament's results.json, one 5-player game repeated up to `size` bytes."""
-    from agents.tournament import run_tournament
+    from evaluation.tournament import run_tournament
 
     lineup = ["heuristic", "random", "heuristic", "random", "heuristic"]
     played = run_tournament(lineup, num_players=5, games=1, seed=3, progress=False)

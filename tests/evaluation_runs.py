@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agents.evaluate import TIMING_FIELDS
+from evaluation.eval_v1 import TIMING_FIELDS
 
 
 def farlight(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:

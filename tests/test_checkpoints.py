@@ -23,7 +23,6 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from training import train_ppo  # noqa: E402
 from training.checkpoints import (  # noqa: E402
     CHECKPOINT,
     CheckpointError,
@@ -32,8 +31,9 @@ from training.checkpoints import (  # noqa: E402
     save_checkpoint,
 )
 from training.config import PPOConfig  # noqa: E402
-from training.ppo_model import build_model, load_checkpoint  # noqa: E402
-from training.run_files import RUN_CONFIG  # noqa: E402
+from training.sb3 import train_ppo  # noqa: E402
+from training.sb3.ppo_model import build_model, load_checkpoint  # noqa: E402
+from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]

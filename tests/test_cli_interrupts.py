@@ -15,7 +15,7 @@ from pathlib import Path
 
 from processes import terminal_sigint
 
-from agents.formats.journal import EVAL_GAMES, GAMES
+from evaluation.formats.journal import EVAL_GAMES, GAMES
 
 
 def start(*args: str) -> subprocess.Popen:

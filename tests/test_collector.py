@@ -1,5 +1,5 @@
 """Training runs and tournaments collect young garbage less often, and leave Python's
-collector as they found it (agents/collector.py)."""
+collector as they found it (evaluation/collector.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ pytest.importorskip("sb3_contrib")
 from doc_snippets import run_page  # noqa: E402
 from test_training import tiny_ppo  # noqa: E402
 
-from agents.collector import CPYTHON_DEFAULT, LONG_RUN_THRESHOLD, fewer_collections  # noqa: E402
-from training.train_ppo import train  # noqa: E402
+from evaluation.collector import CPYTHON_DEFAULT, LONG_RUN_THRESHOLD, fewer_collections  # noqa: E402
+from training.sb3.train_ppo import train  # noqa: E402
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_a_tournament_in_this_process_plays_with_rarer_collections(
 ) -> None:
     """Games played in the caller's process (one worker) see the long-run threshold, noted as
     each game starts; the caller's settings are back after."""
-    from agents.tournament import backends, run_tournament
+    from evaluation.tournament import backends, run_tournament
 
     play, seen = backends.play_game, []
 
@@ -101,7 +101,7 @@ def test_a_tournament_pool_worker_keeps_rarer_collections() -> None:
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    from agents.tournament.backends import start_worker
+    from evaluation.tournament.backends import start_worker
 
     with ProcessPoolExecutor(
         max_workers=1,
@@ -117,7 +117,7 @@ def test_a_ray_task_plays_its_game_with_rarer_collections(
 ) -> None:
     """The function the Ray backend submits plays each game under the long-run threshold and
     leaves the worker's settings as it found them (a Ray worker may run other tasks)."""
-    from agents.tournament import backends
+    from evaluation.tournament import backends
 
     play, seen = backends.play_game, []
 
@@ -134,6 +134,6 @@ def test_a_ray_task_plays_its_game_with_rarer_collections(
 
 def backends_specs() -> list:
     """Two short games' specs, as a tournament schedules them."""
-    from agents.tournament.scheduling import schedule
+    from evaluation.tournament.scheduling import schedule
 
     return schedule(["random", "heuristic"], 2, 2, seed=3, config={"max_rounds": 4})[:2]

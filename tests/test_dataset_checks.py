@@ -1,5 +1,5 @@
-"""Minari datasets from others, read back by agents.dataset (#53): a crafted dataset, one whose
-fields are missing, of the wrong shape or dtype, or impossible, is one DatasetError of one
+"""Minari datasets from others, read back by training.datasets.collect (#53): a crafted dataset,
+one whose fields are missing, of the wrong shape or dtype, or impossible, is one DatasetError of one
 line naming the field, never a KeyError, a JSONDecodeError or an IndexError from deep inside.
 
 Crafted datasets are a good one's folder with a file edited (as a downloaded dataset could
@@ -24,7 +24,7 @@ minari = pytest.importorskip("minari")
 import gymnasium as gym  # noqa: E402
 from minari.data_collector.episode_buffer import EpisodeBuffer  # noqa: E402
 
-from agents.dataset import (  # noqa: E402
+from training.datasets.collect import (  # noqa: E402
     DatasetError,
     DatasetSpec,
     episode_seed,
@@ -33,7 +33,7 @@ from agents.dataset import (  # noqa: E402
     replay_episode,
     write_dataset,
 )
-from agents.dataset_format import codec  # noqa: E402
+from training.datasets.format import codec  # noqa: E402
 
 GOOD = "farlight/good-v0"
 #: The same game in the float form, its description as written before #49 (no form named).

@@ -59,7 +59,7 @@ def test_anything_else_is_refused(name: object) -> None:
 def test_configs_check_the_name_without_importing_torch() -> None:
     """training.config (farlight --help) and the device check stay free of torch."""
     code = (
-        "import sys, training.config, training.exploit_config, training.rllib_config\n"
+        "import sys, training.config, training.sb3.exploit_config, training.rllib.config\n"
         "from agents.torch_device import device_problem\n"
         "assert device_problem('cuda:1') is None and device_problem('tpu')\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
@@ -106,7 +106,7 @@ def test_train_with_cuda_here_is_one_line_status_2_and_writes_nothing(tmp_path: 
 # ----------------------------------------------------------------------------- training
 @pytest.fixture(scope="module")
 def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
-    from training import train_ppo
+    from training.sb3 import train_ppo
 
     run_dir = tmp_path_factory.mktemp("device") / "run"
     return run_dir, train_ppo.train(tiny(run_dir, device="cpu"), progress=False)
@@ -123,7 +123,7 @@ def test_a_resume_may_change_the_device(cpu_run, tmp_path: Path) -> None:
     """A copy of the run resumed with --device auto (the CPU here) trains on, and records it."""
     import shutil
 
-    from training import train_ppo
+    from training.sb3 import train_ppo
 
     run_dir = tmp_path / "run"
     shutil.copytree(cpu_run[0], run_dir)
@@ -134,7 +134,7 @@ def test_a_resume_may_change_the_device(cpu_run, tmp_path: Path) -> None:
 
 
 def test_a_run_config_from_before_the_device_option_loads_with_auto(cpu_run, tmp_path) -> None:
-    from training.run_files import stored_config
+    from training.sb3.run_files import stored_config
 
     stored = json.loads((cpu_run[0] / "run_config.json").read_text())
     del stored["device"]
@@ -182,7 +182,7 @@ def test_exported_policies_and_checkpoints_move_every_tensor_to_the_cpu(cpu_run,
 # ----------------------------------------------------------------------------- inference
 def test_policy_agents_play_on_the_cpu_and_refuse_junk() -> None:
     import agents
-    from agents.arena import play_episode
+    from evaluation.arena import play_episode
     from farlight_env.env.aec import raw_env
 
     agent = agents.make("ppo", device="cpu", seed=0)
@@ -199,7 +199,7 @@ def test_policy_agents_play_on_the_cpu_and_refuse_junk() -> None:
 @needs_gpu
 def test_on_a_gpu_a_policy_agent_scores_as_on_the_cpu_and_plays_a_game() -> None:
     import agents
-    from agents.arena import play_episode
+    from evaluation.arena import play_episode
     from farlight_env.env.aec import raw_env
 
     gpu, cpu = agents.make("ppo", device="cuda", seed=0), agents.make("ppo", seed=0)
@@ -233,9 +233,9 @@ def test_a_policy_agent_on_a_gpu_torch_does_not_see_is_refused() -> None:
 
 # ----------------------------------------------------------------------------- exploit, RLlib
 def test_exploit_trains_its_best_response_on_the_device_asked() -> None:
-    from training.exploit import ppo_config
-    from training.exploit_config import RESUMABLE_OVERRIDES as EXPLOIT_RESUMABLE
-    from training.exploit_config import ExploitConfig
+    from training.sb3.exploit import ppo_config
+    from training.sb3.exploit_config import RESUMABLE_OVERRIDES as EXPLOIT_RESUMABLE
+    from training.sb3.exploit_config import ExploitConfig
 
     assert ppo_config(ExploitConfig(device="cpu", init_from="none")).device == "cpu"
     assert "device" in EXPLOIT_RESUMABLE
@@ -245,8 +245,8 @@ def test_exploit_trains_its_best_response_on_the_device_asked() -> None:
 
 def test_rllib_learners_get_a_gpu_only_on_cuda() -> None:
     pytest.importorskip("ray", reason="needs the rllib extra")
-    from training.rllib_config import RLlibConfig
-    from training.rllib_self_play import learner_gpus
+    from training.rllib.config import RLlibConfig
+    from training.rllib.self_play import learner_gpus
 
     assert learner_gpus(RLlibConfig(device="cpu")) == {"num_gpus_per_learner": 0}
     remote = RLlibConfig(device="cuda", address="auto", num_learners=2)
@@ -266,8 +266,8 @@ def test_on_a_gpu_the_learner_trains_there_and_its_files_load_on_the_cpu(tmp_pat
     import zipfile
 
     from agents.policy import PolicyAgent
-    from training import train_ppo
     from training.checkpoints import WEIGHTS_MEMBER
+    from training.sb3 import train_ppo
 
     run_dir = tmp_path / "run"
     model = train_ppo.train(tiny(run_dir, device="cuda"), progress=False)
@@ -305,7 +305,7 @@ def test_a_run_config_from_before_chunked_minibatches_resumes_with_single_steps(
     cpu_run, tmp_path
 ) -> None:
     """Runs stored before --minibatch-chunk sampled single steps: a resume keeps doing so."""
-    from training.run_files import stored_config
+    from training.sb3.run_files import stored_config
 
     stored = json.loads((cpu_run[0] / "run_config.json").read_text())
     del stored["minibatch_chunk"]
@@ -317,7 +317,7 @@ def test_a_run_config_from_before_chunked_minibatches_resumes_with_single_steps(
 def test_a_run_config_from_before_ship_encoder_resumes_training_its_cnn(cpu_run, tmp_path) -> None:
     """Runs stored before --ship-encoder trained the ship CNN: a resume keeps doing so, even
     where `auto` would freeze it now."""
-    from training.run_files import stored_config
+    from training.sb3.run_files import stored_config
 
     stored = json.loads((cpu_run[0] / "run_config.json").read_text())
     del stored["ship_encoder"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.tournament import run_tournament
-from agents.tournament.diagnostics import diagnostics_figure
-from agents.tournament.results import write_results
+from evaluation.tournament import run_tournament
+from evaluation.tournament.diagnostics import diagnostics_figure
+from evaluation.tournament.results import write_results
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_no_legend_covers_a_bar(result) -> None:
 
 def test_agents_come_in_the_ratings_order(result, tmp_path: Path, monkeypatch) -> None:
     seen: dict[str, list[str]] = {}
-    import agents.tournament.results as results
+    import evaluation.tournament.results as results
 
     original = results.plot_diagnostics
 

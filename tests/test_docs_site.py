@@ -113,12 +113,14 @@ def _bind_only(function, result):
 
 
 def test_evaluation_page_code_calls_the_real_api(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page's `agents.evaluate("ppo", workers=2)` is the full 483-game protocol (minutes):
-    its arguments are checked against `agents.evaluate` instead (tests/test_evaluate.py plays
-    the protocol's quick subset)."""
-    import agents
+    """The page's `evaluation.evaluate("ppo", workers=2)` is the full 483-game protocol (minutes):
+    its arguments are checked against `evaluation.eval_v1.evaluate` instead (tests/test_evaluate.py
+    plays the protocol's quick subset)."""
+    import evaluation
+    import evaluation.eval_v1
 
-    monkeypatch.setattr(agents, "evaluate", _bind_only(agents.evaluate, {"cells": []}))
+    real = evaluation.eval_v1.evaluate
+    monkeypatch.setattr(evaluation, "evaluate", _bind_only(real, {"cells": []}))
     namespace = {}
     for block in python_blocks("docs/evaluation.md"):
         exec(compile(block, "docs/evaluation.md", "exec"), namespace)
@@ -127,13 +129,15 @@ def test_evaluation_page_code_calls_the_real_api(monkeypatch: pytest.MonkeyPatch
 
 def test_exploitability_page_code_calls_the_real_api(monkeypatch: pytest.MonkeyPatch) -> None:
     """The page's `exploit(...)` trains for 200,000 steps: its arguments are checked against
-    `training.exploit.exploit`, and the result is read as the page reads it, from the shape
+    `training.sb3.exploit.exploit`, and the result is read as the page reads it, from the shape
     `exploit.json` has (tests/test_exploit.py runs the quick protocol)."""
-    pytest.importorskip("torch", reason="training.exploit needs the train extra")
-    import training.exploit
+    pytest.importorskip("torch", reason="training.sb3.exploit needs the train extra")
+    import training.sb3.exploit
 
     result = {"budgets": [{"budget": 0, "gap": 0.39}, {"budget": 200_000, "gap": 0.36}]}
-    monkeypatch.setattr(training.exploit, "exploit", _bind_only(training.exploit.exploit, result))
+    monkeypatch.setattr(
+        training.sb3.exploit, "exploit", _bind_only(training.sb3.exploit.exploit, result)
+    )
     for block in python_blocks("docs/exploitability.md"):
         exec(compile(block, "docs/exploitability.md", "exec"), {})
 

@@ -18,21 +18,23 @@ pytest.importorskip("torch", reason="farlight-eval-v2 trains a best response (th
 pytest.importorskip("sb3_contrib", reason="the best response trains with sb3-contrib")
 
 import agents  # noqa: E402 - after the importorskips above
-from agents.evaluate import (  # noqa: E402
+import evaluation  # noqa: E402 - after the importorskips above
+from agents.sealed import SealedAgent  # noqa: E402
+from evaluation.eval_v1 import (  # noqa: E402
     PROTOCOL,
     PROTOCOL_V2,
     TIMING_FIELDS,
     format_scorecard,
     write_scorecard,
 )
-from agents.formats.scorecard import ScorecardFile  # noqa: E402
-from agents.sealed import SealedAgent  # noqa: E402
+from evaluation.eval_v2 import EXPLOIT_CELL, EXPLOIT_DIR, resume_v2  # noqa: E402
+from evaluation.formats.scorecard import ScorecardFile  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
 from farlight_env.cards.io import standard_card_set  # noqa: E402
 from farlight_env.env.single_agent import FarlightSingleAgentEnv  # noqa: E402
 from farlight_web.library import scorecards  # noqa: E402
 from training.envs import opponent_policies  # noqa: E402
-from training.eval_v2 import EXPLOIT_CELL, EXPLOIT_DIR, resume_v2  # noqa: E402
+from training.sb3.exploit import exploit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,14 +82,14 @@ def test_v2_cells_are_the_v1_cells(quick_v2) -> None:
     """Same seeds, games and counting: a deterministic agent scores the same cells sealed
     under v2 as in-process under v1, so v1 numbers stay comparable."""
     _out, card, _printed = quick_v2
-    v1 = agents.evaluate("random", quick=True)
+    v1 = evaluation.evaluate("random", quick=True)
     assert v1["protocol"] == PROTOCOL and "exploitability" not in v1
     assert card["cells"] == v1["cells"]
 
 
 def test_resume_of_a_finished_v2_run_plays_nothing_new(quick_v2) -> None:
     out, card, _printed = quick_v2
-    again = resume_v2(out)
+    again = resume_v2(out, best_response=exploit)
     assert _untimed(again) == _untimed(card)
 
 
@@ -148,8 +150,8 @@ def test_sealed_training_opponents_change_nothing_and_see_nothing() -> None:
 def test_a_held_out_v2_run_holds_out_the_exploitability_deals_too(tmp_path: Path) -> None:
     """Issue #47: under --held-out the exploitability cell's evaluation games are dealt from
     the run's secret, not the published seed 29002 a policy could have memorised."""
-    from agents.evaluate import held_out_exploit_seed, held_out_training_key
-    from agents.exploit import eval_seed, eval_specs
+    from evaluation.eval_v1 import held_out_exploit_seed, held_out_training_key
+    from evaluation.exploit import eval_seed, eval_specs
 
     out = tmp_path / "held"
     _run_cli(["evaluate", "random", "--protocol", "v2", "--quick", "--held-out", "--out", str(out)])
@@ -169,4 +171,6 @@ def test_a_held_out_v2_run_holds_out_the_exploitability_deals_too(tmp_path: Path
     journal = (out / EXPLOIT_DIR / "evaluation" / "budget_2048.jsonl").read_text()
     held = {int(json.loads(line)["env_seed"]) for line in journal.splitlines()}
     assert held and not held & published
-    assert _untimed(resume_v2(out)) == _untimed(card)  # the secret replays the same run
+    assert _untimed(resume_v2(out, best_response=exploit)) == _untimed(
+        card
+    )  # the secret replays the same run

@@ -1,4 +1,4 @@
-"""`farlight evaluate` / `agents.evaluate`: the fixed benchmark farlight-eval-v1.
+"""`farlight evaluate` / `evaluation.eval_v1`: the fixed benchmark farlight-eval-v1.
 
 The quick protocol runs twice (once through the CLI, once in Python); every other test checks
 the protocol's schedule and arithmetic without playing, or a failure that stops before any game.
@@ -18,8 +18,9 @@ import pytest
 from evaluation_runs import farlight, without_timing
 from PIL import Image
 
-import agents
-from agents.evaluate import (
+import evaluation
+from agents.registry import make
+from evaluation.eval_v1 import (
     BASE_SEED,
     FULL_GAMES,
     ISMCTS_ITERATIONS,
@@ -32,8 +33,7 @@ from agents.evaluate import (
     cells,
     margin,
 )
-from agents.formats.scorecard import ScorecardFile
-from agents.registry import make
+from evaluation.formats.scorecard import ScorecardFile
 
 TOP_KEYS = (
     "protocol",
@@ -112,7 +112,7 @@ def test_scorecard_records_the_search_settings_the_policy_played_at() -> None:
     """Two rollout scorecards with different searches must not look alike: every setting is
     recorded, defaults included; ismcts records its budget, a network nothing."""
     pytest.importorskip("torch", reason="rollout plays a policy (train extra)")
-    from agents.evaluate import policy_settings
+    from evaluation.eval_v1 import policy_settings
 
     assert policy_settings("rollout", {}) == {
         "candidates": 3, "worlds": 4, "confidence": 0.9, "opponents": "self"
@@ -210,14 +210,14 @@ def test_quick_scorecard_is_deterministic(quick_cli) -> None:
     out, proc = quick_cli
     assert proc.returncode == 0, proc.stderr
     cli = json.loads((out / "scorecard.json").read_text())
-    again = agents.evaluate("ppo", quick=True, workers=1)
+    again = evaluation.evaluate("ppo", quick=True, workers=1)
     assert without_timing(again) == without_timing(cli)
 
 
 @pytest.fixture(scope="module")
 def short_card() -> dict:
     """A quick scorecard of `random` on one-round games (seconds, not minutes)."""
-    return agents.evaluate("random", quick=True, config={"max_rounds": 1})
+    return evaluation.evaluate("random", quick=True, config={"max_rounds": 1})
 
 
 def test_a_scorecard_is_exactly_what_its_format_declares(short_card: dict) -> None:
@@ -242,7 +242,7 @@ def test_a_scorecard_is_exactly_what_its_format_declares(short_card: dict) -> No
 def test_writing_a_card_outside_the_format_writes_nothing(
     short_card: dict, tmp_path: Path, change, field: str
 ) -> None:
-    from agents.evaluate import write_scorecard
+    from evaluation.eval_v1 import write_scorecard
 
     card = json.loads(json.dumps(short_card))
     change(card)
@@ -254,7 +254,7 @@ def test_writing_a_card_outside_the_format_writes_nothing(
 def test_an_agent_object_is_evaluated_like_its_name(short_card: dict) -> None:
     """A quick run on short games (a round cap of 1, recorded as a non-standard game)."""
     by_name = short_card
-    by_object = agents.evaluate(make("random", seed=3), quick=True, config={"max_rounds": 1})
+    by_object = evaluation.evaluate(make("random", seed=3), quick=True, config={"max_rounds": 1})
     assert by_name["standard_game"] is False and by_name["game"]["max_rounds"] == 1
     assert by_object["agent"] == "random"
     assert [c["games"] for c in by_object["cells"]] == [c["games"] for c in by_name["cells"]]
@@ -319,7 +319,7 @@ def test_scorecard_picture_names_a_policy_path_briefly(tmp_path: Path, monkeypat
     the file, scorecard.json keeps the path."""
     import matplotlib.pyplot as plt
 
-    from agents.evaluate import plot_scorecard
+    from evaluation.eval_v1 import plot_scorecard
 
     long_path = "runs/a_long_experiment_name/checkpoints_of_the_best/policy_step_000128000.pt"
     rate = {"win_rate": 0.5, "ci_low": 0.2, "ci_high": 0.8}

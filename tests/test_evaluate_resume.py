@@ -15,22 +15,22 @@ from pathlib import Path
 import pytest
 from evaluation_runs import farlight, without_timing
 
-import agents
-from agents.evaluate import resume_evaluation
-from agents.formats.journal import EVAL_GAMES, EVAL_SPEC
-from agents.journal import JournalError
+import evaluation
+from evaluation.eval_v1 import resume_evaluation
+from evaluation.formats.journal import EVAL_GAMES, EVAL_SPEC
+from evaluation.journal import JournalError
 
 SHORT = ["--quick", "--max-rounds", "2"]  # 15 short games: a few seconds
 
 
 @pytest.fixture(scope="module")
 def uninterrupted() -> dict:
-    return agents.evaluate("random", quick=True, config={"max_rounds": 2})
+    return evaluation.evaluate("random", quick=True, config={"max_rounds": 2})
 
 
 def test_a_journal_cut_short_resumes_to_the_same_scorecard(tmp_path: Path, uninterrupted) -> None:
     out = tmp_path / "card"
-    whole = agents.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
+    whole = evaluation.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
     assert without_timing(whole) == without_timing(uninterrupted)
     journal = out / EVAL_GAMES
     lines = journal.read_text().splitlines(keepends=True)
@@ -81,7 +81,7 @@ def test_cli_killed_mid_run_then_resumed(tmp_path: Path, uninterrupted) -> None:
 def killed_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A journal with its spec and two games, as a killed run leaves it."""
     out = tmp_path_factory.mktemp("template") / "card"
-    agents.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
+    evaluation.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
     journal = out / EVAL_GAMES
     journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:2]))
     (out / "scorecard.json").unlink(missing_ok=True)
@@ -121,7 +121,7 @@ def test_resume_mistakes_are_one_line(
 
 def test_a_journal_of_another_schedule_is_refused(started: Path) -> None:
     """Even signed with the run's own key, a game of another schedule is not this run's."""
-    from agents.run_key import MAC_FIELD, read_run_key, sign
+    from evaluation.run_key import MAC_FIELD, read_run_key, sign
 
     journal = started / EVAL_GAMES
     record = json.loads(journal.read_text().splitlines()[0])
@@ -139,9 +139,9 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
     policy = tmp_path / "mine.pt"
     shutil.copy(SHIPPED_POLICY, policy)
     out = tmp_path / "card"
-    from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.formats.journal import EvaluationSpec
-    from agents.journal import Journal
+    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.formats.journal import EvaluationSpec
+    from evaluation.journal import Journal
 
     spec = EvaluationSpec(
         "farlight-eval-spec",
@@ -161,7 +161,7 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
 
 def refused_after_changing(policy: Path, spec, out: Path) -> None:
     """Journal `spec` in `out`, append a byte to `policy`: the resume is refused."""
-    from agents.journal import Journal
+    from evaluation.journal import Journal
 
     Journal.create(out, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation")
     with policy.open("ab") as fh:
@@ -175,8 +175,8 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
     with another."""
     pytest.importorskip("torch", reason="saved policies need the train extra")
     import agents.policy
-    from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.formats.journal import EvaluationSpec
+    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.formats.journal import EvaluationSpec
 
     shipped = tmp_path / "shipped.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, shipped)
@@ -195,8 +195,8 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
     import hashlib
 
     import agents.policy
-    from agents.evaluate import PROTOCOL, _file_hash, card_set_hash
-    from agents.formats.journal import EvaluationSpec
+    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.formats.journal import EvaluationSpec
 
     mine = tmp_path / "mine.pt"
     shutil.copy(agents.policy.SHIPPED_POLICY, mine)

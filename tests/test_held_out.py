@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from evaluation_runs import without_timing
 
-import agents
-from agents.evaluate import POLICY_LABEL, _specs, cells, held_out_seed, margin
+import evaluation
 from agents.registry import make
-from agents.tournament import play_game
+from evaluation.eval_v1 import POLICY_LABEL, _specs, cells, held_out_seed, margin
+from evaluation.tournament import play_game
 from farlight_env.game.seeds import WIDE_SEEDS
 
 #: Heuristic tie-breaker seeds the memorizer tries offline on every published game.
@@ -77,8 +77,8 @@ def wins(card: dict) -> float:
 def test_memorizing_the_published_deals_pays(plan: dict[str, int]) -> None:
     """The attack is real: the memorizer wins more of the published games than honest play."""
     log: dict[str, Any] = {}
-    cheat = agents.evaluate(Memorizer(plan, log, HONEST_SEED), quick=True)
-    honest = agents.evaluate(Memorizer({}, {}, HONEST_SEED), quick=True)
+    cheat = evaluation.evaluate(Memorizer(plan, log, HONEST_SEED), quick=True)
+    honest = evaluation.evaluate(Memorizer({}, {}, HONEST_SEED), quick=True)
     assert log["seen"] == 15 and cheat["seed_mode"] == "published"
     assert wins(cheat) >= wins(honest) + 3, (wins(cheat), wins(honest))
 
@@ -87,27 +87,27 @@ def test_held_out_deals_cannot_be_memorized(plan: dict[str, int]) -> None:
     """Held out, the memorizer recognises no deal and scores exactly what an honest copy of
     itself scores on the same deals (the run replayed from the scorecard's secret)."""
     log: dict[str, Any] = {}
-    cheat = agents.evaluate(Memorizer(plan, log, HONEST_SEED), quick=True, held_out=True)
+    cheat = evaluation.evaluate(Memorizer(plan, log, HONEST_SEED), quick=True, held_out=True)
     assert log["seen"] == 0
     secret = cheat["seeds"]["secret"]
-    honest = agents.evaluate(Memorizer({}, {}, HONEST_SEED), quick=True, held_out_secret=secret)
+    honest = evaluation.evaluate(Memorizer({}, {}, HONEST_SEED), quick=True, held_out_secret=secret)
     assert wins(cheat) == wins(honest)
     assert without_timing(cheat) | {"agent": ""} == without_timing(honest) | {"agent": ""}
 
 
 def test_a_held_out_scorecard_says_so_and_replays_from_its_secret() -> None:
     config = {"max_rounds": 2}
-    card = agents.evaluate("random", quick=True, config=config, held_out=True)
+    card = evaluation.evaluate("random", quick=True, config=config, held_out=True)
     assert card["seed_mode"] == "held-out" and card["seeds"]["base"] is None
     secret = card["seeds"]["secret"]
     assert len(secret) == 64 and int(secret, 16) > 0
     assert card["seeds"]["cells"] == [c.seed for c in cells(True, secret)]
     assert all(seed >= WIDE_SEEDS for seed in card["seeds"]["cells"])
-    again = agents.evaluate("random", quick=True, config=config, held_out_secret=secret)
+    again = evaluation.evaluate("random", quick=True, config=config, held_out_secret=secret)
     assert without_timing(again) == without_timing(card)
-    fresh = agents.evaluate("random", quick=True, config=config, held_out=True)
+    fresh = evaluation.evaluate("random", quick=True, config=config, held_out=True)
     assert fresh["seeds"]["secret"] != secret
-    published = agents.evaluate("random", quick=True, config=config)
+    published = evaluation.evaluate("random", quick=True, config=config)
     assert published["seed_mode"] == "published" and published["seeds"]["secret"] is None
 
 
@@ -116,7 +116,7 @@ def test_held_out_games_draw_wide_seeds_throughout() -> None:
     secret = "ab" * 32
     specs = _specs("random", True, {}, {}, False, secret)
     assert held_out_seed(secret, 2, 0) == cells(True, secret)[0].seed
-    from agents.tournament import agent_seed
+    from evaluation.tournament import agent_seed
     from farlight_env.env.aec import raw_env
 
     for spec in specs:
@@ -129,7 +129,7 @@ def test_held_out_games_draw_wide_seeds_throughout() -> None:
 
 def test_a_malformed_secret_is_refused() -> None:
     with pytest.raises(ValueError, match="64 hexadecimal digits"):
-        agents.evaluate("random", quick=True, held_out_secret="1234")
+        evaluation.evaluate("random", quick=True, held_out_secret="1234")
 
 
 def test_cli_held_out_run_killed_then_resumed_keeps_its_deals(tmp_path) -> None:
@@ -140,8 +140,8 @@ def test_cli_held_out_run_killed_then_resumed_keeps_its_deals(tmp_path) -> None:
 
     from evaluation_runs import farlight
 
-    from agents.formats.journal import EVAL_GAMES
-    from agents.run_key import RUN_KEY
+    from evaluation.formats.journal import EVAL_GAMES
+    from evaluation.run_key import RUN_KEY
 
     out = tmp_path / "card"
     first = farlight("evaluate", "random", "--quick", "--max-rounds", "2", "--held-out",

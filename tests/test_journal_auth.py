@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from agents.formats.journal import EVAL_GAMES
-from agents.journal import JournalError
-from agents.run_key import MAC_FIELD, RUN_KEY, read_run_key, sign
+from evaluation.formats.journal import EVAL_GAMES
+from evaluation.journal import JournalError
+from evaluation.run_key import MAC_FIELD, RUN_KEY, read_run_key, sign
 
 
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished quick evaluation of `random`, journalled (15 two-round games)."""
-    import agents
+    import evaluation
 
     out = tmp_path_factory.mktemp("eval") / "card"
-    agents.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
+    evaluation.evaluate("random", quick=True, config={"max_rounds": 2}, out_dir=out)
     return out
 
 
@@ -43,7 +43,7 @@ def write(out: Path, records: list[dict]) -> None:
 
 
 def resume(out: Path) -> None:
-    from agents.evaluate import resume_evaluation
+    from evaluation.eval_v1 import resume_evaluation
 
     resume_evaluation(out)
 
@@ -112,7 +112,7 @@ def test_an_untouched_journal_still_resumes(evaluated: Path, tmp_path: Path) -> 
     out = copy_of(evaluated, tmp_path)
     records = lines(out)
     write(out, records[:5])
-    from agents.evaluate import resume_evaluation
+    from evaluation.eval_v1 import resume_evaluation
 
     card = resume_evaluation(out)
     assert card["games"] == 15 and len(lines(out)) == 15

@@ -20,6 +20,7 @@ OPTIONAL = {
 UPPER = (
     "torch",
     "agents",
+    "evaluation",
     "training",
     "stable_baselines3",
     "sb3_contrib",
@@ -88,7 +89,16 @@ def test_rules_engine_and_cards_import_no_rl_library() -> None:
     root = Path(farlight_env.__file__).parent
     files = sorted((root / "game").glob("*.py")) + sorted((root / "cards").glob("*.py"))
     assert len(files) >= 6
-    banned = {"pettingzoo", "gymnasium", "torch", "PIL", "matplotlib", "agents", "training"}
+    banned = {
+        "pettingzoo",
+        "gymnasium",
+        "torch",
+        "PIL",
+        "matplotlib",
+        "agents",
+        "evaluation",
+        "training",
+    }
     for path in files:
         assert not (_imported_roots(path) & banned), (
             f"{path.name} imports {banned & _imported_roots(path)}"
@@ -112,11 +122,11 @@ def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() 
 
 def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
     """One home for the command line: no package below farlight_cli builds a parser, handles
-    arguments or runs as a script of its own (`python -m training.train_ppo` once duplicated
+    arguments or runs as a script of its own (`python -m training.sb3.train_ppo` once duplicated
     `farlight train ppo`). The training configs are dataclasses; farlight_cli/config_flags.py
     turns them into flags."""
     root = Path(farlight_env.__file__).parent.parent
-    for package in ("farlight_env", "agents", "training", "farlight_web"):
+    for package in ("farlight_env", "agents", "evaluation", "training", "farlight_web"):
         for path in sorted((root / package).rglob("*.py")):
             name = str(path.relative_to(root))
             text = path.read_text()
@@ -128,7 +138,7 @@ def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
 #: The packages from the bottom up (DESIGN.md, "Layers"): each may import those below it and
 #: none above. The web server sits above training (it never needs it) and below the command
 #: line, which serves it (`farlight serve`).
-LAYERS = ("farlight_env", "agents", "training", "farlight_web", "farlight_cli")
+LAYERS = ("farlight_env", "agents", "evaluation", "training", "farlight_web", "farlight_cli")
 #: Inside farlight_env, from the bottom up: untrusted (bounded JSON, clipped messages) < cards <
 #: game (the rules engine) < records (game records) < encode < view (what a seat may see, step
 #: events) < env < tools (bench, stats, the rules page).
@@ -164,7 +174,8 @@ def _upward_imports(layers: tuple[str, ...], folder: Path, prefix: str) -> list[
 
 
 def test_no_layer_imports_a_layer_above_it() -> None:
-    """Dependencies point down only, with no exemption: farlight_env < agents < training <
+    """Dependencies point down only, with no exemption: farlight_env < agents < evaluation <
+    training <
     farlight_web < farlight_cli, and inside farlight_env untrusted < cards < game < records <
     encode < view < env < tools."""
     root = Path(farlight_env.__file__).parent.parent
@@ -191,7 +202,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     is found."""
     (tmp_path / "training").mkdir()
     (tmp_path / "training" / "x.py").write_text("def f():\n    from farlight_cli import argtypes\n")
-    for layer in ("farlight_env", "agents", "farlight_web", "farlight_cli"):
+    for layer in ("farlight_env", "agents", "evaluation", "farlight_web", "farlight_cli"):
         (tmp_path / layer).mkdir()
     assert _upward_imports(LAYERS, tmp_path, "") == ["training/x.py imports farlight_cli"]
 
@@ -199,7 +210,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
 # ------------------------------------------------------------ the engine's private names
 GAME_DIR = Path(farlight_env.__file__).parent / "game"
 #: Packages above the engine; none may read the engine's private attributes.
-READERS = ("farlight_env", "agents", "training", "farlight_cli", "farlight_web")
+READERS = ("farlight_env", "agents", "evaluation", "training", "farlight_cli", "farlight_web")
 
 
 def _engine_private_names() -> set[str]:

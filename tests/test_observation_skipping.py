@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.arena import play_episode
+from evaluation.arena import play_episode
 from farlight_env import farlight_v0
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 

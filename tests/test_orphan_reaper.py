@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 #: The double fork reparents it away from the driver before the reaper ever looks.
 DRIVER = """
 import os, subprocess, sys, time
-from agents.workers import start_orphan_reaper
+from farlight_env.processes import start_orphan_reaper
 session, ready = sys.argv[1], sys.argv[2]
 holder = "import sys, time; f = open(sys.argv[1], 'a'); time.sleep(600)"
 def detached(title, path):

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from agents.arena import play_episode
 from agents.random_agent import RandomAgent
+from evaluation.arena import play_episode
 from farlight_env.declaration import FARLIGHT
 from farlight_env.platform import GameError, IllegalMove, State, game_names, get_game, register
 from farlight_env.platform import aec as platform_aec
@@ -153,8 +153,8 @@ def test_a_tournament_of_the_throw_away_game_plays_journals_resumes_and_rates(tm
     """The tournament (schedule, play, journal, ratings, files) written against the platform:
     a game declared in a test plays through it unchanged, its records replay, and a resume
     of its journal reads every game back through the game's own replay."""
-    from agents.tournament import resume_tournament, run_tournament
-    from agents.tournament.results import write_results
+    from evaluation.tournament import resume_tournament, run_tournament
+    from evaluation.tournament.results import write_results
     from farlight_env.platform.records import verify_record
 
     out = tmp_path / "duel"

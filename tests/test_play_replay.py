@@ -49,7 +49,7 @@ def play(monkeypatch, capsys, args: list[str], stdin: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def tournament_results(tmp_path_factory) -> Path:
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     result = run_tournament(
         ["random", "heuristic"], num_players=2, games=2, seed=1, config={"max_rounds": 2},

@@ -516,7 +516,7 @@ def test_a_compressed_file_is_refused_before_torch_inflates_it(tmp_path: Path) -
 
 def test_members_declaring_more_than_the_bound_are_refused_unread(saved) -> None:
     """Stored members may overlap in a crafted zip, so their declared sizes are summed."""
-    from agents.files import check_torch_archive
+    from farlight_env.untrusted.files import check_torch_archive
 
     path, _net, _config = saved
     check_torch_archive(path, path.stat().st_size)

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from agents.formats.scorecard import ScorecardFile
+from evaluation.formats.scorecard import ScorecardFile
 
 ROOT = Path(__file__).resolve().parents[1]
 SCORECARDS = ROOT / "docs" / "scorecards"

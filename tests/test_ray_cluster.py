@@ -27,8 +27,8 @@ pytest.importorskip("ray")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from agents.formats.journal import GAMES  # noqa: E402
-from agents.workers import RAY_PROGRAM, command_line  # noqa: E402
+from evaluation.formats.journal import GAMES  # noqa: E402
+from farlight_env.processes import RAY_PROGRAM, command_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -24,8 +24,8 @@ from test_hidden import board_tiles, with_other_hidden_facts
 torch = pytest.importorskip("torch", reason="the rollout agent plays a policy (train extra)")
 
 from agents import make  # noqa: E402 - after the importorskip above
-from agents.evaluate import _file_hash  # noqa: E402
 from agents.policy import SHIPPED_POLICY  # noqa: E402
+from evaluation.eval_v1 import _file_hash  # noqa: E402
 from farlight_env.game import FarlightGame  # noqa: E402
 
 torch.set_num_threads(1)

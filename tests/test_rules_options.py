@@ -352,7 +352,7 @@ def test_gymnasium_env_passes_options_to_the_game():
 
 
 def test_tournament_records_and_results_hold_the_options(tmp_path):
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     rules = {"token_rounding": "down", "edge_connectors": "blocked"}
     result = run_tournament(

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.evaluate import POLICY_LABEL, Cell, cell_specs, evaluate
 from agents.sealed import MoveBudget
 from agents.sealed import agent as sealed_agent
-from agents.tournament import GameFailure, GameSpec, play_game, run_tournament, schedule
+from evaluation.eval_v1 import POLICY_LABEL, Cell, cell_specs, evaluate
+from evaluation.tournament import GameFailure, GameSpec, play_game, run_tournament, schedule
 from farlight_env.env.aec import raw_env
 from farlight_env.game import FarlightGame, action_from_dict
 from farlight_env.game.hidden import PlayerView, SealedView, redact

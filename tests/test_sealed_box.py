@@ -20,8 +20,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate
-from agents.journal import read_eval_spec
 from agents.sealed import (
     MoveBudget,
     SealedAgent,
@@ -31,7 +29,9 @@ from agents.sealed import (
     protect_folder,
 )
 from agents.sealed.box import UID_BASE, dumpable
-from agents.tournament import GameFailure, GameSpec, play_game, schedule
+from evaluation.eval_v1 import evaluate
+from evaluation.journal import read_eval_spec
+from evaluation.tournament import GameFailure, GameSpec, play_game, schedule
 from farlight_env.cards.io import card_set_to_dict
 from farlight_env.env.aec import raw_env
 from tests.sealed_agents import drop_folder
@@ -96,7 +96,7 @@ def test_a_root_without_uids_to_drop_to_refuses_to_seal() -> None:
     if subprocess.run(["unshare", "--user", "--map-root-user", "true"]).returncode != 0:
         pytest.skip("this kernel offers no user namespace (unshare --user) to try it in")
     script = (
-        "from agents.tournament import GameFailure, play_game, schedule\n"
+        "from evaluation.tournament import GameFailure, play_game, schedule\n"
         "try:\n    play_game(schedule(['random'], 2, 1, seed=1, sealed=True)[0])\n"
         "except GameFailure as exc:\n    print(exc)"
     )
@@ -172,7 +172,7 @@ def test_a_terminated_parent_ends_its_children_first(drop: Path) -> None:
     its boxes before it dies: the helpers its agent started do not outlive it."""
     log = drop / "pids.json"
     script = (
-        "from tests.test_sealed_box import _sealed; from agents.tournament import play_game; "
+        "from tests.test_sealed_box import _sealed; from evaluation.tournament import play_game; "
         f"play_game(_sealed('Lingerer', {{'log': {str(log)!r}, 'stall': 120}}))"
     )
     parent = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[1])
@@ -202,7 +202,7 @@ def test_scratch_folders_of_dead_parents_are_removed_by_the_next_one() -> None:
         (folder / "notes.txt").write_text("left by an agent\n")
     try:
         script = (
-            "from agents.tournament import play_game, schedule; "
+            "from evaluation.tournament import play_game, schedule; "
             "play_game(schedule(['random'], 2, 1, seed=1, sealed=True)[0])"
         )
         subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(__file__).parents[1])

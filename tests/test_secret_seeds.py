@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.tournament import GameSpec, agent_seed, game_seed
+from evaluation.tournament import GameSpec, agent_seed, game_seed
 from farlight_cli.main import main
 from farlight_cli.play_cmd import opponent_seed
 from farlight_env.env.aec import raw_env

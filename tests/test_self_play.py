@@ -23,10 +23,10 @@ from training_runs import (  # noqa: E402
 )
 
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
-from training import self_play, train_ppo  # noqa: E402
 from training.checkpoints import CHECKPOINT, check_checkpoint  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
-from training.run_files import RUN_CONFIG  # noqa: E402
+from training.sb3 import self_play, train_ppo  # noqa: E402
+from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -254,7 +254,7 @@ def test_pfsp_weights_never_drop_an_entry() -> None:
 
 
 def test_self_play_with_subprocess_envs_learns_what_in_process_envs_learn(tmp_path: Path) -> None:
-    """League self-play hands observations over in shared memory (training/vec_env.py): the
+    """League self-play hands observations over in shared memory (training/sb3/vec_env.py): the
     same seed gives the same network with worker processes as with in-process envs."""
     weights = {}
     for vec_env in ("subproc", "dummy"):

@@ -21,8 +21,8 @@ import env_states  # noqa: E402
 from agents import make  # noqa: E402
 from agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from agents.subgame import decision_of  # noqa: E402
-from training import self_play, train_ppo  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig, ship_encoder_frozen  # noqa: E402
+from training.sb3 import self_play, train_ppo  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(n_steps=64, batch_size=32, n_epochs=1, n_envs=1, vec_env="dummy", torch_threads=1)
@@ -195,7 +195,7 @@ def test_mistakes_on_the_subgame_options_are_one_line_and_status_2(
 
 def test_the_rllib_league_env_asks_learner_seats_only_for_bids() -> None:
     pytest.importorskip("ray.rllib", reason="needs the rllib extra")
-    from training.rllib_env import LeagueEnv
+    from training.rllib.env import LeagueEnv
 
     env = LeagueEnv(
         {
@@ -302,7 +302,7 @@ def test_the_shipped_bidder_bids_with_its_network_and_plays_the_rest_as_the_heur
 
 def test_the_shipped_bidder_beats_the_heuristic(tmp_path: Path) -> None:
     """A small seat-rotated match (the README has the 400-game figure)."""
-    from agents.tournament import run_tournament
+    from evaluation.tournament import run_tournament
 
     result = run_tournament(["bidder", "heuristic"], num_players=2, games=40, seed=61)
     row = next(r for r in result.summary if r.agent == "bidder")

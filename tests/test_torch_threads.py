@@ -44,13 +44,13 @@ def threads_after(code: str, **env: str) -> tuple[int, int]:
 
 LOAD_POLICY = "import agents\nagents.make('ppo')"
 BUILD_MODEL = (
-    "from training.config import PPOConfig\nfrom training import train_ppo\n"
-    "from training.ppo_model import build_model\n"
+    "from training.config import PPOConfig\nfrom training.sb3 import train_ppo\n"
+    "from training.sb3.ppo_model import build_model\n"
     "config = PPOConfig(run_dir='unused', n_envs=1, vec_env='dummy', opponents=['random'])\n"
     "build_model(config, train_ppo.build_env(config))"
 )
 TOURNAMENT = (
-    "from agents.tournament import run_tournament\n"
+    "from evaluation.tournament import run_tournament\n"
     "run_tournament(['ppo', 'random'], num_players=2, games=2, workers=1, progress=False,"
     " config={'max_rounds': 1})"
 )

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agents.tournament import (
+from evaluation.tournament import (
     TournamentResult,
     game_seed,
     placements,
@@ -144,7 +144,7 @@ def test_shared_victories_count_as_fractional_wins(serial: TournamentResult) -> 
     """A victory shared by k seats gives each 1/k: wins still add up to the number of games."""
     fake = [dict(r) for r in serial.records]
     fake[0] = {**fake[0], "scores": [9, 9], "winners": [0, 1]}
-    from agents.tournament import summarise
+    from evaluation.tournament import summarise
 
     rows = {row.agent: row for row in summarise(fake, AGENTS)}
     assert math.isclose(sum(row.wins for row in rows.values()), GAMES, abs_tol=1e-3)
@@ -332,7 +332,7 @@ RAY_SCRIPT = textwrap.dedent(
             sys.exit(3)
 
     ray.init = init
-    from agents.tournament import run_tournament
+    from evaluation.tournament import run_tournament
 
     result = run_tournament(
         ["random", "heuristic"], num_players=2, games=2, seed=5, workers=2,
@@ -449,7 +449,7 @@ def test_cli_tournament_bad_values_exit_2_naming_the_flag(
 
 def test_worker_processes_use_one_math_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """N spawn workers on N cores must not each start one torch thread per core."""
-    from agents.tournament import single_threaded_worker
+    from agents.torch_threads import single_threaded_worker
 
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from processes import alive
 
-from agents.formats.journal import GAMES, SPEC
-from agents.journal import JournalError
-from agents.tournament import GameFailure, format_table, run_tournament, short_labels
-from agents.workers import descendants, start_time
+from evaluation.formats.journal import GAMES, SPEC
+from evaluation.journal import JournalError
+from evaluation.tournament import GameFailure, format_table, run_tournament, short_labels
+from farlight_env.processes import descendants, start_time
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--agents", "random,heuristic", "--players", "2", "--seed", "4", "--no-progress"]
@@ -87,7 +87,7 @@ def test_a_torn_last_line_is_dropped_and_the_game_replayed(tmp_path: Path) -> No
     run_tournament(["random", "heuristic"], 2, games=4, seed=1, progress=False, out_dir=out)
     lines = (out / GAMES).read_bytes().splitlines(keepends=True)
     (out / GAMES).write_bytes(b"".join(lines[:2]) + lines[2][:50])  # killed mid-write
-    from agents.tournament import resume_tournament
+    from evaluation.tournament import resume_tournament
 
     resumed = resume_tournament(out, progress=False)
     strip = [{k: v for k, v in r.items() if k != "timing"} for r in whole.records]
@@ -111,7 +111,7 @@ def test_a_corrupt_journal_is_refused_naming_the_line(
     run_tournament(["random", "heuristic"], 2, games=2, seed=1, progress=False, out_dir=out)
     with (out / GAMES).open("ab") as fh:
         fh.write(line)
-    from agents.tournament import resume_tournament
+    from evaluation.tournament import resume_tournament
 
     with pytest.raises(JournalError, match=f"{GAMES}:3: {message}"):
         resume_tournament(out, progress=False)
@@ -122,7 +122,7 @@ def test_a_record_from_another_tournament_is_refused(tmp_path: Path) -> None:
     run_tournament(["random", "heuristic"], 2, games=2, seed=1, progress=False, out_dir=a)
     run_tournament(["random", "heuristic"], 2, games=2, seed=2, progress=False, out_dir=b)
     (a / GAMES).write_bytes((b / GAMES).read_bytes())
-    from agents.tournament import resume_tournament
+    from evaluation.tournament import resume_tournament
 
     with pytest.raises(JournalError, match="is not in this tournament"):
         resume_tournament(a, progress=False)

@@ -46,16 +46,16 @@ from training_runs import (  # noqa: E402
 
 from agents.policy import PolicyAgent, load_policy  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
-from training import self_play, train_ppo  # noqa: E402
 from training.checkpoints import (  # noqa: E402
     CHECKPOINT,
     check_checkpoint,
     checkpoint_steps,
 )
 from training.config import PPOConfig, SelfPlayConfig, stream_seed  # noqa: E402
-from training.live_eval import LivePolicy  # noqa: E402
-from training.ppo_model import load_checkpoint  # noqa: E402
-from training.run_files import RUN_CONFIG  # noqa: E402
+from training.sb3 import self_play, train_ppo  # noqa: E402
+from training.sb3.live_eval import LivePolicy  # noqa: E402
+from training.sb3.ppo_model import load_checkpoint  # noqa: E402
+from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -787,7 +787,7 @@ def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
 def test_imitation_data_is_the_teachers_legal_non_forced_decisions() -> None:
     """Behaviour cloning learns from every decision with a real choice, each one legal, and
     the same seed gives the same data."""
-    from training.imitation import heuristic_decisions
+    from training.sb3.imitation import heuristic_decisions
 
     observations, masks, actions = heuristic_decisions(2, num_players=3, seed=4)
     assert len(observations) == len(masks) == len(actions) > 50

@@ -20,10 +20,10 @@ from processes import alive, terminal_sigint
 pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
-from training import train_ppo  # noqa: E402
 from training.checkpoints import CHECKPOINT  # noqa: E402
 from training.config import PPOConfig  # noqa: E402
-from training.run_files import RUN_CONFIG, trim_log  # noqa: E402
+from training.sb3 import train_ppo  # noqa: E402
+from training.sb3.run_files import RUN_CONFIG, trim_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
@@ -366,7 +366,7 @@ def _tensorboard_steps(folder: Path, tag: str) -> list[int]:
 def test_resume_hides_tensorboard_events_logged_after_its_checkpoint(tmp_path: Path) -> None:
     """A killed run logged 128..384 after its checkpoint at 256; the resumed run's log shows
     each step once, the new 384 in place of the stale one."""
-    from training.run_files import run_logger
+    from training.sb3.run_files import run_logger
 
     def log(logger, steps: list[int], value: float) -> None:
         for step in steps:
@@ -420,7 +420,7 @@ SUBPROC_SCRIPT = textwrap.dedent(
     """
     import sys, time
     from training.config import PPOConfig
-    from training.train_ppo import build_env
+    from training.sb3.train_ppo import build_env
 
     env = build_env(PPOConfig(n_envs=2, vec_env="subproc", opponents=["random"]))
     print(" ".join(str(p.pid) for p in env.venv.processes), flush=True)

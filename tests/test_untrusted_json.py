@@ -13,8 +13,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from agents.formats.journal import GAMES, SPEC
-from agents.journal import JournalError, read_games, read_spec
+from evaluation.formats.journal import GAMES, SPEC
+from evaluation.journal import JournalError, read_games, read_spec
 from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game import FarlightGame
@@ -90,7 +90,7 @@ def _card_file(tmp_path: Path) -> None:
 
 def _run_config(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib", reason="training needs the train extra")
-    from training.run_files import RUN_CONFIG, read_run_config
+    from training.sb3.run_files import RUN_CONFIG, read_run_config
 
     (tmp_path / RUN_CONFIG).write_text(DEEP)
     with pytest.raises(ValueError, match="corrupt run config"):
@@ -99,7 +99,7 @@ def _run_config(tmp_path: Path) -> None:
 
 def _league_state(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib", reason="training needs the train extra")
-    from training.self_play import LEAGUE_STATE, load_league_state
+    from training.sb3.self_play import LEAGUE_STATE, load_league_state
 
     (tmp_path / LEAGUE_STATE).write_text(f'{{"extra": {DEEP}}}')
     with pytest.raises(ValueError, match="corrupt league state"):

@@ -14,7 +14,7 @@ from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
 from training.config import PPOConfig  # noqa: E402
 from training.envs import make_env_fn, probe_env  # noqa: E402
-from training.vec_env import SharedMemoryVecEnv  # noqa: E402
+from training.sb3.vec_env import SharedMemoryVecEnv  # noqa: E402
 
 CONFIG = PPOConfig(n_envs=2, opponents=["random"], reward_mode="margin", seed=3)
 

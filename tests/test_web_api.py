@@ -541,7 +541,7 @@ SCORECARD = {
 def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
     client: TestClient, data: Path
 ) -> None:
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     result = run_tournament(["random", "heuristic"], num_players=2, games=4, seed=1, progress=False)
     write_results(result, data / "tour")
@@ -574,7 +574,7 @@ def test_leaderboard_lists_tournaments_and_scorecards_with_replay_links(
 def test_a_tournament_journal_in_progress_is_rated_and_replayable(
     client: TestClient, data: Path
 ) -> None:
-    from agents.tournament import run_tournament
+    from evaluation.tournament import run_tournament
 
     run_tournament(["random", "heuristic"], 2, games=4, seed=2, progress=False, out_dir=data / "j")
     (data / "j" / "results.json").unlink(missing_ok=True)

@@ -643,7 +643,7 @@ def test_the_leaderboard_charts_each_tournament_and_scorecard_and_titles_tournam
     and a title saying what was played (players, games, seed); each scorecard its cells."""
     import json
 
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     data = tmp_path / "data"
     result = run_tournament(["random", "heuristic"], num_players=2, games=2, seed=7, progress=False)

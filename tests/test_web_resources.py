@@ -346,7 +346,7 @@ def test_r_cards_5_an_uploaded_card_set_is_checked_by_the_card_file_schema(data:
 
 # ---------------------------------------------------------------------------------- listings
 def test_listings_read_only_new_and_changed_files(data: Path) -> None:
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     app = make_app(data)
     client = _client(app)
@@ -482,7 +482,7 @@ def test_temp_files_a_killed_writer_left_are_removed_at_start(data: Path) -> Non
 
 # ---------------------------------------------------------------------------------- symlinks
 def test_symbolic_links_in_data_are_not_followed(tmp_path: Path, data: Path) -> None:
-    from agents.tournament import run_tournament, write_results
+    from evaluation.tournament import run_tournament, write_results
 
     outside = tmp_path / "outside"
     write_results(

@@ -1,1 +1,3 @@
-"""Training scripts (MaskablePPO, self-play league, evaluation); needs the `train` extra."""
+"""Training: shared run configs, game options, sub-games, envs, checkpoints and curves here;
+Stable-Baselines3 in `training.sb3`, RLlib in `training.rllib`, Minari datasets in
+`training.datasets`. Needs the `train` extra."""

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import msgspec
 import torch
 
-from agents.files import check_torch_archive
+from farlight_env.untrusted.files import check_torch_archive
 from farlight_env.untrusted.messages import clip_message
 
 CHECKPOINT = "checkpoint.zip"

@@ -65,7 +65,7 @@ def opponent_labels(names: Sequence[str]) -> dict[str, str]:
     (as tournament tables show it), a per-player-count suffix '_3p' kept as ', 3p'."""
     import re
 
-    from agents.tournament import short_labels
+    from evaluation.tournament import short_labels
 
     split = {n: re.fullmatch(r"(.+)_([2-5])p", n) for n in names}
     bases = [m.group(1) if m else n for n, m in split.items()]

@@ -12,10 +12,10 @@ import gymnasium as gym
 
 from agents.policy import PolicyAgent
 from agents.registry import make_shared
-from agents.workers import die_with_parent
 from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from farlight_env.processes import die_with_parent
 from training.config import PPOConfig, env_player_counts
 from training.game_options import game_kwargs
 from training.subgame import subgame_kwargs

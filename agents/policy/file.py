@@ -15,11 +15,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 import torch
 
-from agents.files import check_torch_archive
 from agents.policy.nets import ARCHITECTURES, PolicyNet, set_one_at_a_time
 from agents.torch_threads import library_default
 from farlight_env.env.autopilot import parse_decisions
 from farlight_env.game.config import ConfigError
+from farlight_env.untrusted.files import check_torch_archive
 
 POLICY_FORMAT = "farlight-policy"
 POLICY_VERSION = 1

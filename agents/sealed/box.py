@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from agents.workers import descendants, start_time
+from farlight_env.processes import descendants, start_time
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4

@@ -38,10 +38,10 @@ def main(parent_pid: int, warm: str = "") -> None:
     """Serve the parent `parent_pid` until it closes our stdin (or dies: then we die too);
     with `warm` "torch", import torch while no request is waiting (a policy agent's child)."""
     from agents.registry import make
-    from agents.tournament.backends import single_threaded_worker
-    from agents.workers import die_with_parent
+    from agents.torch_threads import single_threaded_worker
     from farlight_env.cards.io import card_set_from_dict
     from farlight_env.game.hidden import SealedView
+    from farlight_env.processes import die_with_parent
 
     die_with_parent(parent_pid)
     if sys.platform.startswith("linux"):  # orphaned descendants stay ours, so the parent's

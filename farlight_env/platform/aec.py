@@ -93,7 +93,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         return {"observation": observation, "action_mask": mask}
 
     def observe_for(self, agent: str, player: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(observation, mask) for `agent`: what `agents.arena.play_episode` hands a player."""
+        """(observation, mask) for `agent`: what `evaluation.arena.play_episode` hands a player."""
         observed = self.observe(agent)
         return observed["observation"], observed["action_mask"]
 

@@ -13,10 +13,8 @@ actions; a record whose replay does not reproduce its scores is rejected. A tour
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
 from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.format import kind as _kind
 from farlight_env.records.format import shape_problem
+from farlight_env.untrusted.files import write_atomic
 from farlight_env.untrusted.jsontext import loads
 from farlight_env.untrusted.messages import clip_message
 
@@ -331,23 +330,3 @@ def save_record(record: Mapping[str, Any], path: str | os.PathLike) -> Path:
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     write_atomic(path, text.encode("utf-8"))
     return path
-
-
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to a hidden temp file beside `path` (`.NAME.*.tmp`, unique per writer, so
-    two writers never share one and a server's start-up cleanup finds it), flush it to disk,
-    then rename it over `path`; the folder is created if missing."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -5,7 +5,7 @@ brought by the end (definitions, with rule IDs, in docs/auction_diagnostics.md).
 refused) and reads each round's flipped bids from `step_events` (`BidResult`: every target's
 bids, winner and price). It reads the record only: everything it counts is public once the
 game is over (the tiles flip at the end of bidding, R-BID-5). The result is one flat dict of
-counters per seat, every value a sum, so that counters of many games add up (agents/tournament
+counters per seat, every value a sum, so that counters of many games add up (evaluation/tournament
 /diagnostics.py sums them per agent and derives the rates).
 
 A target is *won*: a part space or facility by the winner of its bids (R-RES-2); a mission by
