@@ -1,5 +1,9 @@
 """`farlight-eval-v1`: a fixed benchmark of one policy seat against fixed opponent pools.
 
+The protocol's cells come from the game's declaration (`Game.benchmark`): Farlight's is
+farlight-eval-v1, below; another registered game evaluates on its own (`evaluate(agent,
+game="duel")`), with the same schedule, counting and scorecard.
+
 The policy plays one seat against N-1 copies of `random`, of `heuristic` and of `ismcts` (at
 a fixed number of iterations per decision, so the protocol does not depend on the machine) at
 2, 3, 4 and 5 players, on fixed seeds, in duplicate blocks: each deal is played N times with
@@ -35,27 +39,30 @@ from evaluation.formats.scorecard import (
     check_scorecard,
 )
 from farlight_env.game.seeds import SECURE_SEED_BITS
+from farlight_env.platform import DEFAULT_GAME, Benchmark, Game, get_game
 from farlight_env.untrusted.files import atomic_write
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
     from agents.sealed import MoveBudget  # stays light
     from evaluation.tournament import GameSpec
 
-PROTOCOL = "farlight-eval-v1"
+#: Farlight's protocol, as its declaration states it (farlight_env/declaration.py).
+FARLIGHT_BENCHMARK: Benchmark = get_game(DEFAULT_GAME).benchmark
+PROTOCOL = FARLIGHT_BENCHMARK.protocol
 #: v1's cells with the policy sealed, plus an exploitability cell (evaluation/eval_v2.py, which
 #: needs the train extra); its cells are played here.
 PROTOCOL_V2 = "farlight-eval-v2"
 PROTOCOLS = (PROTOCOL, PROTOCOL_V2)
 #: Cell seeds are BASE_SEED + 10 * players + the opponent's position in OPPONENTS.
-BASE_SEED = 13_000
-OPPONENTS: tuple[str, ...] = ("random", "heuristic", "ismcts")
-PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5)
+BASE_SEED = FARLIGHT_BENCHMARK.base_seed
+OPPONENTS: tuple[str, ...] = FARLIGHT_BENCHMARK.opponents
+PLAYER_COUNTS: tuple[int, ...] = FARLIGHT_BENCHMARK.player_counts
 #: Search iterations per decision of every ismcts opponent (machine-independent).
-ISMCTS_ITERATIONS = 20
+ISMCTS_ITERATIONS: int = FARLIGHT_BENCHMARK.opponent_kwargs["ismcts"]["iterations"]
 #: Games per cell of the full protocol, by opponent (rounded up to whole duplicate blocks).
-FULL_GAMES: dict[str, int] = {"random": 40, "heuristic": 60, "ismcts": 20}
+FULL_GAMES: dict[str, int] = dict(FARLIGHT_BENCHMARK.games)
 #: --quick: one duplicate block (N games) per cell, at these player counts only.
-QUICK_PLAYER_COUNTS: tuple[int, ...] = (2, 3)
+QUICK_PLAYER_COUNTS: tuple[int, ...] = FARLIGHT_BENCHMARK.quick_player_counts
 #: Registered agents that play a saved policy file (`path=`, by default the shipped one).
 POLICY_AGENTS: tuple[str, ...] = ("ppo", "rollout", "bidder")
 #: The label of the evaluated policy's seat in game records and ratings.
@@ -74,22 +81,41 @@ class Cell:
     seed: int
 
 
-def cells(quick: bool = False, secret: str | None = None) -> list[Cell]:
+def cells(
+    quick: bool = False, secret: str | None = None, benchmark: Benchmark = FARLIGHT_BENCHMARK
+) -> list[Cell]:
     """The protocol's cells in their fixed order (the order games are rated in); with a
     held-out run's `secret`, each cell's seed is drawn from it instead of published."""
-    counts = QUICK_PLAYER_COUNTS if quick else PLAYER_COUNTS
+    counts = benchmark.quick_player_counts if quick else benchmark.player_counts
     out = []
     for n in counts:
-        for k, opponent in enumerate(OPPONENTS):
-            games = n if quick else n * math.ceil(FULL_GAMES[opponent] / n)
-            seed = BASE_SEED + 10 * n + k if secret is None else held_out_seed(secret, n, k)
+        for k, opponent in enumerate(benchmark.opponents):
+            games = n if quick else n * math.ceil(benchmark.games[opponent] / n)
+            if secret is None:
+                seed = benchmark.base_seed + 10 * n + k
+            else:
+                seed = held_out_seed(secret, n, k, benchmark.protocol)
             out.append(Cell(n, opponent, games, seed))
     return out
 
 
-def held_out_seed(secret: str, players: int, opponent: int) -> int:
+def benchmark_of(game: str) -> tuple[Game, Benchmark]:
+    """A registered game and its evaluation protocol (ValueError if it declares none)."""
+    declared = get_game(game)  # GameError (a ValueError) names the known games
+    if declared.benchmark is None:
+        raise ValueError(f"{declared.name} declares no evaluation protocol (Game.benchmark)")
+    return declared, declared.benchmark
+
+
+def protocols_of(game: str) -> tuple[str, ...]:
+    """The protocols a game is evaluated under: its own, and for Farlight also v2."""
+    own = benchmark_of(game)[1].protocol
+    return PROTOCOLS if own == PROTOCOL else (own,)
+
+
+def held_out_seed(secret: str, players: int, opponent: int, protocol: str = PROTOCOL) -> int:
     """A held-out cell's seed, drawn from the secret (`_secret_seed`)."""
-    return _secret_seed(f"cell {players} {opponent}", secret)
+    return _secret_seed(f"cell {players} {opponent}", secret, protocol)
 
 
 def held_out_exploit_seed(secret: str, players: int) -> int:
@@ -104,10 +130,10 @@ def held_out_training_key(secret: str, players: int) -> int:
     return _secret_seed(f"exploitability training {players}", secret)
 
 
-def _secret_seed(label: str, secret: str) -> int:
+def _secret_seed(label: str, secret: str, protocol: str = PROTOCOL) -> int:
     """128 bits of SHA-256(protocol, label, secret), wide (bit 128 set), so the blocks, deals
     and agents under it draw wide seeds too (farlight_env.game.seeds)."""
-    digest = hashlib.sha256(f"{PROTOCOL} {label} {secret}".encode()).digest()
+    digest = hashlib.sha256(f"{protocol} {label} {secret}".encode()).digest()
     return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 
 
@@ -120,6 +146,7 @@ def cell_specs(
     opponent_kwargs: dict[str, dict[str, Any]],
     sealed: bool = False,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> list[GameSpec]:
     """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
     block of N rotations the policy sits once in every seat and every game shares the deal.
@@ -129,7 +156,7 @@ def cell_specs(
 
     lineup = [POLICY_LABEL] + [cell.opponent] * (cell.players - 1)
     kwargs = {POLICY_LABEL: policy_kwargs, **opponent_kwargs}
-    specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs)
+    specs = schedule(lineup, cell.players, cell.games, cell.seed, config, kwargs, game=game)
     seal = (POLICY_LABEL,) if sealed else ()
     return [
         replace(
@@ -231,10 +258,11 @@ def evaluate(
     card_file: Path | None = None,
     out_dir: Path | None = None,
     sealed: bool = False,
-    protocol: str = PROTOCOL,
+    protocol: str | None = None,
     held_out: bool = False,
     held_out_secret: str | None = None,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
     """Run the protocol for `agent` (an agents.make name, a saved policy path, or an Agent
     object, copied fresh for every game; with workers > 1 it must pickle) and return its
@@ -251,6 +279,10 @@ def evaluate(
     `out_dir`, every game is journalled there as it ends, so `resume_evaluation` finishes a
     killed run with the same scorecard.
 
+    `game` names a registered game (farlight_env.platform): its declared protocol
+    (`Game.benchmark`) is played, `protocol` defaulting to it; `config` is then the game's
+    options, checked by its declaration.
+
     With `held_out`, the cells' deals come from a secret drawn now (256 bits from `secrets`),
     kept in memory or in `out_dir`'s run key, and written to the scorecard only after the last
     game: nobody can precompute them, and `held_out_secret` replays the run afterwards.
@@ -262,18 +294,25 @@ def evaluate(
 
     if isinstance(agent, str) and unknown_agents([agent]):
         raise ValueError(f"unknown agent {agent!r}: expected one of {agent_names_help()}")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}: expected one of {PROTOCOLS}")
+    declared, benchmark = benchmark_of(game)
+    protocol = benchmark.protocol if protocol is None else protocol
+    if protocol not in protocols_of(game):
+        expected = protocols_of(game)
+        raise ValueError(f"unknown protocol {protocol!r} for {game}: expected one of {expected}")
     sealed = sealed or protocol == PROTOCOL_V2
     if sealed and not isinstance(agent, str):
         raise ValueError("a sealed evaluation needs the agent by name or path")
+    if sealed and declared.sealed_content is None:
+        raise ValueError(f"{game} cannot be played sealed")
     if move_budget is not None and not sealed:
         raise ValueError("a move budget needs a sealed evaluation")
     config = dict(config or {})
+    if game != DEFAULT_GAME:
+        declared.checked_options(config)  # GameError (a ValueError) naming a wrong option
     policy_kwargs = dict(policy_kwargs or {})
     if agent == "ismcts":
         policy_kwargs.setdefault("iterations", ISMCTS_ITERATIONS)
-    card_hash = card_set_hash(card_file)
+    card_hash = card_set_hash(card_file) if game == DEFAULT_GAME else None
     secret = held_out_secret
     if secret is not None and not HEX_SECRET.fullmatch(secret):
         raise ValueError("a held-out secret is 64 hexadecimal digits, as the scorecard shows it")
@@ -296,6 +335,7 @@ def evaluate(
             sealed,
             *_stored_budget(move_budget),
             "held-out" if secret is not None else "published",
+            game,
         )
         journal = Journal.create(out_dir, spec, EVAL_SPEC, EVAL_GAMES, "an evaluation", secret)
     return _scorecard(
@@ -312,6 +352,7 @@ def evaluate(
         protocol,
         secret,
         move_budget,
+        game,
     )
 
 
@@ -323,8 +364,12 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
     from evaluation.run_key import RunKeyError, read_run_key
 
     spec = read_eval_spec(out_dir)
-    if spec.protocol not in PROTOCOLS:
-        raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {PROTOCOLS}")
+    try:
+        protocols = protocols_of(spec.game)
+    except ValueError as exc:
+        raise JournalError(f"{out_dir}: {exc}") from None
+    if spec.protocol not in protocols:
+        raise JournalError(f"{out_dir}: an evaluation of protocol {spec.protocol}, not {protocols}")
     if _file_hash(spec.agent, dict(spec.policy_kwargs)) != spec.agent_file_hash:
         raise JournalError(f"{out_dir}: {spec.agent} changed since the evaluation began")
     config = game_options(spec)
@@ -338,7 +383,8 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
             raise JournalError(f"{out_dir}: a held-out evaluation whose secret is missing")
         secret = key.held_out_secret
     kwargs = dict(spec.policy_kwargs)
-    plan = _specs(spec.agent, spec.quick, config, kwargs, spec.sealed, secret, _budget_of(spec))
+    budget = _budget_of(spec)
+    plan = _specs(spec.agent, spec.quick, config, kwargs, spec.sealed, secret, budget, spec.game)
     expected = {s.index: (s.seed, s.lineup) for s in plan}
     finished = read_games(out_dir, expected, EVAL_GAMES)
     return _scorecard(
@@ -354,7 +400,8 @@ def resume_evaluation(out_dir: Path, workers: int = 1, progress: bool = False) -
         spec.sealed,
         spec.protocol,
         secret,
-        _budget_of(spec),
+        budget,
+        spec.game,
     )
 
 
@@ -366,12 +413,22 @@ def _specs(
     sealed: bool = False,
     secret: str | None = None,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> list[GameSpec]:
-    opponent_kwargs = {"ismcts": {"iterations": ISMCTS_ITERATIONS}}
+    benchmark = benchmark_of(game)[1]
+    opponent_kwargs = {name: dict(kw) for name, kw in benchmark.opponent_kwargs.items()}
     specs: list[GameSpec] = []
-    for cell in cells(quick, secret):
+    for cell in cells(quick, secret, benchmark):
         specs += cell_specs(
-            cell, agent, len(specs), config, policy_kwargs, opponent_kwargs, sealed, move_budget
+            cell,
+            agent,
+            len(specs),
+            config,
+            policy_kwargs,
+            opponent_kwargs,
+            sealed,
+            move_budget,
+            game,
         )
     return specs
 
@@ -395,23 +452,23 @@ def _scorecard(
     progress: bool,
     policy_kwargs: dict[str, Any],
     config: dict[str, Any],
-    card_hash: str,
+    card_hash: str | None,
     journal: Any,
     finished: list[dict[str, Any]],
     sealed: bool = False,
     protocol: str = PROTOCOL,
     secret: str | None = None,
     move_budget: MoveBudget | None = None,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
     """Play the protocol's games not yet `finished` and sum everything up as the scorecard
     (a held-out run's `secret` enters it only here, after the last game)."""
-    from evaluation.tournament import agent_diagnostics, play_games, rate
+    from evaluation.tournament import play_games, rate
     from farlight_env import __version__
-    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
-    from farlight_env.game.rules_options import RuleOptions
 
-    plan = cells(quick, secret)
-    specs = _specs(agent, quick, config, policy_kwargs, sealed, secret, move_budget)
+    declared, benchmark = benchmark_of(game)
+    plan = cells(quick, secret, benchmark)
+    specs = _specs(agent, quick, config, policy_kwargs, sealed, secret, move_budget, game)
     if sealed:  # the games and their journal stay out of the sealed children's reach
         from agents.sealed import guard_process, protect_folder
 
@@ -425,26 +482,20 @@ def _scorecard(
     for cell in plan:
         results.append(cell_result(cell, records[first : first + cell.games]))
         first += cell.games
-    ratings = rate(records, [POLICY_LABEL, *OPPONENTS])
+    ratings = rate(records, [POLICY_LABEL, *benchmark.opponents])
     cpu = decisions = forfeits = 0
     for record in records:
         seat = policy_seat(record)
         cpu += record["timing"]["cpu_seconds"][seat]
         decisions += record["timing"]["decisions"][seat]
         forfeits += record.get("forfeits", [0] * len(record["players"]))[seat]
-    rules = RuleOptions.from_mapping(config.get("rule_options", {}))
-    defaults = {  # every offered game option but the rule options, which are stored apart
-        name: default
-        for name, default in OPTION_DEFAULTS.items()
-        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
-    }
-    game = {name: config.get(name, default) for name, default in defaults.items()}
-    standard = (
-        not rules.changed()
-        and card_hash == card_set_hash(None)
-        and "card_set" not in config
-        and game == defaults
-    )
+    if game == DEFAULT_GAME:
+        rule_options, options, standard = _farlight_options(config, card_hash)
+        diagnostics = _auction_diagnostics(records)
+    else:  # another game's options are its declaration's, checked; no auction to count
+        options = declared.checked_options(config)
+        rule_options, standard = {}, options == declared.checked_options()
+        diagnostics = {}
     policy = ratings[POLICY_LABEL]
     card = ScorecardFile(
         protocol=protocol,
@@ -455,16 +506,16 @@ def _scorecard(
         agent_file_hash=_file_hash(agent, policy_kwargs) if isinstance(agent, str) else None,
         package_version=__version__,
         card_set_hash=card_hash,
-        rule_options=rules.to_dict(),
-        game=game,
+        rule_options=rule_options,
+        game=options,
         seed_mode="held-out" if secret is not None else "published",
         seeds=Seeds(
-            base=BASE_SEED if secret is None else None,
+            base=benchmark.base_seed if secret is None else None,
             cells=[c.seed for c in plan],
             secret=secret,
         ),
         budgets=Budgets(
-            ismcts_opponent_iterations=ISMCTS_ITERATIONS,
+            ismcts_opponent_iterations=_ismcts_iterations(benchmark),
             policy=policy_settings(agent, policy_kwargs),
             **_budget_fields(move_budget),
         ),
@@ -473,18 +524,55 @@ def _scorecard(
         cells=results,
         rating=PolicyRating(mu=policy.mu, sigma=policy.sigma, ordinal=policy.ordinal()),
         reference_ratings={
-            name: Rating(mu=ratings[name].mu, sigma=ratings[name].sigma) for name in OPPONENTS
+            name: Rating(mu=ratings[name].mu, sigma=ratings[name].sigma)
+            for name in benchmark.opponents
         },
-        diagnostics=msgspec.convert(
-            agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL], AuctionDiagnostics
-        ),
+        **diagnostics,
         games=len(records),
         decisions=decisions,
         seconds_per_decision=cpu / decisions if decisions else 0.0,
         wall_seconds=round(wall, 3),
         **({"forfeits": forfeits} if sealed else {}),
+        **({"game_name": game} if game != DEFAULT_GAME else {}),
     )
     return msgspec.to_builtins(card)
+
+
+def _farlight_options(
+    config: dict[str, Any], card_hash: str | None
+) -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """Farlight's rule options and other offered options as the scorecard stores them, and
+    whether the game is the standard one (the standard cards included)."""
+    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
+    from farlight_env.game.rules_options import RuleOptions
+
+    rules = RuleOptions.from_mapping(config.get("rule_options", {}))
+    defaults = {  # every offered game option but the rule options, which are stored apart
+        name: default
+        for name, default in OPTION_DEFAULTS.items()
+        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
+    }
+    options = {name: config.get(name, default) for name, default in defaults.items()}
+    standard = (
+        not rules.changed()
+        and card_hash == card_set_hash(None)
+        and "card_set" not in config
+        and options == defaults
+    )
+    return rules.to_dict(), options, standard
+
+
+def _auction_diagnostics(records: Sequence[dict[str, Any]]) -> dict[str, AuctionDiagnostics]:
+    """The policy's auction counts over Farlight's records (the scorecard's `diagnostics`)."""
+    from evaluation.tournament import agent_diagnostics
+
+    counts = agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL]
+    return {"diagnostics": msgspec.convert(counts, AuctionDiagnostics)}
+
+
+def _ismcts_iterations(benchmark: Benchmark) -> int:
+    """The ismcts opponents' fixed iterations per decision (0: the protocol has none)."""
+    return int(benchmark.opponent_kwargs.get("ismcts", {}).get("iterations", 0))
 
 
 def _budget_fields(budget: MoveBudget | None) -> dict[str, float]:
@@ -562,8 +650,11 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
     import numpy as np
 
     counts = sorted({c["players"] for c in card["cells"]})
-    colours = {"random": "#8C8C8C", "heuristic": "#4C72B0", "ismcts": "#C44E52"}
-    width = 0.8 / len(OPPONENTS)
+    opponents = list(dict.fromkeys(c["opponent"] for c in card["cells"]))
+    palette = {"random": "#8C8C8C", "heuristic": "#4C72B0", "ismcts": "#C44E52"}
+    others = iter(["#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"] * 4)
+    colours = {name: palette.get(name) or next(others) for name in opponents}
+    width = 0.8 / len(opponents)
     cell = card.get("exploitability")
     if cell is None:
         fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -572,9 +663,12 @@ def plot_scorecard(card: dict[str, Any], path: Path) -> None:
             1, 2, figsize=(9.5, 4.2), gridspec_kw={"width_ratios": [len(counts), 1]}
         )
         _plot_exploitability(side, cell)
-    for k, opponent in enumerate(OPPONENTS):
+    for k, opponent in enumerate(opponents):
         row = [c for c in card["cells"] if c["opponent"] == opponent]
-        x = np.array([counts.index(c["players"]) for c in row]) + (k - 1) * width
+        x = (
+            np.array([counts.index(c["players"]) for c in row])
+            + (k - (len(opponents) - 1) / 2) * width
+        )
         rates = np.array([c["win_rate"] for c in row])
         below = [c["win_rate"] - c["ci_low"] for c in row]
         err = np.array([below, [c["ci_high"] - c["win_rate"] for c in row]])

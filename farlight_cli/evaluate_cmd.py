@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError
+from farlight_env.platform import DEFAULT_GAME
 
 if TYPE_CHECKING:
     from agents.sealed import MoveBudget
@@ -41,10 +42,12 @@ compare agents submitted by others.
 --sealed plays v1 with the policy sealed. Sealed, each game of the policy runs in a fresh boxed
 process (docs/safety.md), timed by this one: --move-seconds and --move-cpu-seconds bound each
 decision, and one over budget is forfeited to the lowest-numbered legal action.
+--game NAME evaluates on another registered game under the protocol that game declares (its own
+opponents, player counts, games per cell and seeds; --game-option NAME=VALUE sets its options).
 """
 
 
-HELP = "benchmark a policy with the fixed protocol farlight-eval-v1 or v2 (scorecard)"
+HELP = "benchmark a policy with a fixed protocol (farlight-eval-v1 or v2; a game's own) (scorecard)"
 
 
 def add(p: argparse.ArgumentParser) -> None:
@@ -95,6 +98,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "the protocol's 20; opponents always use 20)",
     )
     flags.workers(p, "results do not depend on it")
+    flags.game(p)
     game_flags.add_game_config_arguments(p)
     flags.folder(
         p,
@@ -115,6 +119,8 @@ STORED_OPTIONS = (
     "sealed",
     "move_seconds",
     "move_cpu_seconds",
+    "game",
+    "game_option",
     *game_flags.GAME_ARGUMENTS,
     "out",
 )
@@ -179,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     budget = flags.move_budget(
         args, args.sealed or args.protocol == "v2", "--sealed or --protocol v2"
     )
+    config = _game_config(args)
     if args.protocol == "v2":
         changed = [
             n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != args.parser.get_default(n)
@@ -215,23 +222,41 @@ def run(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 progress=not args.no_progress,
                 policy_kwargs=policy_kwargs,
-                config=game_flags.game_config(args),
+                config=config,
                 card_file=None if args.card_set is None else args.card_set.path,
                 out_dir=args.out,
                 held_out=args.held_out,
                 held_out_secret=args.held_out_secret,
                 sealed=args.sealed,
                 move_budget=budget,
+                game=args.game,
             )
     except GameFailure as exc:
         print(f"farlight evaluate: stopped: {exc}", file=sys.stderr)
         return 1
     print(format_scorecard(card))
-    print(f"game: {game_flags.describe_game_config(args)}")
+    if args.game == DEFAULT_GAME:
+        print(f"game: {game_flags.describe_game_config(args)}")
     if args.out is not None:
         paths = write_scorecard(card, args.out)
         print("wrote " + ", ".join(str(path) for path in paths.values()))
     return 0
+
+
+def _game_config(args: argparse.Namespace) -> dict:
+    """The options of the game evaluated, checked, and the protocols and play it allows."""
+    from evaluation.eval_v1 import benchmark_of
+
+    try:
+        config = game_flags.played_game_config(args)
+        declared, benchmark = benchmark_of(args.game)
+    except ValueError as exc:  # an unknown game or option, or a game with no protocol
+        raise InputError(str(exc)) from None
+    if declared.name != DEFAULT_GAME and args.protocol == "v2":
+        raise InputError(f"farlight-eval-v2 is Farlight's; --game {args.game} has v1 only")
+    if args.sealed and declared.sealed_content is None:
+        raise InputError(f"--sealed: {args.game} cannot be played sealed")
+    return config
 
 
 def _evaluate_v2(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from farlight_cli import flags
+from farlight_cli.errors import InputError
 from farlight_env.game.config import (
     OFFERED_OPTIONS,
     OPTION_DEFAULTS,
@@ -25,6 +26,7 @@ from farlight_env.game.config import (
     plain,
 )
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions, parse_rule_assignment
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 __all__ = [
     "GAME_ARGUMENTS",
@@ -34,6 +36,7 @@ __all__ = [
     "game_config",
     "game_flag",
     "option_type",
+    "played_game_config",
     "rule_assignment",
 ]
 
@@ -166,3 +169,21 @@ def describe_game_config(args: argparse.Namespace) -> str:
             value = ", ".join(f"{k}={v}" for k, v in rules.items()) or "defaults"
         parts.append(f"{spec.label or name} {plain(value)}")
     return ", ".join(parts)
+
+
+def played_game_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The game's options: Farlight's from their own flags; another game's from --game-option,
+    checked by its declaration (Farlight's flags are refused there, being Farlight's)."""
+    game = get_game(args.game)  # GameError (a ValueError) names the known games
+    if game.name == DEFAULT_GAME:
+        if args.game_option:
+            raise InputError("--game-option is for another --game; Farlight's options have flags")
+        return game_config(args)
+    parser = args.parser
+    given = [n for n in GAME_ARGUMENTS if getattr(args, n) != parser.get_default(n)]
+    if given:
+        named = ", ".join(map(game_flag, given))
+        raise InputError(f"{named}: Farlight's options, not {game.name}'s (use --game-option)")
+    options = flags.game_options(args)
+    game.checked_options(options)  # GameError (a ValueError) naming a wrong one, before game 0
+    return options

@@ -11,7 +11,7 @@ from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.platform import DEFAULT_GAME, get_game
+from farlight_env.platform import DEFAULT_GAME
 
 HELP = "play agents against each other and print win rates and ratings"
 DESCRIPTION = f"""\
@@ -144,7 +144,7 @@ def _play(args: argparse.Namespace):
     ismcts = flags.ismcts_options(args)
     budget = flags.move_budget(args, args.sealed, "--sealed")
     argtypes.check_agents(args.agents)
-    config = _game_config(args)
+    config = game_flags.played_game_config(args)
     if args.game == DEFAULT_GAME:
         check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
     if args.out is not None:
@@ -166,24 +166,6 @@ def _play(args: argparse.Namespace):
         move_budget=budget,
         game=args.game,
     )
-
-
-def _game_config(args: argparse.Namespace) -> dict:
-    """The game's options: Farlight's from their own flags; another game's from --game-option,
-    checked by its declaration (Farlight's flags are refused there, being Farlight's)."""
-    game = get_game(args.game)  # GameError (a ValueError) names the known games
-    if game.name == DEFAULT_GAME:
-        if args.game_option:
-            raise InputError("--game-option is for another --game; Farlight's options have flags")
-        return game_flags.game_config(args)
-    parser = args.parser
-    given = [n for n in game_flags.GAME_ARGUMENTS if getattr(args, n) != parser.get_default(n)]
-    if given:
-        named = ", ".join(map(game_flags.game_flag, given))
-        raise InputError(f"{named}: Farlight's options, not {game.name}'s (use --game-option)")
-    options = flags.game_options(args)
-    game.checked_options(options)  # GameError (a ValueError) naming a wrong one, before game 0
-    return options
 
 
 def print_forfeits(records: list[dict]) -> None:

@@ -30,7 +30,7 @@ from farlight_env.game.config import (
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.hidden import PlayerView, determinize
 from farlight_env.game.tables import resolve_card_set
-from farlight_env.platform.protocol import Game, GameError, IllegalMove, Option
+from farlight_env.platform.protocol import Benchmark, Game, GameError, IllegalMove, Option
 
 
 @cache
@@ -182,6 +182,18 @@ def _sealed_content(env: Any) -> dict[str, Any]:
     return card_set_to_dict(env.game.cards)
 
 
+#: farlight-eval-v1 (docs/evaluation.md): the policy against random, the heuristic and ismcts at
+#: 20 iterations per decision (machine-independent), at 2..5 players, on published seeds.
+BENCHMARK = Benchmark(
+    protocol="farlight-eval-v1",
+    opponents=("random", "heuristic", "ismcts"),
+    player_counts=(2, 3, 4, 5),
+    games={"random": 40, "heuristic": 60, "ismcts": 20},
+    quick_player_counts=(2, 3),
+    base_seed=13_000,
+    opponent_kwargs={"ismcts": {"iterations": 20}},
+)
+
 #: Farlight's declaration: the offered GameConfig options, each as GameConfig declares it,
 #: and the card set (the game's content) as one more option.
 FARLIGHT = Game(
@@ -207,4 +219,5 @@ FARLIGHT = Game(
     verify_record=_verify_record,
     record_format="farlight-record",
     sealed_content=_sealed_content,
+    benchmark=BENCHMARK,
 )

@@ -5,6 +5,8 @@ game declared in a few dozen lines (tests/toy_game.py)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
@@ -287,3 +289,75 @@ def test_a_generic_record_that_is_not_whole_is_refused_by_name(change, message) 
     assert verify_record(record).winners() == record["winners"]
     with pytest.raises(GameError, match=message):
         verify_record({**record, **change})
+
+
+def test_farlight_evaluate_runs_the_throw_away_games_own_protocol_and_resumes(tmp_path) -> None:
+    """The evaluation protocol is the game's declaration's (Game.benchmark): the duel's cells,
+    seeds and opponents, journalled, resumed to the same scorecard, rated and plotted."""
+    from evaluation import evaluate
+    from evaluation.eval_v1 import cells, resume_evaluation, write_scorecard
+
+    out = tmp_path / "eval"
+    card = evaluate("random", game="duel", progress=False, out_dir=out)
+    assert card["protocol"] == "duel-eval-v1" and card["game_name"] == "duel"
+    assert card["card_set_hash"] is None and card["rule_options"] == {}
+    assert card["game"] == {"stakes": 1} and card["standard_game"]
+    plan = cells(benchmark=DUEL.benchmark)
+    assert [(c.players, c.opponent, c.games, c.seed) for c in plan] == [
+        (2, "random", 6, 7020),
+        (3, "random", 6, 7030),
+    ]
+    assert card["seeds"]["cells"] == [7020, 7030] and card["games"] == 12
+    assert sum(cell["wins"] for cell in card["cells"]) > 0
+    assert set(card["reference_ratings"]) == {"random"} and "diagnostics" not in card
+    assert resume_evaluation(out)["cells"] == card["cells"]
+    assert set(write_scorecard(card, out)) == {"json", "plot"}
+    nonstandard = evaluate("random", game="duel", quick=True, config={"stakes": 2}, progress=False)
+    assert not nonstandard["standard_game"] and nonstandard["game"] == {"stakes": 2}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"protocol": "farlight-eval-v1"}, "unknown protocol 'farlight-eval-v1' for duel"),
+        ({"sealed": True}, "duel cannot be played sealed"),
+        ({"config": {"colour": 1}}, "duel has no option 'colour'"),
+    ],
+)
+def test_an_evaluation_the_duel_cannot_have_is_refused_before_game_0(kwargs, message) -> None:
+    from evaluation import evaluate
+
+    with pytest.raises(ValueError, match=message):
+        evaluate("random", game="duel", quick=True, progress=False, **kwargs)
+
+
+def test_farlight_evaluate_plays_an_installed_game_by_name_and_resumes(tmp_path) -> None:
+    out = tmp_path / "eval"
+    done = _cli_with_duel(
+        tmp_path, "evaluate", "random", "--game", "duel", "--no-progress", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "duel-eval-v1 scorecard of random" in done.stdout
+    assert "rating (OpenSkill vs random)" in done.stdout and "game: " not in done.stdout
+    again = _cli_with_duel(tmp_path, "evaluate", "--resume", str(out), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "scorecard.json").read_text())["game_name"] == "duel"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--game", "duel", "--protocol", "v2"], "farlight-eval-v2 is Farlight's"),
+        (["--game", "duel", "--sealed"], "--sealed: duel cannot be played sealed"),
+        (["--game", "duel", "--grid-size", "7"], "Farlight's options, not duel's"),
+        (["--game", "duel", "--game-option", "stakes=many"], "stakes"),
+        (["--game-option", "stakes=2"], "--game-option is for another --game"),
+    ],
+)
+def test_an_evaluation_of_an_installed_game_that_cannot_run_is_one_line(tmp_path, args, message):
+    done = _cli_with_duel(tmp_path, "evaluate", "random", "--quick", "--no-progress", *args)
+    assert done.returncode == 2, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("farlight evaluate: error: "), lines
+    assert message in lines[0]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from farlight_env.platform import Game, GameError, IllegalMove, Option
+from farlight_env.platform import Benchmark, Game, GameError, IllegalMove, Option
 
 CARDS = 6
 FOLD, STAY = 0, 1
@@ -112,4 +112,12 @@ DUEL = Game(
     action_size=lambda _players, _options: 2,
     observation_size=lambda players, _options: CARDS + 3 * players,
     decision_kinds=("stay_or_fold",),
+    benchmark=Benchmark(
+        protocol="duel-eval-v1",
+        opponents=("random",),
+        player_counts=(2, 3),
+        games={"random": 6},
+        quick_player_counts=(2,),
+        base_seed=7_000,
+    ),
 )

@@ -51,7 +51,7 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     agent: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
     agent_file_hash: Annotated[str, msgspec.Meta(max_length=100)] | None
     quick: bool
-    card_set_hash: Annotated[str, msgspec.Meta(max_length=100)]
+    card_set_hash: Annotated[str, msgspec.Meta(max_length=100)] | None
     policy_kwargs: dict[str, Scalar] = {}
     config: dict[str, Scalar | dict[str, Any]] = {}
     #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
@@ -62,6 +62,8 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     #: "held-out": the cells' deals come from the run's secret (RUN_KEY), not the protocol's
     #: published seeds; absent from specs written before held-out runs existed.
     seed_mode: Literal["published", "held-out"] = "published"
+    #: The game evaluated (the platform's registry); absent from specs written before #50.
+    game: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "farlight"
 
 
 class Timing(msgspec.Struct):

@@ -150,7 +150,7 @@ class ScorecardFile(Scorecard, kw_only=True, forbid_unknown_fields=True):
     standard_game: bool
     agent_file_hash: Text | None
     package_version: Text
-    card_set_hash: Text
+    card_set_hash: Text | None  # None: a game without a card set (not Farlight)
     rule_options: dict[str, Any]
     game: dict[str, Any]
     seeds: Seeds
@@ -164,6 +164,8 @@ class ScorecardFile(Scorecard, kw_only=True, forbid_unknown_fields=True):
     wall_seconds: Annotated[float, msgspec.Meta(ge=0)]
     #: Sealed play: the policy's decisions forfeited for going over the move budget.
     forfeits: Count | UnsetType = UNSET
+    #: The game evaluated, when not Farlight (a game of the platform's registry, #50).
+    game_name: Text | UnsetType = UNSET
 
 
 def check_scorecard(card: dict[str, Any]) -> None:

@@ -2,11 +2,12 @@
 a registry by name, and what is written once for every game on top of them (the generic
 PettingZoo env, records)."""
 
-from farlight_env.platform.protocol import Game, GameError, IllegalMove, Option, State
+from farlight_env.platform.protocol import Benchmark, Game, GameError, IllegalMove, Option, State
 from farlight_env.platform.registry import DEFAULT_GAME, game_names, get_game, register
 
 __all__ = [
     "DEFAULT_GAME",
+    "Benchmark",
     "Game",
     "GameError",
     "IllegalMove",

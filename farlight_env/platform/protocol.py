@@ -88,6 +88,26 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Benchmark:
+    """A game's evaluation protocol (`farlight evaluate --game NAME`): the policy in one seat
+    against N-1 copies of each opponent at each player count, in seat-rotated blocks on fixed
+    seeds (cell seed: `base_seed + 10 * players + the opponent's position`)."""
+
+    #: The protocol's name and version as scorecards write it, e.g. "farlight-eval-v1".
+    protocol: str
+    #: Agent names (`agents.make`), in the order the cells and the ratings list them.
+    opponents: tuple[str, ...]
+    player_counts: tuple[int, ...]
+    #: Games per cell by opponent, rounded up to whole blocks of N rotations.
+    games: Mapping[str, int]
+    #: `--quick`: one block per cell at these player counts only (a smoke check).
+    quick_player_counts: tuple[int, ...]
+    base_seed: int
+    #: Keywords of an opponent's `make` (fixed search budgets keep it machine-independent).
+    opponent_kwargs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Game:
     """A game's declaration: its name and version, seats, options, and how to make, load and
     size its states. `new_state(num_players, seed, options)` deals a game; `load_state(text,
@@ -118,6 +138,8 @@ class Game:
     #: The content a sealed agent's process needs beside its seat's view (Farlight: its card
     #: set), from the env; None: the game cannot be played sealed.
     sealed_content: Callable[[Any], Any] | None = field(default=None, compare=False)
+    #: The game's evaluation protocol; None: `farlight evaluate` cannot evaluate on it.
+    benchmark: Benchmark | None = field(default=None, compare=False)
 
     def option(self, name: str) -> Option:
         for option in self.options:
