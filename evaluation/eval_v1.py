@@ -543,23 +543,23 @@ def _farlight_options(
 ) -> tuple[dict[str, Any], dict[str, Any], bool]:
     """Farlight's rule options and other offered options as the scorecard stores them, and
     whether the game is the standard one (the standard cards included)."""
-    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS
-    from farlight_env.game.rules_options import RuleOptions
+    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS, OPTION_SPECS
 
-    rules = RuleOptions.from_mapping(config.get("rule_options", {}))
-    defaults = {  # every offered game option but the rule options, which are stored apart
-        name: default
-        for name, default in OPTION_DEFAULTS.items()
-        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
+    specs = {name: OPTION_SPECS[name] for name in OFFERED_OPTIONS}
+    groups = {  # every member in force, stored apart from the other options
+        name: spec.plain(config.get(name, OPTION_DEFAULTS[name]))
+        for name, spec in specs.items()
+        if spec.group is not None
     }
+    defaults = {name: OPTION_DEFAULTS[name] for name, spec in specs.items() if spec.group is None}
     options = {name: config.get(name, default) for name, default in defaults.items()}
     standard = (
-        not rules.changed()
+        not any(specs[name].changed(given) for name, given in groups.items())
         and card_hash == card_set_hash(None)
         and "card_set" not in config
         and options == defaults
     )
-    return rules.to_dict(), options, standard
+    return groups["rule_options"], options, standard
 
 
 def _auction_diagnostics(records: Sequence[dict[str, Any]]) -> dict[str, AuctionDiagnostics]:

@@ -3,7 +3,8 @@
 One --flag per field, typed and documented from it: `Literal` fields become `{a,b}` choices,
 lists are comma-separated, bools are --name/--no-name, and the game options (the fields of
 `training.game_options.GameOptions`, declared once in GameConfig) take their declared flags
-(`rule_options` is --rule NAME=VALUE, repeatable) in a group of their own. Flags not given are
+(typed and checked by their declaration; the rule options are --rule NAME=VALUE,
+repeatable) in a group of their own. Flags not given are
 absent from the parsed namespace (`given_options` tells which were), so a resumed run can tell
 an option given from a default.
 """
@@ -15,7 +16,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from farlight_cli.game_flags import RuleAssignments, rule_assignment
+from farlight_cli.game_flags import option_argument
 from training.config import PPOConfig, _choices, _flag, _show
 from training.game_options import GAME_FLAGS
 
@@ -44,10 +45,8 @@ def add_config_arguments(
         hint = hints[f.name]
         where = game if f.name in GAME_FLAGS else parser
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": text}
-        if f.name == "rule_options":
-            where.add_argument(
-                flag, type=rule_assignment, action=RuleAssignments, metavar="NAME=VALUE", **common
-            )
+        if f.name in GAME_FLAGS:  # typed by the game's declaration, checked with the config
+            where.add_argument(flag, **option_argument(f.name, checked=False), **common)
         elif _choices(hint):
             where.add_argument(flag, choices=_choices(hint), **common)
         elif hint is bool:

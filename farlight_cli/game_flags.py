@@ -2,8 +2,9 @@
 
 `add_game_config_arguments(parser)` gives a command ``--card-set`` and one flag per option
 `GameConfig` offers (``--grid-size``, ``--max-rounds``, ``--rule NAME=VALUE``, ...): its type,
-default, metavar and help come from the option's `OptionSpec`, and each value is checked by
-`GameConfig` itself as it is parsed, so a bad one is argparse's one-line error, status 2.
+default, metavar and help come from the option's `OptionSpec`, and each value is read and
+checked by that declaration as it is parsed, so a bad one is argparse's one-line error,
+status 2.
 `game_config(args)` turns them back into the keyword arguments `FarlightGame` and the envs take.
 A new option in GameConfig is a new flag here with no edit.
 """
@@ -20,24 +21,20 @@ from farlight_env.game.config import (
     OFFERED_OPTIONS,
     OPTION_DEFAULTS,
     OPTION_SPECS,
-    ConfigError,
-    GameConfig,
     option_flag,
-    plain,
 )
-from farlight_env.game.rules_options import RuleOptionError, RuleOptions, parse_rule_assignment
 from farlight_env.platform import DEFAULT_GAME, get_game
 
 __all__ = [
     "GAME_ARGUMENTS",
-    "RuleAssignments",
+    "Assignments",
     "add_game_config_arguments",
     "describe_game_config",
     "game_config",
     "game_flag",
+    "option_argument",
     "option_type",
     "played_game_config",
-    "rule_assignment",
 ]
 
 #: The parsed names (argparse dests) of the game's flags: the card set, then every option
@@ -51,78 +48,80 @@ def game_flag(name: str) -> str:
     return option_flag(name) if name in OFFERED_OPTIONS else "--" + name.replace("_", "-")
 
 
-def rule_assignment(text: str) -> tuple[str, object]:
-    """argparse type of --rule: 'NAME=VALUE' typed, or a usage error listing the valid ones."""
-    try:
-        return parse_rule_assignment(text)
-    except RuleOptionError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def assignment(name: str) -> Callable[[str], tuple[str, Any]]:
+    """argparse type of a group option's flag (--rule): one 'NAME=VALUE', typed by the member's
+    declaration, or a usage error listing the valid members."""
 
-
-class RuleAssignments(argparse.Action):
-    """Collects repeated --rule NAME=VALUE into one dict; the same name twice is an error."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
-        name, value = values
-        rules = dict(getattr(namespace, self.dest, None) or {})
-        if name in rules:
-            parser.error(f"argument {option_string}: rule option {name} given twice")
-        rules[name] = value
-        setattr(namespace, self.dest, rules)
-
-
-def option_type(name: str) -> Callable[[str], Any]:
-    """The argparse type of an int or str option: the text as the option's type, then
-    GameConfig's own check of the value."""
-    default = OPTION_DEFAULTS[name]
-    cast = int if isinstance(default, int) else str
-
-    def parse(text: str) -> Any:
+    def parse(text: str) -> tuple[str, Any]:
         try:
-            value = cast(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-        try:
-            return GameConfig.check_option(name, value)
-        except ConfigError as exc:
+            return OPTION_SPECS[name].parse_assignment(text)
+        except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     parse.__name__ = name
     return parse
 
 
+class Assignments(argparse.Action):
+    """Collects a group option's repeated NAME=VALUE into one dict; a name twice is an error."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        name, value = values
+        given = dict(getattr(namespace, self.dest, None) or {})
+        if name in given:
+            member = OPTION_SPECS[self.dest].member
+            parser.error(f"argument {option_string}: {member} {name} given twice")
+        given[name] = value
+        setattr(namespace, self.dest, given)
+
+
+def option_type(name: str, checked: bool = True) -> Callable[[str], Any]:
+    """The argparse type of an int or str option: the text read by the option's declaration,
+    which checks it (unless not `checked`: a command that checks its options as a whole, in
+    one line, after parsing)."""
+    spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+
+    def parse(text: str) -> Any:
+        try:
+            return spec.parse(name, text, default, check=checked)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def option_argument(name: str, checked: bool = True) -> dict[str, Any]:
+    """`add_argument`'s keywords (but dest, default, help) for option `name`, by its kind: a
+    group is a repeatable NAME=VALUE, a bool --name/--no-name, others typed (and checked)."""
+    spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+    kind = spec.kind(default)
+    if kind == "group":
+        return {"type": assignment(name), "action": Assignments, "metavar": spec.metavar}
+    if kind == "bool":
+        return {"action": argparse.BooleanOptionalAction}
+    if spec.choices:
+        return {"type": option_type(name, checked), "choices": spec.choices}
+    return {"type": option_type(name, checked), "metavar": spec.metavar}
+
+
+def _help(name: str) -> str:
+    spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+    if spec.group is None:
+        return f"{spec.help} ({spec.rule})"
+    names = ", ".join(spec.plain(default))
+    return (
+        f"a {spec.member}, repeatable ({names}; `farlight rules` lists their values) "
+        "(default: the rulebook's literal reading)"
+    )
+
+
 def _add_option(group: argparse._ArgumentGroup, name: str) -> None:
     spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
-    flag = option_flag(name)
-    if isinstance(default, RuleOptions):
-        group.add_argument(
-            flag,
-            dest=name,
-            type=rule_assignment,
-            action=RuleAssignments,
-            default={},
-            metavar=spec.metavar,
-            help=f"a rule option, repeatable ({', '.join(default.names())}; `farlight rules` "
-            "lists their values) (default: the rulebook's literal reading)",
-        )
-    elif isinstance(default, bool):
-        group.add_argument(
-            flag,
-            dest=name,
-            action=argparse.BooleanOptionalAction,
-            default=default,
-            help=f"{spec.help} ({spec.rule})",
-        )
-    else:
-        group.add_argument(
-            flag,
-            dest=name,
-            type=option_type(name),
-            default=default,
-            choices=spec.choices or None,
-            metavar=None if spec.choices else spec.metavar,
-            help=f"{spec.help} ({spec.rule})",
-        )
+    value = {} if spec.group is not None else default  # a group: only the members given
+    group.add_argument(
+        option_flag(name), dest=name, default=value, help=_help(name), **option_argument(name)
+    )
 
 
 def add_game_config_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,11 +148,10 @@ def game_config(args: argparse.Namespace) -> dict[str, Any]:
     config: dict[str, Any] = {}
     for name in OFFERED_OPTIONS:
         value = getattr(args, name)
-        if isinstance(OPTION_DEFAULTS[name], RuleOptions):
-            if value:
-                config[name] = dict(value)
-        else:
+        if OPTION_SPECS[name].group is None:
             config[name] = value
+        elif value:  # a group: only when some member is given
+            config[name] = dict(value)
     if args.card_set is not None:
         config["card_set"] = args.card_set.cards
     return config
@@ -164,10 +162,10 @@ def describe_game_config(args: argparse.Namespace) -> str:
     parts = ["cards " + ("standard" if args.card_set is None else str(args.card_set))]
     for name in OFFERED_OPTIONS:
         spec, value = OPTION_SPECS[name], getattr(args, name)
-        if isinstance(OPTION_DEFAULTS[name], RuleOptions):
-            rules = RuleOptions.from_mapping(value).changed()
-            value = ", ".join(f"{k}={v}" for k, v in rules.items()) or "defaults"
-        parts.append(f"{spec.label or name} {plain(value)}")
+        if spec.group is not None:
+            changed = spec.changed(value)
+            value = ", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults"
+        parts.append(f"{spec.label or name} {value}")
     return ", ".join(parts)
 
 

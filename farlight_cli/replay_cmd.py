@@ -11,6 +11,7 @@ from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
+from farlight_env.game.config import OPTION_SPECS
 from farlight_env.platform.records import PLATFORM_RECORD
 
 
@@ -108,13 +109,14 @@ def run(args: argparse.Namespace) -> int:
     label = f"{args.file}" + (f" game {args.game}" if args.game is not None else "")
     print(f"replay of {label}: {len(actions)} recorded decisions, seen as {seen_as}")
     print("players: " + ", ".join(f"P{s} {name}" for s, name in enumerate(players)))
-    config = ", ".join(
-        f"{k}={v}" for k, v in sorted(record["config"].items()) if k != "rule_options"
-    )
+    groups = [name for name, spec in OPTION_SPECS.items() if spec.group is not None]
+    config = ", ".join(f"{k}={v}" for k, v in sorted(record["config"].items()) if k not in groups)
     cards = record.get("card_set", {}).get("name", "standard")
     print(f"config: {config}, cards {cards}; {seed_text(record)}")
-    rules = game.config.rule_options.to_dict()  # as played (a legacy record: the old reading)
-    print("rule options: " + ", ".join(f"{k}={v}" for k, v in rules.items()))
+    for name in groups:  # as played (a legacy record: the old reading), one line per group
+        spec = OPTION_SPECS[name]
+        given = spec.plain(getattr(game.config, name))
+        print(f"{spec.member}s: " + ", ".join(f"{k}={v}" for k, v in given.items()))
     print()
 
     frames = _Frames(args.frames, args.every, viewer, len(actions), args.no_progress)

@@ -25,7 +25,6 @@ from farlight_env.game.config import (
     ConfigError,
     GameConfig,
     IllegalActionError,
-    plain,
 )
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.hidden import PlayerView, determinize
@@ -122,7 +121,7 @@ def _card_set(value: Any) -> CardSet | None:
 def _checker(name: str) -> Any:
     def check(value: Any) -> Any:
         try:
-            return plain(GameConfig.check_option(name, value))
+            return OPTION_SPECS[name].plain(GameConfig.check_option(name, value))
         except ConfigError as exc:
             raise GameError(str(exc)) from None
 
@@ -204,7 +203,12 @@ FARLIGHT = Game(
     max_players=MAX_PLAYERS,
     options=(
         *(
-            Option(name, plain(OPTION_DEFAULTS[name]), OPTION_SPECS[name].help, _checker(name))
+            Option(
+                name,
+                OPTION_SPECS[name].plain(OPTION_DEFAULTS[name]),
+                OPTION_SPECS[name].help,
+                _checker(name),
+            )
             for name in OFFERED_OPTIONS
         ),
         Option("card_set", None, "card file (TOML/JSON); None: the standard set", _card_set),

@@ -36,7 +36,7 @@ from farlight_env.game.config import OPTION_DEFAULTS, ConfigError, GameConfig, I
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS, TILES
 from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import determinize, redact
-from farlight_env.game.rules_options import RuleOptionError, parse_rule_assignment
+from farlight_env.game.rules_options import RULES
 from farlight_env.game.scoring import final_rewards
 from farlight_env.game.serialize import game_to_json
 from farlight_env.game.tables import resolve_card_set
@@ -114,8 +114,8 @@ def game_config(params: dict[str, Any]) -> GameConfig:
         if ":" not in text:
             raise ConfigError(f"rules takes name:value pairs separated by ';', got {text!r}")
         try:
-            name, value = parse_rule_assignment(text.replace(":", "=", 1))
-        except RuleOptionError as exc:
+            name, value = RULES.parse_assignment(text, sep=":")
+        except ValueError as exc:
             raise ConfigError(str(exc)) from exc
         rules[name] = value
     return GameConfig.from_options(

@@ -8,15 +8,19 @@ options are derived from GameConfig: one field per option it offers, typed here 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated, Any, Union
 
 import msgspec
 from starlette.requests import ClientDisconnect, Request
 
-from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS, describe_options
+from farlight_env.game.config import (
+    OFFERED_OPTIONS,
+    OPTION_DEFAULTS,
+    OPTION_SPECS,
+    describe_options,
+)
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.game.rules_options import RuleOptions
+from farlight_env.game.options import members
 
 MAX_BODY_BYTES = 64 << 10  # every JSON request the page sends is a few hundred bytes
 MAX_UPLOAD_BYTES = 32 << 20  # an uploaded record or results.json
@@ -51,22 +55,23 @@ class Lineup(msgspec.Struct, forbid_unknown_fields=True):
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
 
 
-def _rule_value() -> Any:
-    """The type of a rule option's value: any type one of its choices has."""
-    kinds = {type(c) for f in dataclasses.fields(RuleOptions) for c in f.metadata["choices"]}
+def _member_value(group: type) -> Any:
+    """The type of a group member's value: any type one of its members' defaults has."""
+    kinds = {type(default) for _, default in members(group).values()}
     return Union[tuple(sorted(kinds, key=lambda k: k.__name__))]  # noqa: UP007
 
 
 def _option_field(name: str) -> tuple[str, Any, Any]:
-    """(name, type, default) of the body field of a game option: absent means its default."""
-    default = OPTION_DEFAULTS[name]
-    if isinstance(default, RuleOptions):
-        return name, dict[str, _rule_value()], msgspec.field(default_factory=dict)
+    """(name, type, default) of the body field of a game option: absent means its default (a
+    group: a NAME -> value object of the members given)."""
+    spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
+    if spec.group is not None:
+        return name, dict[str, _member_value(spec.group)], msgspec.field(default_factory=dict)
     return name, type(default) | None, None
 
 
 #: POST /api/games: a Lineup plus one optional field per game option GameConfig offers
-#: (grid_size, max_rounds, rule_options, ...).
+#: (grid_size, max_rounds, the rule options' group, ...).
 NewGame = msgspec.defstruct(
     "NewGame",
     [_option_field(name) for name in OFFERED_OPTIONS],
@@ -78,7 +83,7 @@ NewGame = msgspec.defstruct(
 
 def new_game_options(spec: Any) -> dict[str, Any]:
     """The game options a NewGame body gives, as keyword arguments of FarlightGame and the
-    envs (options left out keep their defaults; an empty rule_options is left out)."""
+    envs (options left out keep their defaults; a group with no member given is left out)."""
     return {
         name: dict(value) if isinstance(value, dict) else value
         for name in OFFERED_OPTIONS
@@ -90,9 +95,7 @@ def options_page() -> dict[str, Any]:
     """What /api/options says of the game: player bounds, each option's default (by name) and
     declaration (`game_options`)."""
     defaults = {
-        name: default
-        for name, default in OPTION_DEFAULTS.items()
-        if name in OFFERED_OPTIONS and not isinstance(default, RuleOptions)
+        name: OPTION_DEFAULTS[name] for name in OFFERED_OPTIONS if OPTION_SPECS[name].group is None
     }
     return {"players": [MIN_PLAYERS, MAX_PLAYERS], **defaults, "game_options": describe_options()}
 

@@ -8,12 +8,15 @@ configs, and is stored in the records of games played with it.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,7 @@ from farlight_env.game.config import (
     ConfigError,
     GameConfig,
 )
+from farlight_env.game.options import OptionSpec, members, option_text
 
 ROOT = Path(farlight_env.__file__).parent.parent
 PACKAGES = ("farlight_env", "agents", "training", "farlight_cli", "farlight_web")
@@ -205,3 +209,120 @@ def test_a_game_config_is_valid_from_its_construction() -> None:
     config = GameConfig(num_players=3)
     with pytest.raises(ConfigError, match=r"max_rounds must be 1..10000"):
         dataclasses.replace(config, max_rounds=0)
+
+
+def _candidates(spec: OptionSpec, default: object) -> list[object]:
+    """Values of an option's own type, valid and not: its choices, both bools, an int's bounds
+    and the integers just outside, and a string that is no choice."""
+    kind = spec.kind(default)
+    if kind == "choice":
+        return [*spec.choices, "bogus"]
+    if kind == "bool":
+        return [True, False]
+    low, high = spec.low, spec.high
+    assert low is not None and high is not None
+    return sorted({low - 1, low, low + 1, high - 1, high, high + 1, default})
+
+
+def _text_surfaces(name: str, member: str | None) -> dict[str, Callable[[str], object]]:
+    """How each text surface reads one value of option `name` (or of the group's `member`)."""
+    from farlight_cli.game_flags import assignment, option_type
+
+    if member is None:
+        return {"cli": option_type(name)}
+
+    def openspiel(text: str) -> object:
+        pytest.importorskip("pyspiel")
+        from farlight_env.openspiel import game_config
+
+        params = {"players": 2, "grid_size": 13, "max_rounds": 50, "random_first_player": False}
+        return getattr(game_config({**params, "rules": f"{member}:{text}"}).rule_options, member)
+
+    return {"cli": lambda text: assignment(name)(f"{member}={text}")[1], "openspiel": openspiel}
+
+
+def _json_surfaces(name: str, member: str | None) -> dict[str, Callable[[object], object]]:
+    """How each JSON surface (the engine's options, the web's new-game body) takes one value."""
+    import msgspec
+
+    from farlight_web.schemas import NewGame, new_game_options
+
+    def engine(value: object) -> object:
+        given = {member: value} if member else value
+        return _read(GameConfig.from_options(**{name: given}), name, member)
+
+    def web(value: object) -> object:
+        given = {member: value} if member else value
+        body = msgspec.json.decode(msgspec.json.encode({name: given}), type=NewGame)
+        return _read(GameConfig.from_options(**new_game_options(body)), name, member)
+
+    return {"engine": engine, "web": web}
+
+
+def _read(config: GameConfig, name: str, member: str | None) -> object:
+    value = getattr(config, name)
+    return getattr(value, member) if member else value
+
+
+def _outcome(take: Callable[[object], object], value: object) -> tuple[str, object]:
+    try:
+        return "accepted", take(value)
+    except (ValueError, TypeError, argparse.ArgumentTypeError, ConfigError) as exc:
+        del exc
+        return "refused", None
+
+
+def _every_offered_value() -> list[tuple[str, str | None, object]]:
+    cases = []
+    for name in OFFERED_OPTIONS:
+        spec, default = OPTION_SPECS[name], GameConfig.__dataclass_fields__[name].default
+        if spec.group is None:
+            cases += [(name, None, value) for value in _candidates(spec, default)]
+            continue
+        for member, (member_spec, member_default) in members(spec.group).items():
+            cases += [(name, member, v) for v in _candidates(member_spec, member_default)]
+    return cases
+
+
+@pytest.mark.parametrize(("name", "member", "value"), _every_offered_value())
+def test_every_surface_accepts_and_refuses_the_same_values(
+    name: str, member: str | None, value: object
+) -> None:
+    """One declaration, one verdict: the CLI, OpenSpiel's parameters, the engine and the web's
+    new-game body agree on every value of every offered option and rule option."""
+    outcomes = {
+        **{s: _outcome(t, option_text(value)) for s, t in _text_surfaces(name, member).items()},
+        **{s: _outcome(t, value) for s, t in _json_surfaces(name, member).items()},
+    }
+    assert len(set(outcomes.values())) == 1, outcomes
+    if outcomes["engine"][0] == "accepted":
+        assert outcomes["engine"][1] == value
+
+
+def test_a_value_of_the_wrong_type_is_refused_by_every_json_surface() -> None:
+    for name, member, given in (
+        ("grid_size", None, "13"),
+        ("max_rounds", None, True),
+        ("rule_options", "lone_zero_mission_chance", 1),
+        ("rule_options", "token_rounding", 1),
+    ):
+        for surface, take in _json_surfaces(name, member).items():
+            assert _outcome(take, given)[0] == "refused", (surface, name, member, given)
+
+
+#: What consumers may not do: branch on the rule options as a case of their own.
+BRANCHES = re.compile(r"isinstance\([^)]*RuleOptions|[!=]= *[\"']rule_options[\"']")
+
+
+def test_no_consumer_branches_on_the_rule_options() -> None:
+    """Rule options are an ordinary (group) option: only the game's declaration knows them."""
+    allowed = {ROOT / "farlight_env" / "declaration.py"}
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for package in (*PACKAGES, "evaluation")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if path not in allowed and (ROOT / "farlight_env" / "game") not in path.parents
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if BRANCHES.search(line)
+    ]
+    assert found == []

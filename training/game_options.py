@@ -21,9 +21,7 @@ from farlight_env.game.config import (
     ConfigError,
     GameConfig,
     option_flag,
-    plain,
 )
-from farlight_env.game.rules_options import RuleOptions
 
 __all__ = ["GAME_FLAGS", "GameOptions", "check_game_options", "game_kwargs", "game_problems"]
 
@@ -35,12 +33,12 @@ def _field(name: str) -> tuple[str, Any, dataclasses.Field]:
     """(name, type, field) of the run-config field of a game option."""
     spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
     help = f"{spec.help} ({spec.rule})"
-    if isinstance(default, RuleOptions):
-        help = "rule options of docs/rules.md, as --rule NAME=VALUE (repeatable)"
-        rules = dataclasses.field(default_factory=dict, metadata={"help": help})
-        return name, dict[str, Any], rules
+    if spec.group is not None:  # only the members given, as a NAME -> value dict
+        help = f"{spec.member}s of {spec.rule}, as {option_flag(name)} {spec.metavar} (repeatable)"
+        given = dataclasses.field(default_factory=dict, metadata={"help": help})
+        return name, dict[str, Any], given
     kind: Any = Literal[spec.choices] if spec.choices else type(default)
-    return name, kind, dataclasses.field(default=plain(default), metadata={"help": help})
+    return name, kind, dataclasses.field(default=default, metadata={"help": help})
 
 
 #: One field per offered game option, typed and documented from its declaration.

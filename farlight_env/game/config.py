@@ -15,7 +15,8 @@ from typing import Any
 
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.facts import MAX_GRID_SIZE, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
-from farlight_env.game.rules_options import RuleOptionError, RuleOptions
+from farlight_env.game.options import OptionSpec, option
+from farlight_env.game.rules_options import RULES, RuleOptions
 
 
 class Phase(str, Enum):
@@ -65,67 +66,6 @@ class CardSetError(ConfigError, CardFileError):
     """A card file given as configuration was missing or invalid (catch either base)."""
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True, slots=True)
-class OptionSpec:
-    """How a game option is declared: the rule it settles, its values and how it is offered.
-
-    Its kind follows from the field's default: an int ranges over `low`..`high` (odd only,
-    when `odd` says why), a bool is True or False, a str is one of `choices`, and a
-    `RuleOptions` is the rulebook's ambiguities (each declared in rules_options.py).
-    """
-
-    rule: str  # the rule it settles (docs/rules.md)
-    help: str  # one line for --help, the web options and run configs
-    low: int | None = None  # int options: the smallest value
-    high: int | None = None  # int options: the largest value
-    odd: str = ""  # int options that must be odd: why ("" when any value will do)
-    choices: tuple[Any, ...] = ()  # str options: the values accepted
-    #: Offered by name on command lines, the web's new-game form and run configs. False for
-    #: the seat count (each of them declares its own, with its own default) and for options
-    #: only the engine and env keyword arguments take.
-    offered: bool = True
-    flag: str = ""  # the command-line flag ("": --name-with-dashes)
-    metavar: str = "N"  # the flag's value as --help shows it
-    label: str = ""  # its name in one-line summaries ("": the option's name)
-
-    def problem(self, name: str, value: object, default: object) -> str | None:
-        """Why `value` is not a valid `name` (None when it is): one sentence."""
-        if isinstance(default, RuleOptions):
-            if isinstance(value, RuleOptions):
-                return None
-            return f"{name} must be a RuleOptions or a mapping, got {value!r}"
-        if isinstance(default, bool):
-            return (
-                None if isinstance(value, bool) else f"{name} must be True or False, got {value!r}"
-            )
-        if isinstance(default, int):
-            low, high = self.low, self.high
-            assert low is not None and high is not None, f"{name}: an int option needs low, high"
-            if not _is_int(value):
-                kind = "an odd integer" if self.odd else "an integer"
-                return f"{name} must be {kind} {low}..{high}, got {value!r}"
-            if self.odd and (value % 2 == 0 or not low <= value <= high):
-                return (
-                    f"{name} must be odd ({self.odd}) and {low}..{high}, got {value} ({self.rule})"
-                )
-            if not low <= value <= high:
-                return f"{name} must be {low}..{high} ({self.rule}), got {value}"
-            return None
-        if value not in self.choices or type(value) is not type(default):
-            shown = ", ".join(map(repr, self.choices))
-            return f"{name} must be one of {shown} ({self.rule}), got {value!r}"
-        return None
-
-
-def option(default: Any, rule: str, help: str, **spec: Any) -> Any:
-    """A GameConfig field: its default and its `OptionSpec`."""
-    return field(default=default, metadata={"option": OptionSpec(rule, help, **spec)})
-
-
 @dataclass(frozen=True, slots=True)
 class GameConfig:
     """Every option besides the seed and the card set that fixes a game's rules and size.
@@ -164,14 +104,7 @@ class GameConfig:
     random_first_player: bool = option(
         False, "R-SETUP-6", "draw the first player at random instead of seat 0", offered=False
     )
-    rule_options: RuleOptions = option(
-        RuleOptions(),
-        "docs/rules.md",
-        "the rulebook's ambiguities, each playable both ways",
-        flag="--rule",
-        metavar="NAME=VALUE",
-        label="rules",
-    )
+    rule_options: RuleOptions = field(default=RuleOptions(), metadata={"option": RULES})
 
     @classmethod
     def from_options(cls, **options: Any) -> GameConfig:
@@ -183,12 +116,11 @@ class GameConfig:
                 f"the options are {', '.join(GAME_OPTIONS)}"
             )
         for name, value in options.items():
-            if isinstance(_FIELDS[name].default, RuleOptions):
-                try:
-                    options[name] = RuleOptions.from_mapping(value)
-                except RuleOptionError as exc:
-                    raise ConfigError(str(exc)) from exc
-        return cls(**options)  # __post_init__ validates
+            problem = OPTION_SPECS[name].problem(name, value, OPTION_DEFAULTS[name])
+            if problem:
+                raise ConfigError(problem)
+            options[name] = OPTION_SPECS[name].coerce(value)  # a group's mapping: its class
+        return cls(**options)
 
     @classmethod
     def check_option(cls, name: str, value: Any) -> Any:
@@ -198,10 +130,12 @@ class GameConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """The options as plain JSON-able data (the `config` of saved games and records)."""
-        return {name: plain(getattr(self, name)) for name in GAME_OPTIONS}
+        return {name: OPTION_SPECS[name].plain(getattr(self, name)) for name in GAME_OPTIONS}
 
     def __post_init__(self) -> None:
         self.validate()
+        for name, spec in OPTION_SPECS.items():  # a group given as a mapping: its class
+            object.__setattr__(self, name, spec.coerce(getattr(self, name)))
 
     def validate(self) -> None:
         """ConfigError naming the first option, in declaration order, that is not valid."""
@@ -209,11 +143,6 @@ class GameConfig:
             problem = f.metadata["option"].problem(name, getattr(self, name), f.default)
             if problem:
                 raise ConfigError(problem)
-
-
-def plain(value: Any) -> Any:
-    """An option's value as JSON-able data (RuleOptions as a name -> value dict)."""
-    return value.to_dict() if isinstance(value, RuleOptions) else value
 
 
 _FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(GameConfig)}
@@ -232,13 +161,18 @@ def option_flag(name: str) -> str:
     return OPTION_SPECS[name].flag or "--" + name.replace("_", "-")
 
 
+def plain(name: str, value: Any) -> Any:
+    """Option `name`'s value as JSON-able data (a group as a name -> value dict)."""
+    return OPTION_SPECS[name].plain(value)
+
+
 def describe_options(names: tuple[str, ...] = OFFERED_OPTIONS) -> list[dict[str, Any]]:
     """JSON-able declarations of the options `names` (the web's /api/options)."""
     out = []
     for name in names:
         spec, default = OPTION_SPECS[name], OPTION_DEFAULTS[name]
-        kind = "rules" if isinstance(default, RuleOptions) else type(default).__name__
-        entry = {"name": name, "kind": kind, "default": plain(default), "rule": spec.rule}
+        kind = spec.kind(default)
+        entry = {"name": name, "kind": kind, "default": spec.plain(default), "rule": spec.rule}
         entry |= {"help": spec.help, "flag": option_flag(name)}
         if kind == "int":
             entry |= {"low": spec.low, "high": spec.high, "odd": bool(spec.odd)}

@@ -73,7 +73,7 @@ async function loadOptions() {
   // Every game option the server declares gets a field (the page's own fields, such as
   // #max-rounds, stay); empty means the option's default.
   for (const opt of opts.game_options) {
-    if (opt.kind === "rules" || document.querySelector(`#new-game [name="${opt.name}"]`)) continue;
+    if (opt.kind === "group" || document.querySelector(`#new-game [name="${opt.name}"]`)) continue;
     const label = document.createElement("label");
     label.title = `${opt.rule}: ${opt.help}`;
     label.textContent = labelText(opt.name);
