@@ -13,29 +13,18 @@ Nothing hidden is ever read: the search starts from `PlayerView.determinizer`.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from agents.base import EngineAgent, needs_view
 from agents.heuristic import HeuristicAgent, Planner
+from agents.search import PlatformSearch, TreeSearch
 from farlight_env.game import Action, FarlightGame, Phase
 from farlight_env.game.facts import AWARD_POINTS
 from farlight_env.game.hidden import PlayerView
-
-
-@dataclass
-class Node:
-    """Statistics of one action sequence from the root (shared by all determinizations)."""
-
-    player: int | None = None
-    visits: int = 0
-    total: float = 0.0
-    available: int = 0
-    children: dict[Action, Node] = field(default_factory=dict)
+from farlight_env.platform import SeatView
 
 
 def evaluate(game: FarlightGame, policy: HeuristicAgent | None = None) -> list[float]:
@@ -75,7 +64,7 @@ def _projection(
     return score
 
 
-class ISMCTSAgent(EngineAgent):
+class ISMCTSAgent(EngineAgent, TreeSearch):
     """ISMCTS with heuristic-pruned moves and heuristic round rollouts.
 
     Budget: `iterations` per decision (deterministic for a seed) or, if given, `seconds`.
@@ -91,25 +80,21 @@ class ISMCTSAgent(EngineAgent):
         exploration: float = 0.7,
         candidates: int = 6,
     ) -> None:
-        super().__init__()
-        if iterations < 1:
-            raise ValueError(f"iterations must be >= 1, got {iterations}")
-        if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be > 0, got {seconds}")
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-        self.iterations = iterations
-        self.seconds = seconds
-        self.exploration = exploration
+        EngineAgent.__init__(self)
+        TreeSearch.__init__(self, seed, iterations, seconds, exploration)
         self.candidates = candidates
         self.policy = HeuristicAgent(seed=None if seed is None else seed + 1)
+        self._platform = PlatformSearch(seed, iterations, seconds, exploration)
 
     def reset(self) -> None:
         self.rng = np.random.default_rng(self.seed)
         self.policy.rng = np.random.default_rng(None if self.seed is None else self.seed + 1)
+        self._platform.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         view = info.get("view")
+        if isinstance(view, SeatView):  # another game, through the platform
+            return self._platform.act(observation, action_mask, info)
         if not isinstance(view, PlayerView):
             raise ValueError(needs_view("ismcts plans on game states"))
         if int(action_mask.sum()) == 1:
@@ -122,58 +107,10 @@ class ISMCTSAgent(EngineAgent):
 
     # ------------------------------------------------------------ search
     def search(self, view: PlayerView) -> Action:
-        root = Node(player=view.seat)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done, draw = 0, view.determinizer()
-        while True:
-            self._iterate(root, draw(self.rng))
-            done += 1
-            if deadline is None and done >= self.iterations:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-        best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].total))
-        return best[0]
+        return self.run(view.seat, view.determinizer())
 
-    def _iterate(self, root: Node, game: FarlightGame) -> None:
-        path: list[tuple[Node, int]] = []
-        node = root
-        while not game.is_over:
-            seat = game.current_player
-            assert seat is not None
-            moves = self._candidates(game, seat)
-            children, untried = [], None
-            for move in moves:  # one lookup per move: hashing actions is not free
-                child = node.children.get(move)
-                if child is None:
-                    untried = move if untried is None else untried  # candidates best-first
-                else:
-                    child.available += 1
-                    children.append((move, child))
-            if untried is not None:
-                child = node.children[untried] = Node(player=seat, available=1)
-                game.apply(untried)
-                path.append((child, seat))
-                break
-            move, node = self._select(children)
-            game.apply(move)
-            path.append((node, seat))
-        values = self._rollout(game)
-        for child, seat in path:
-            child.visits += 1
-            child.total += values[seat]
-
-    def _select(self, children: list[tuple[Action, Node]]) -> tuple[Action, Node]:
-        """The (move, child) with the best UCB1 score; the first of equals."""
-        best, best_score = children[0], -math.inf
-        for move, child in children:
-            mean = child.total / child.visits if child.visits else 0.0
-            bonus = self.exploration * math.sqrt(
-                math.log(max(child.available, 1)) / max(child.visits, 1)
-            )
-            if mean + bonus > best_score:
-                best, best_score = (move, child), mean + bonus
-        return best
+    def _apply(self, game: FarlightGame, move: Action) -> None:
+        game.apply(move)
 
     def _candidates(self, game: FarlightGame, seat: int) -> list[Action]:
         """The heuristic's best few moves, best first (all moves for small decisions)."""

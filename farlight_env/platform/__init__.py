@@ -2,7 +2,15 @@
 a registry by name, and what is written once for every game on top of them (the generic
 PettingZoo env, records)."""
 
-from farlight_env.platform.protocol import Benchmark, Game, GameError, IllegalMove, Option, State
+from farlight_env.platform.protocol import (
+    Benchmark,
+    Game,
+    GameError,
+    IllegalMove,
+    Option,
+    SeatView,
+    State,
+)
 from farlight_env.platform.registry import DEFAULT_GAME, game_names, get_game, register
 
 __all__ = [
@@ -12,6 +20,7 @@ __all__ = [
     "GameError",
     "IllegalMove",
     "Option",
+    "SeatView",
     "State",
     "game_names",
     "get_game",

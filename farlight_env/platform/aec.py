@@ -13,7 +13,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from farlight_env.platform.protocol import Game, IllegalMove, State
+from farlight_env.platform.protocol import Game, IllegalMove, SeatView, State
 from farlight_env.platform.registry import get_game
 
 
@@ -97,9 +97,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         observed = self.observe(agent)
         return observed["observation"], observed["action_mask"]
 
-    def player_view(self, agent: str) -> Any:
-        """The seat's redacted view, for agents that plan on states."""
-        return self._state().view(self.agent_name_mapping[agent])
+    def player_view(self, agent: str) -> SeatView:
+        """The seat's redacted view and a determinized stand-in, for agents that search."""
+        return SeatView.of(self._state(), self.agent_name_mapping[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

@@ -77,6 +77,26 @@ class State(Protocol):
 
 
 @dataclass(frozen=True)
+class SeatView:
+    """What one seat may plan on in any game (info["view"] of the platform's env): its
+    redacted `view` and a stand-in, a determinization drawn once from a fixed generator, so
+    that nothing here depends on a fact hidden from the seat; search draws its own
+    determinizations from the stand-in."""
+
+    seat: int
+    view: Any
+    stand_in: State = field(repr=False)
+
+    @classmethod
+    def of(cls, state: State, seat: int) -> SeatView:
+        return cls(seat, state.view(seat), state.determinized(seat, np.random.default_rng(0)))
+
+    def determinized(self, rng: np.random.Generator) -> State:
+        """A full state consistent with what the seat knows, its hidden facts from `rng`."""
+        return self.stand_in.determinized(self.seat, rng)
+
+
+@dataclass(frozen=True)
 class Option:
     """One option of a game, declared once: its default, what it takes and what it means.
     `check(value)` returns the value as the game takes it, or raises GameError saying why."""
