@@ -19,6 +19,17 @@ NEEDS_TORCH = frozenset({"ppo", "rollout", "bidder"})
 SUBGAME_AGENTS = frozenset({"bidder"})
 
 
+#: Agents that play any game declared to the platform (through its `State` protocol); the
+#: others (the heuristic, networks and policy files) play Farlight only.
+ANY_GAME_AGENTS = frozenset({"random", "ismcts"})
+
+
+def plays_game(name: str, game: str) -> bool:
+    """Whether agent `name` (or `ismcts@N`) can play `game`."""
+    base = "ismcts" if budget_spec(name) is not None else name
+    return game == "farlight" or base in ANY_GAME_AGENTS
+
+
 def needs_torch(name: str) -> bool:
     """Whether agent `name` runs a network (ppo, rollout or a saved policy *.pt)."""
     return name in NEEDS_TORCH or name.endswith(".pt")

@@ -173,6 +173,18 @@ def card_set_file(text: str) -> LoadedCardSet:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def check_agents_play(names: list[str], game: str) -> None:
+    """Every agent in `names` plays `game` (only random and ismcts play a game other than
+    Farlight), or an InputError naming the first that does not."""
+    from agents.registry import ANY_GAME_AGENTS, plays_game
+    from farlight_cli.errors import InputError
+
+    for name in names:
+        if not plays_game(name, game):
+            able = ", ".join(sorted(ANY_GAME_AGENTS))
+            raise InputError(f"agent {name} plays only farlight; agents for {game}: {able}")
+
+
 def check_agents(names: list[str]) -> None:
     """Load every saved policy among `names` once, here, before any game or worker starts.
 

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from agents.fit import check_fit
-from farlight_cli import argtypes, board, flags, game_flags
+from farlight_cli import argtypes, board, flags, game_flags, play_platform
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.game.seeds import derive_seed, is_wide, secure_seed
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 HUMAN = "human"
 KEYS_HELP = "Enter: board again · b: full board · /text: find options · q: quit"
@@ -40,7 +41,8 @@ board is shown as your seat sees it. A bid is a target letter and a tile: c3 put
 target c, c3+ puts a crew on it too; letters stay the same while bidding lasts. Other decisions
 are numbered: type a number. b shows the full board, Enter the compact one, /text finds options,
 q asks before leaving. The game record is saved at the end, on quit and on Ctrl-C, and can be
-replayed with `farlight replay`.
+replayed with `farlight replay`. Another --game is played from its own text board and numbered
+actions, against random or ismcts (default: random); its record is saved when it finishes.
 """
 
 
@@ -74,16 +76,22 @@ def add(p: argparse.ArgumentParser) -> None:
         help="where to save the game record (default here: farlight-game-<seed>.json for a "
         "given --seed, else farlight-game-<time>-<tag>.json)",
     )
+    flags.game(p)
     game_flags.add_game_config_arguments(p)
     flags.ismcts_iterations(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    config = game_flags.played_game_config(args)  # the game and its options, checked
+    game = get_game(args.game)
+    low, high = game.min_players, game.max_players
     opponents: list[str] = args.opponents
+    if game.name != DEFAULT_GAME and opponents is args.parser.get_default("opponents"):
+        opponents = ["random"]  # the heuristic is Farlight's
+    argtypes.check_agents_play(opponents, game.name)
     players = args.players if args.players is not None else 1 + len(opponents)
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        bounds = f"{MIN_PLAYERS}..{MAX_PLAYERS}"
-        args.parser.error(f"argument --players: must be in {bounds}, got {players}")
+    if not low <= players <= high:
+        args.parser.error(f"argument --players: must be in {low}..{high}, got {players}")
     if len(opponents) == 1:
         opponents = opponents * (players - 1)
     if len(opponents) != players - 1:
@@ -94,13 +102,16 @@ def run(args: argparse.Namespace) -> int:
     if args.seat >= players:
         args.parser.error(f"argument --seat: must be in 0..{players - 1}, got {args.seat}")
     seed = args.seed if args.seed is not None else secure_seed()
-    path = args.record if args.record is not None else Path.cwd() / default_record_name(args.seed)
+    path = args.record or Path.cwd() / default_record_name(args.seed, game.name)
     lineup = list(opponents)
     lineup.insert(args.seat, HUMAN)
     ismcts = flags.ismcts_options(args)
     kwargs: dict[str, Any] = {"ismcts": ismcts} if ismcts else {}
     argtypes.check_agents(opponents)
-    config = game_flags.game_config(args)
+    if game.name != DEFAULT_GAME:
+        argtypes.check_record_path("--record", path)
+        seats = (lineup, args.seat, seed)
+        return play_platform.play(game, *seats, config, path, kwargs, opponent_seed)
     check_fit(opponents, players, config)  # ppo at --grid-size 7: before the first move
     argtypes.check_record_path("--record", path)
     session = Session(lineup, args.seat, seed, config, kwargs)
@@ -114,13 +125,13 @@ def say(text: str = "") -> None:
             print(part)
 
 
-def default_record_name(seed: int | None) -> str:
+def default_record_name(seed: int | None, game: str = DEFAULT_GAME) -> str:
     """The record's file name: by the seed a person gave, else by the time and a random tag,
     so a secretly drawn seed is in no file name (or on screen) before the game ends."""
     if seed is not None:
-        return f"farlight-game-{seed}.json"
+        return f"{game}-game-{seed}.json"
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return f"farlight-game-{stamp}-{secrets.token_hex(3)}.json"
+    return f"{game}-game-{stamp}-{secrets.token_hex(3)}.json"
 
 
 def opponent_seed(seed: int, seat: int) -> int:

@@ -11,7 +11,7 @@ from farlight_cli import argtypes, flags, game_flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.platform import DEFAULT_GAME
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 HELP = "play agents against each other and print win rates and ratings"
 DESCRIPTION = f"""\
@@ -145,6 +145,8 @@ def _play(args: argparse.Namespace):
     budget = flags.move_budget(args, args.sealed, "--sealed")
     argtypes.check_agents(args.agents)
     config = game_flags.played_game_config(args)
+    get_game(args.game).check_players(args.players)  # before the agents are judged for it
+    argtypes.check_agents_play(args.agents, args.game)
     if args.game == DEFAULT_GAME:
         check_fit(args.agents, args.players, config)  # ppo at --grid-size 7: before game 0
     if args.out is not None:

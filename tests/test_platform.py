@@ -361,3 +361,71 @@ def test_an_evaluation_of_an_installed_game_that_cannot_run_is_one_line(tmp_path
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("farlight evaluate: error: "), lines
     assert message in lines[0]
+
+
+def _play_duel(tmp_path, stdin: str, *args: str):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    info = tmp_path / "site" / "duel_game-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duel-game\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[farlight_env.games]\nduel = tests.toy_game:DUEL\n")
+    root = Path(__file__).resolve().parents[1]
+    path = os.pathsep.join([str(tmp_path / "site"), str(root)])
+    return subprocess.run(
+        [sys.executable, "-m", "farlight_cli", "play", "--game", "duel", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        cwd=tmp_path,
+        timeout=300,
+    )
+
+
+def test_farlight_play_plays_an_installed_game_and_saves_a_record_that_replays(tmp_path) -> None:
+    """A person at seat 1 of a 3-player duel against random and ismcts: the board as the seat
+    sees it, numbered actions, a typo asked again, the end, a record `farlight replay` checks."""
+    done = _play_duel(
+        tmp_path, "9\n2\n", "--seat", "1", "--opponents", "random,ismcts@20", "--seed", "4"
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("Blind duel (a test's throw-away game): 3 players (P0 random, P1 you, ")
+    assert "  1. fold\n  2. stay\n" in out and "type a number from 1 to 2" in out
+    assert "  P0 has played" in out and "  P2 has played" in out
+    record = tmp_path / "duel-game-4.json"
+    assert f"game record saved to {record}" in out
+    data = json.loads(record.read_text())
+    assert data["players"] == ["random", "human", "ismcts@20"] and data["actions"][1] == 1
+    assert data["human_seat"] == 1
+    replayed = _cli_with_duel(tmp_path, "replay", str(record))
+    assert replayed.returncode == 0, replayed.stderr
+    # what seat 1 saw before acting hides the others' cards
+    before = out.split("Your choice")[0]
+    assert "cards ['?', " in before and ", '?']" in before
+
+
+def test_farlight_play_of_another_game_quits_without_a_record(tmp_path) -> None:
+    done = _play_duel(tmp_path, "q\n", "--seed", "4")
+    assert done.returncode == 0, done.stderr
+    assert "you quit: the game stops here; no record is saved" in done.stdout
+    assert not list(tmp_path.glob("duel-game-*.json"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--opponents", "heuristic"], "agent heuristic plays only farlight; agents for duel: "),
+        (["--players", "5"], "argument --players: must be in 2..4, got 5"),
+        (["--rule", "token_rounding=down"], "--rule: Farlight's options, not duel's"),
+    ],
+)
+def test_farlight_play_of_another_game_refuses_in_one_line(tmp_path, args, message) -> None:
+    done = _play_duel(tmp_path, "", *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()  # a usage error adds "(see 'farlight play --help')"
+    assert len(lines) <= 2 and lines[0].startswith("farlight play: error: " + message), lines
