@@ -43,10 +43,10 @@ from farlight_env.game.tables import resolve_card_set
 from farlight_env.openspiel_state_text import (
     GAME_NAME,
     StateStringError,
-    install,
     state_from_text,
     state_to_text,
 )
+from farlight_env.platform.spiel_strings import install
 
 __all__ = [
     "GAME_NAME",

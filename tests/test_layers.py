@@ -16,6 +16,8 @@ import farlight_env
 OPTIONAL = {
     "farlight_env.openspiel": "pyspiel",
     "farlight_env.openspiel_state_text": "pyspiel",
+    "farlight_env.platform.openspiel": "pyspiel",
+    "farlight_env.platform.spiel_strings": "pyspiel",
 }
 UPPER = (
     "torch",
@@ -67,7 +69,7 @@ def test_farlight_env_imports_no_upper_layer_and_no_torch() -> None:
 
 
 def test_the_import_check_passes_over_a_module_whose_extra_is_missing() -> None:
-    """Without OpenSpiel (the interop extra) only the two OpenSpiel modules are passed over,
+    """Without OpenSpiel (the interop extra) only the OpenSpiel modules are passed over,
     and the other modules are still checked."""
     bad, skipped = _import_every_module("import sys\nsys.modules['pyspiel'] = None\n")
     assert bad == [] and sorted(skipped) == sorted(OPTIONAL)

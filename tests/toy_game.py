@@ -112,6 +112,7 @@ DUEL = Game(
     action_size=lambda _players, _options: 2,
     observation_size=lambda players, _options: CARDS + 3 * players,
     decision_kinds=("stay_or_fold",),
+    max_game_length=lambda players, _options: players,
     benchmark=Benchmark(
         protocol="duel-eval-v1",
         opponents=("random",),

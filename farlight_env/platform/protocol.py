@@ -11,6 +11,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+#: The length bound of a game that declares none (`Game.max_game_length`).
+DEFAULT_MAX_LENGTH = 100_000
+
 
 class GameError(ValueError):
     """A game's own refusal: bad options, a malformed saved state or record (one line)."""
@@ -145,6 +148,11 @@ class Game:
     observation_size: Callable[[int, Mapping[str, Any]], int]
     #: The kinds of decision the game asks for (sub-games pick among them).
     decision_kinds: tuple[str, ...] = ()
+    #: The most actions a game can last (OpenSpiel's `max_game_length`, and the bound a saved
+    #: history is checked against); None: `DEFAULT_MAX_LENGTH`.
+    max_game_length: Callable[[int, Mapping[str, Any]], int] | None = field(
+        default=None, compare=False
+    )
     #: The env platform code plays games through (tournaments, evaluations), when the game has
     #: its own: keywords num_players and the options; `reset(seed)`, PettingZoo's AEC loop,
     #: `observe_for`, `player_view`, raising on an illegal action. None: the generic env
@@ -181,6 +189,12 @@ class Game:
             except (TypeError, ValueError) as exc:
                 raise GameError(f"{self.name} option {name}={value!r}: {exc}") from None
         return values
+
+    def length_bound(self, num_players: int, options: Mapping[str, Any]) -> int:
+        """The most actions a game of `num_players` with `options` lasts."""
+        if self.max_game_length is None:
+            return DEFAULT_MAX_LENGTH
+        return self.max_game_length(num_players, options)
 
     def check_players(self, num_players: int) -> int:
         if (

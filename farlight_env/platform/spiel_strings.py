@@ -1,0 +1,122 @@
+"""OpenSpiel's state strings read and written by a game's own checked format, never pickled
+(docs/interop/openspiel.md, docs/safety.md): what python_farlight and every platform game
+registered with OpenSpiel share.
+
+OpenSpiel's own format for a Python game's state is `history=…\\nmove_number=…\\n__dict__=<a
+base64 pickle>`, and its loaders unpickle the last line, so a crafted string runs code.
+`pyspiel.deserialize_game_and_state` is C++ and calls no Python hook before it unpickles, so
+`install` wraps it (and `serialize_game_and_state`) in the pyspiel module: strings of the games
+in `GUARDED` go through the game's `deserialize_state` and `State.serialize`, those of every
+other game to OpenSpiel unchanged. `replay_history` reads a history back through the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyspiel
+
+#: The longest state string read: a whole 5-player Farlight game's is about 40 kB.
+MAX_STATE_CHARS = 1 << 22
+#: What OpenSpiel's default (pickled) Python-state string starts with.
+PICKLED_PREFIX = "history="
+#: The section headers of OpenSpiel's game-and-state strings (open_spiel/spiel.cc).
+META, GAME, STATE = "[Meta]", "[Game]", "[State]"
+#: The OpenSpiel games whose states pyspiel's game-and-state functions read and write through
+#: the game's own checked format, never OpenSpiel's pickle.
+GUARDED: set[str] = set()
+
+
+class StateStringError(pyspiel.SpielError, ValueError):
+    """A state string that is malformed, foreign or does not replay."""
+
+
+def replay_history(
+    game: Any,
+    history: list[tuple[int, int]],
+    refuse: Callable[[str], StateStringError],
+) -> Any:
+    """The game's first state with `history` applied, each action checked before it is
+    (`refuse` makes the error of the game's state strings, naming the game)."""
+    if len(history) > game.max_game_length() + 1:
+        raise refuse(f"history of {len(history):,} actions, longer than any game")
+    state = game.new_initial_state()
+    for index, (player, action) in enumerate(history):
+        if state.is_terminal():
+            raise refuse(f"history[{index}]: the game is over, yet the history goes on")
+        if player != state.current_player():
+            raise refuse(
+                f"history[{index}]: player {player} acts, but {state.current_player()} is to act"
+            )
+        if action not in state.legal_actions():
+            raise refuse(f"history[{index}]: action {action} is not legal there")
+        state.apply_action(action)
+    return state
+
+
+# ------------------------------------------------------------------ pyspiel's module functions
+def _sections(data: str) -> tuple[str, str] | None:
+    """The game and state sections of a game-and-state string, split as OpenSpiel's C++
+    `DeserializeGameAndState` splits them (open_spiel/spiel.cc), so both see the same game;
+    None where that loader refuses the string before it loads a game."""
+    sections, current = {META: "", GAME: "", STATE: ""}, None
+    before = {META: None, GAME: META, STATE: GAME}
+    for line in data.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if line in before:
+            if current != before[line]:
+                return None
+            current = line
+        elif current is None:
+            return None
+        else:
+            sections[current] += line + "\n"
+    return sections[GAME].removesuffix("\n"), sections[STATE].removesuffix("\n")
+
+
+def _guarded_deserialize(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def deserialize_game_and_state(data: Any) -> Any:
+        """OpenSpiel's `deserialize_game_and_state`; a guarded game's states are read by its
+        own checked format, never unpickled."""
+        if isinstance(data, bytes):
+            try:
+                data = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise StateStringError("a game-and-state string must be UTF-8 text") from None
+        sections = _sections(data) if isinstance(data, str) else None
+        if sections is None:
+            return original(data)  # refused by OpenSpiel before any state is read
+        game_text, state_text = sections
+        game = pyspiel.deserialize_game(game_text)  # what the C++ loader would load
+        if game.get_type().short_name not in GUARDED:
+            return original(data)
+        return game, game.deserialize_state(state_text)
+
+    deserialize_game_and_state.wrapped = original  # type: ignore[attr-defined]
+    return deserialize_game_and_state
+
+
+def _guarded_serialize(original: Callable[[Any, Any], str]) -> Callable[[Any, Any], str]:
+    def serialize_game_and_state(game: Any, state: Any) -> str:
+        """OpenSpiel's `serialize_game_and_state`; a guarded game's state in its own format."""
+        if game.get_type().short_name not in GUARDED:
+            return original(game, state)
+        return (
+            "# Automatically generated by OpenSpiel SerializeGameAndState\n"
+            f"{META}\nVersion: 1\n\n{GAME}\n{game.serialize()}\n{STATE}\n{state.serialize()}\n"
+        )
+
+    serialize_game_and_state.wrapped = original  # type: ignore[attr-defined]
+    return serialize_game_and_state
+
+
+def install() -> None:
+    """Wrap pyspiel's game-and-state (de)serializers once, for this game's strings only."""
+    if not hasattr(pyspiel.deserialize_game_and_state, "wrapped"):
+        pyspiel.deserialize_game_and_state = _guarded_deserialize(
+            pyspiel.deserialize_game_and_state
+        )
+    if not hasattr(pyspiel.serialize_game_and_state, "wrapped"):
+        pyspiel.serialize_game_and_state = _guarded_serialize(pyspiel.serialize_game_and_state)
