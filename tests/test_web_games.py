@@ -199,3 +199,36 @@ def test_a_duel_resumes_from_its_record_after_the_server_restarts(data) -> None:
     assert state["actions"] == created["actions"]
     mine = again.get("/api/games", headers=_bearer(created["token"])).json()
     assert [(g["id"], g["finished"], g["scores"]) for g in mine] == [(created["id"], False, None)]
+
+
+def test_seats_rate_limits_and_eviction_apply_to_a_duel_as_to_farlight(data) -> None:
+    """One rate for new games of every game; a spectator, a foreign token and a used invite are
+    treated as in Farlight; an evicted duel plays on; an unfinished one replays as Farlight's
+    does (no scores, only the seats the opener's tokens hold)."""
+    from farlight_web.limits import Limits, Rate
+
+    limits = Limits(new_games=Rate(per_minute=1, burst=2), max_live_games=1)
+    client = TestClient(make_app(data, allowed_hosts=["testserver"], limits=limits))
+    created, mine, theirs = _two_humans(client)
+    farlight = client.post("/api/games", json={"players": 2, "opponents": ["random"]})
+    assert farlight.status_code == 201  # the second game of the burst evicts the duel
+    assert list(client.app.state.tables.live) == [farlight.json()["id"]]
+    refused = client.post("/api/games", json={"game": "duel", "players": 2})
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+
+    game = f"/api/games/{created['id']}"
+    watched = client.get(game).json()
+    assert watched["seat"] is None and watched["actions"] == [] and watched["view"] is None
+    assert watched["text"].count("?") == 2
+    assert client.get(game, headers=_bearer(farlight.json()["token"])).status_code == 403
+    assert client.post(f"{game}/actions", json={"index": 1, "version": 0}).status_code == 401
+    again = client.post(f"{game}/claim", json={"invite": created["invites"][0]["code"]})
+    assert again.status_code == 403 and "already used" in again.json()["error"]
+    assert _act(client, watched, 1, mine).status_code == 200  # evicted, yet it plays on
+    unfinished = client.post("/api/replays", json={"file": created["record"]})
+    assert unfinished.status_code == 200, unfinished.text
+    shown = unfinished.json()
+    assert shown["scores"] is None and shown["viewers"] == [] and shown["finished"] is False
+    replay = f"/api/replays/{shown['id']}"
+    assert client.get(f"{replay}?step=1&viewer=1").status_code == 403
+    assert client.get(f"{replay}?step=1").json()["move"] == "P0 moved"
