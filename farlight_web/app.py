@@ -1,6 +1,7 @@
 """The Starlette app: the JSON API (documented in docs/web.md), the page and the rules page.
 
-Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
+Routes only: games live in `sessions` (another registered game's in `platform_tables`, #50;
+who plays a new one in `lineups`), files in `library`, request shapes in `schemas`. Every
 error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error (a
 bug's 500 is JSON too). Bot thinking and replays run in worker threads, never on the event loop.
 
@@ -41,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError
 from farlight_env.game.rules_options import RuleOptionError, option_help
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.record import RecordError, load_record
 from farlight_env.tools.rules_page import RULES_RELPATH, rules_path
 from farlight_web import library
@@ -260,6 +262,7 @@ def make_app(
                 if not seats:
                     continue
                 finished = bool(record.get("finished", True))
+                other = {"game": record["game"]} if record.get("format") == PLATFORM_RECORD else {}
                 rows.append(
                     {
                         "id": game_id,
@@ -269,6 +272,7 @@ def make_app(
                         "players": record["players"],
                         "finished": finished,
                         "scores": record["scores"] if finished else None,
+                        **other,
                     }
                 )
             return rows

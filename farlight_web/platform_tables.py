@@ -3,7 +3,7 @@ the `Game` declaration and its `State` only (`farlight_env.platform`).
 
 A `PlatformTable` keeps Farlight's `Table` rules (`farlight_web.sessions`): seats with tokens
 and invite codes (`SeatedTable`), one decision per `version`, bots moving within the thinking
-budget, a failing bot replaced for that move (here by the random agent), the record saved
+budget, a failing bot replaced for that move (by a random legal move), the record saved
 after every change and the table rebuilt from it (`resume_platform`) with no bot asked again.
 
 What a seat is sent comes from the state's own redacted surfaces: `render_text(seat)` (None: a
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
+import numpy as np
 
 from farlight_env.env.autopilot import reseed
 from farlight_env.platform import Game, GameError, IllegalMove, State
@@ -47,7 +48,7 @@ log = logging.getLogger("farlight_web")
 
 #: The agents that play any declared game (on the mask alone); the others are Farlight's.
 PLATFORM_AGENTS = ("random",)
-#: Seed offset of the random agent that stands in for a failing bot.
+#: Seed offset of the random move that stands in for a failing bot's.
 STAND_IN_SEAT_OFFSET = 100
 
 
@@ -111,7 +112,6 @@ class PlatformTable(SeatedTable):
         }
         for bot in self.bots.values():
             bot.reset()
-        self.stand_ins: dict[int, Any] = {}
         self.bot_errors: list[dict[str, Any]] = []
         self.moves: deque[Move] = deque(maxlen=MAX_MOVES_SHOWN)
 
@@ -125,8 +125,9 @@ class PlatformTable(SeatedTable):
 
     # ------------------------------------------------------------------ playing
     def _bot_index(self, seat: int) -> int:
-        """The bot's choice; a seeded random agent's when it raises or picks an illegal one
-        (reported once per seat, the details only logged: they may name hidden facts)."""
+        """The bot's choice; a random legal action, drawn from (seed, seat, decision), when it
+        raises or picks an illegal one (reported once per seat, the details only logged: they
+        may name hidden facts)."""
         state = self.game
         mask = state.legal_mask()
         observation = state.observation(seat)
@@ -148,15 +149,13 @@ class PlatformTable(SeatedTable):
                 {
                     "seat": seat,
                     "agent": self.lineup[seat],
-                    "error": f"{problem}; the random agent played its moves when it failed",
+                    "error": f"{problem}; a random legal move was played when it failed",
                     "version": self.version,
                 }
             )
-        from agents.random_agent import RandomAgent
-
-        stand_in = self.stand_ins.setdefault(seat, RandomAgent())
-        reseed(stand_in, self.seed, seat + STAND_IN_SEAT_OFFSET, self.version)
-        return int(stand_in.act(observation, mask, info))
+        rng = np.random.default_rng([self.seed, seat + STAND_IN_SEAT_OFFSET, self.version])
+        legal = state.legal_actions()
+        return int(legal[rng.integers(len(legal))])
 
     def _step(self, index: int, record_move: bool) -> None:
         state = self.game

@@ -198,7 +198,9 @@ def test_a_duel_resumes_from_its_record_after_the_server_restarts(data) -> None:
     assert state["text"] == created["text"] and len(state["moves"]) == 2
     assert state["actions"] == created["actions"]
     mine = again.get("/api/games", headers=_bearer(created["token"])).json()
-    assert [(g["id"], g["finished"], g["scores"]) for g in mine] == [(created["id"], False, None)]
+    assert [(g["id"], g["game"], g["finished"], g["scores"]) for g in mine] == [
+        (created["id"], "duel", False, None)
+    ]
 
 
 def test_seats_rate_limits_and_eviction_apply_to_a_duel_as_to_farlight(data) -> None:
@@ -232,3 +234,26 @@ def test_seats_rate_limits_and_eviction_apply_to_a_duel_as_to_farlight(data) -> 
     replay = f"/api/replays/{shown['id']}"
     assert client.get(f"{replay}?step=1&viewer=1").status_code == 403
     assert client.get(f"{replay}?step=1").json()["move"] == "P0 moved"
+
+
+def test_a_failing_bot_is_reported_once_and_a_random_legal_move_stands_in(client) -> None:
+    state = _new(client, players=3, opponents=["random"], seed=1)
+    table = client.app.state.tables.get(state["id"])
+
+    def broken(*_: Any) -> int:
+        raise RuntimeError("seat 1 holds card 5")  # a detail that must never be sent
+
+    table.bots[1].act = broken
+    table.bots[2].act = lambda *_: 9  # an illegal index
+    done = _act(client, state, 1, state["token"])
+    assert done.status_code == 200, done.text
+    assert done.json()["over"] and "card 5" not in done.text
+    assert done.json()["bot_errors"] == [
+        {"seat": 1, "agent": "random", "error": "raised RuntimeError; " + STOOD_IN},
+        {"seat": 2, "agent": "random", "error": "returned an illegal action; " + STOOD_IN},
+    ]
+    record = json.loads((client.app.state.tables.folder / f"{state['id']}.json").read_text())
+    assert [e["seat"] for e in record["bot_errors"]] == [1, 2] and verify_record(record)
+
+
+STOOD_IN = "a random legal move was played when it failed"
