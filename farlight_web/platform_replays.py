@@ -10,7 +10,7 @@ import threading
 from array import array
 from typing import Any
 
-from farlight_env.platform import IllegalMove, State
+from farlight_env.platform import State
 from farlight_env.records.record import RecordError
 from farlight_web.platform_tables import checked_record, move_label, plain_view
 from farlight_web.replays import KEPT_FIELDS, MAX_CHECKPOINTS, MAX_REPLAY_STEPS, MIN_INTERVAL
@@ -44,12 +44,11 @@ class PlatformReplay:
                 self.checkpoints.append(state.clone())
             if state.current_player is None:
                 raise RecordError(f"{source}: action {step} after the end of the game")
+            if action not in state.legal_actions():
+                raise RecordError(f"{source}: action {step} ({action}) is not legal")
             self.actors.append(state.current_player)
-            try:
-                self.labels.append(state.describe_action(action))
-                state.apply_action(action)
-            except (IllegalMove, IndexError, ValueError) as exc:
-                raise RecordError(f"{source}: action {step} ({action}): {exc}") from None
+            self.labels.append(state.describe_action(action))
+            state.apply_action(action)
         if steps % self.interval == 0:
             self.checkpoints.append(state.clone())
         if record.get("finished", True) is not False:

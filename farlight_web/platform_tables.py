@@ -32,7 +32,7 @@ import msgspec
 import numpy as np
 
 from farlight_env.env.autopilot import reseed
-from farlight_env.platform import Game, GameError, IllegalMove, State
+from farlight_env.platform import Game, GameError, State
 from farlight_env.platform.records import (
     PLATFORM_RECORD,
     PLATFORM_RECORD_VERSION,
@@ -335,8 +335,7 @@ def resume_platform(
     for i, action in enumerate(checked.actions):
         if table.game.is_over:
             raise RecordError(f"{path}: action {i} after the end of the game")
-        try:
-            table._step(action, record_move=i >= kept_from)
-        except IllegalMove as exc:
-            raise RecordError(f"{path}: action {i} ({action}): {exc}") from None
+        if action not in table.game.legal_actions():
+            raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
+        table._step(action, record_move=i >= kept_from)
     return table

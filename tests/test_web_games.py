@@ -257,3 +257,30 @@ def test_a_failing_bot_is_reported_once_and_a_random_legal_move_stands_in(client
 
 
 STOOD_IN = "a random legal move was played when it failed"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"actions": [1, 7]}, "action 1 (7) is not legal"),
+        ({"actions": [1, 0, 1]}, "action 2 after the end of the game"),
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game_version": 9}, "a record of duel version 9"),
+        ({"players": ["human", "heuristic"]}, "heuristic cannot play duel"),
+    ],
+)
+def test_a_broken_duel_record_is_refused_in_one_line(data, change, message) -> None:
+    """A saved duel that cannot be resumed is a 409 naming what is wrong (never the server's
+    folders); one that does not replay is a 400 as a replay too."""
+    client = TestClient(make_app(data, allowed_hosts=["testserver"]))
+    created = _new(client, opponents=["random"])
+    path = data / "games" / f"{created['id']}.json"
+    record = {**json.loads(path.read_text()), "actions": [1, 0], "finished": False, **change}
+    path.write_text(json.dumps(record))
+    fresh = TestClient(make_app(data, allowed_hosts=["testserver"]))
+    resumed = fresh.get(f"/api/games/{created['id']}", headers=_bearer(created["token"]))
+    assert resumed.status_code == 409 and message in resumed.json()["error"]
+    assert str(data) not in resumed.json()["error"]
+    opened = fresh.post("/api/replays", json={"file": created["record"]})
+    replays = "players" in change  # no bot is needed to replay it
+    assert opened.status_code == (200 if replays else 400) and str(data) not in opened.text
