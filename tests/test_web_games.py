@@ -284,3 +284,33 @@ def test_a_broken_duel_record_is_refused_in_one_line(data, change, message) -> N
     opened = fresh.post("/api/replays", json={"file": created["record"]})
     replays = "players" in change  # no bot is needed to replay it
     assert opened.status_code == (200 if replays else 400) and str(data) not in opened.text
+
+
+def test_a_duels_record_uploads_and_replays_and_a_broken_one_is_refused(data) -> None:
+    from farlight_web.limits import Limits, Rate
+
+    limits = Limits(uploads=Rate(per_minute=0, burst=1))  # no limit: many uploads in a row
+    client = TestClient(make_app(data, allowed_hosts=["testserver"], limits=limits))
+    state = _new(client, opponents=["random"], seed=2)
+    done = _act(client, state, 0, state["token"]).json()
+    text = (data / done["record"]).read_text()
+    sent = client.post("/api/replays/upload", content=text, headers=JSON)
+    assert sent.status_code == 200, sent.text
+    info = sent.json()
+    assert info["game"] == "duel" and info["steps"] == 2 and info["scores"] == done["scores"]
+    assert info["file"].startswith("uploads/")
+    last = client.get(f"/api/replays/{info['id']}?step=2&viewer=1").json()
+    assert last["text"] == done["text"] and last["move"] in ("P1: fold", "P1: stay")
+    record = json.loads(text)
+    for change, message in (
+        ({"actions": [0, 5]}, "action 1 (5) is not legal"),
+        ({"winners": [0, 1], "scores": [1.0, 1.0]}, "the record does not replay"),
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"players": ["x"] * 9}, "upload: not a valid platform-record file"),
+    ):
+        body = json.dumps({**record, **change})
+        refused = client.post("/api/replays/upload", content=body, headers=JSON)
+        assert refused.status_code == 400 and message in refused.json()["error"], refused.text
+
+
+JSON = {"content-type": "application/json"}
