@@ -1,6 +1,7 @@
 """The Starlette app: the JSON API (documented in docs/web.md), the page and the rules page.
 
-Routes only: games live in `sessions`, files in `library`, request shapes in `schemas`. Every
+Routes only: games live in `sessions` (another registered game's in `platform_tables`, #50;
+who plays a new one in `lineups`), files in `library`, request shapes in `schemas`. Every
 error is a JSON object {"error": "..."} with a 4xx status, and nothing changes on an error (a
 bug's 500 is JSON too). Bot thinking and replays run in worker threads, never on the event loop.
 
@@ -39,8 +40,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from farlight_env.cards.model import CardSet
-from farlight_env.game.config import ConfigError, GameConfig
+from farlight_env.game.config import ConfigError
 from farlight_env.game.rules_options import RuleOptionError, option_help
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.record import RecordError, load_record
 from farlight_env.tools.rules_page import RULES_RELPATH, rules_path
 from farlight_web import library
@@ -48,12 +50,12 @@ from farlight_web.bots import (
     POLICY_FOLDER,
     WEB_MAX_ITERATIONS,
     BotUnfit,
-    opponent_problem,
     policy_names,
 )
 from farlight_web.clients import Address, parse_address, request_client
 from farlight_web.hosts import HostCheck
 from farlight_web.limits import Limits, RateLimiter, retry_after
+from farlight_web.lineups import catalog, chosen_game, farlight_lineup, platform_lineup
 from farlight_web.replays import Replay, Replays
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
@@ -64,12 +66,10 @@ from farlight_web.schemas import (
     NewGame,
     OpenReplay,
     decode,
-    new_game_options,
     options_page,
     read_body,
 )
-from farlight_web.seats import HUMAN, NotYourSeat, parse_seat_keys, seats_held
-from farlight_web.seeding import server_seed
+from farlight_web.seats import NotYourSeat, parse_seat_keys, seats_held
 from farlight_web.sessions import THINK_SECONDS, BadAction, Conflict
 from farlight_web.tables import ID_PATTERN, GameNotFound, Tables
 from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
@@ -200,6 +200,7 @@ def make_app(
                 "card_set": tables.card_set_name,
                 "rule_options": rules,
                 **options_page(),
+                "games": await run_in_threadpool(catalog),
             }
         )
 
@@ -208,12 +209,16 @@ def make_app(
             return busy
         try:
             spec = decode(await read_body(request), NewGame)
-            lineup, seat, seed, config = _lineup(spec, tables.policies)
+            game = chosen_game(spec)
+            if game is None:
+                lineup, seat, seed, config = farlight_lineup(spec, tables.policies)
+            else:
+                lineup, seat, seed, config = platform_lineup(spec, game)
         except BodyError as exc:
             return refused(exc, request)
         try:
             table, token, invites = await run_in_threadpool(
-                tables.create, lineup, seat, seed, config
+                tables.create, lineup, seat, seed, config, game
             )
         except (ConfigError, RuleOptionError, FileNotFoundError, BotUnfit) as exc:
             return error(str(exc), 400)
@@ -257,6 +262,7 @@ def make_app(
                 if not seats:
                     continue
                 finished = bool(record.get("finished", True))
+                other = {"game": record["game"]} if record.get("format") == PLATFORM_RECORD else {}
                 rows.append(
                     {
                         "id": game_id,
@@ -266,6 +272,7 @@ def make_app(
                         "players": record["players"],
                         "finished": finished,
                         "scores": record["scores"] if finished else None,
+                        **other,
                     }
                 )
             return rows
@@ -483,51 +490,3 @@ def _query_int(request: Request, name: str) -> int | None:
     if not text.isdigit() or len(text) > 12:
         raise BodyError(f"query parameter {name} must be a non-negative integer, got {text!r}")
     return int(text)
-
-
-def _lineup(spec: NewGame, policies: Path) -> tuple[list[str], int, int, dict[str, Any]]:
-    """The seat lineup (humans at spec.humans, the creator at spec.seat), the creator's seat,
-    the seed and the game options, checked. A saved policy is named relative to
-    --data/policies; no other file can be named."""
-    from agents.registry import AGENT_NAMES
-
-    humans = sorted(set(spec.humans if spec.humans is not None else [spec.seat or 0]))
-    seat = spec.seat if spec.seat is not None else humans[0]
-    if any(h >= spec.players for h in humans) or seat >= spec.players:
-        raise BodyError(
-            f"seat must be 0..{spec.players - 1}, got {seat if seat >= spec.players else humans}"
-        )
-    if seat not in humans:
-        raise BodyError(f"seat {seat} (yours) must be one of the human seats {humans}")
-    bots = spec.players - len(humans)
-    opponents = list(spec.opponents)
-    if len(opponents) == 1:
-        opponents = opponents * bots
-    if len(opponents) != bots:
-        raise BodyError(
-            f"opponents: {len(opponents)} agents for {bots} opponent seats; give "
-            f"{bots} names, or one name to fill every seat"
-        )
-    problems = [opponent_problem(name, policies) for name in dict.fromkeys(opponents)]
-    problems = [p for p in problems if p]
-    if problems:
-        mine = policy_names(policies)
-        shown = ", ".join(mine[:10]) + (", ..." if len(mine) > 10 else "") or "none yet"
-        raise BodyError(
-            f"{problems[0]}; choose from {', '.join(AGENT_NAMES)}, ismcts@N (N <= "
-            f"{WEB_MAX_ITERATIONS}) or a policy in --data/{POLICY_FOLDER} ({shown})"
-        )
-    if spec.seed is not None and len(humans) > 1:
-        raise BodyError(
-            "seed: a game with several humans gets a random seed (whoever chose it could "
-            "predict the deck and the face-down awards)"
-        )
-    config = new_game_options(spec)
-    try:
-        GameConfig.from_options(num_players=spec.players, **config)
-    except (ConfigError, RuleOptionError) as exc:
-        raise BodyError(str(exc)) from None
-    seed = spec.seed if spec.seed is not None else server_seed()
-    bots_left = iter(opponents)
-    lineup = [HUMAN if s in humans else next(bots_left) for s in range(spec.players)]
-    return lineup, seat, seed, config

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from evaluation.formats.scorecard import SCORECARD, read_scorecard
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.record import RecordError, load_record, validate_record
 from farlight_env.untrusted.files import read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
@@ -157,6 +158,7 @@ class _Head(msgspec.Struct):
     """The fields the replay picker shows; everything else in the file is skipped unbuilt."""
 
     format: str | None = None
+    game: str | None = None  # another game's record (#50): its name
     players: list[str] | None = None
     finished: bool = True
     scores: list[int | float] | None = None
@@ -182,13 +184,14 @@ def _record_entry(path: Path) -> dict[str, Any] | None:
         head = decode(read_bounded(path, MAX_FILE_BYTES), _Head)
     except (OSError, ValueError, msgspec.DecodeError):
         return None
-    if head.format == "farlight-record":
-        return {
+    if head.format in ("farlight-record", PLATFORM_RECORD):
+        entry = {
             "kind": "record",
             "players": head.players,
             "finished": head.finished,
             "scores": head.scores,
         }
+        return entry if head.game is None else {**entry, "game": head.game}
     if head.format == "farlight-tournament" and head.games is not None:
         return {
             "kind": "tournament",
@@ -218,6 +221,10 @@ def _open_replay(data: Path, relative: str, game: int | None) -> Replay:
         raise RecordError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")
     record = _journal_game(path, game) if path.name == "games.jsonl" else load_record(path, game)
     label = relative + (f" game {game}" if game is not None else "")
+    if record.get("format") == PLATFORM_RECORD:  # another game's (#50)
+        from farlight_web.platform_replays import PlatformReplay
+
+        return PlatformReplay(record, label)  # type: ignore[return-value]
     return Replay(record, label)
 
 

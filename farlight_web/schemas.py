@@ -27,6 +27,9 @@ MAX_UPLOAD_BYTES = 32 << 20  # an uploaded record or results.json
 
 Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS - 1)]
 AgentName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+GameName = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+OptionName = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+Scalar = Union[bool, int, float, Annotated[str, msgspec.Meta(max_length=1000)], None]  # noqa: UP007
 
 
 class BodyError(ValueError):
@@ -49,10 +52,13 @@ class Lineup(msgspec.Struct, forbid_unknown_fields=True):
     players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)] = 2
     seat: Seat | None = None
     humans: Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)] | None = None
-    opponents: Annotated[list[AgentName], msgspec.Meta(max_length=MAX_PLAYERS - 1)] = msgspec.field(
-        default_factory=lambda: ["heuristic"]
-    )
+    #: The bots' names (absent: the game's default bot, Farlight's heuristic).
+    opponents: Annotated[list[AgentName], msgspec.Meta(max_length=MAX_PLAYERS - 1)] | None = None
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    #: A registered game's name (absent: Farlight), and that game's options (not Farlight's,
+    #: which are fields of their own), checked by its declaration (#50).
+    game: GameName | None = None
+    options: Annotated[dict[OptionName, Scalar], msgspec.Meta(max_length=64)] | None = None
 
 
 def _member_value(group: type) -> Any:

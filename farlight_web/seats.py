@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -57,3 +58,58 @@ def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable
             if key and "token" in key and hmac.compare_digest(key["token"], digest):
                 held.add(seat)
     return held
+
+
+class SeatedTable:
+    """What every live game shares, whatever it is a game of: the seats, who holds them (only
+    hashes of their secrets are kept) and the seat a request sees the game as. A subclass
+    holds the game (`game`, with its `current_player`) and saves its record (`save`)."""
+
+    id: str
+    lineup: list[str]
+    humans: list[int]
+    keys: list[dict[str, str] | None]
+    game: Any
+
+    def save(self) -> None:
+        raise NotImplementedError
+
+    def seats_of(self, tokens: Iterable[str]) -> set[int]:
+        return seats_held(self.keys, self.id, tokens)
+
+    def new_seat_secret(self, seat: int, kind: str = "token") -> str:
+        """A fresh secret for `seat` (a token, or an invite code); only its hash is kept."""
+        secret = secrets.token_urlsafe(24)
+        if kind == "token":
+            secret = f"{self.id}.{secret}"
+        self.keys[seat] = {kind: token_hash(secret)}
+        return secret
+
+    def claim(self, invite: str | None) -> tuple[int, str]:
+        """The seat an invite code opens (or an unclaimed seat of an older record, invite None)
+        and its new token; the code is used up. NotYourSeat when nothing fits."""
+        for seat, key in enumerate(self.keys):
+            if key is None:
+                continue
+            if invite is None:
+                fits = key == {}
+            else:
+                fits = "invite" in key and hmac.compare_digest(key["invite"], token_hash(invite))
+            if fits:
+                token = self.new_seat_secret(seat)
+                try:
+                    self.save()
+                except OSError:
+                    self.keys[seat] = key  # not saved: the invite still opens the seat
+                    raise
+                return seat, token
+        if invite is None:
+            raise NotYourSeat("every human seat of this game has an owner: ask for an invite link")
+        raise NotYourSeat("this invite code opens no seat of this game (already used?)")
+
+    def viewer(self, seats: set[int]) -> int | None:
+        """The seat a request sees the game as: the one to act if held, else the lowest held."""
+        if not seats:
+            return None
+        turn = self.game.current_player
+        return turn if turn in seats else min(seats)

@@ -43,13 +43,11 @@ so a page reloaded afterwards shows them in its log, and the bot failures report
 
 from __future__ import annotations
 
-import hmac
 import logging
-import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,7 +59,7 @@ from farlight_env.records.record import build_record, save_record
 from farlight_env.view.model import board_view, to_builtins
 from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit
 from farlight_web.moves import action_info, events_for, move_events, move_label
-from farlight_web.seats import HUMAN, NotYourSeat, seats_held, token_hash
+from farlight_web.seats import HUMAN, SeatedTable
 from farlight_web.seeding import reset_env
 
 log = logging.getLogger("farlight_web")
@@ -92,7 +90,7 @@ class Move(NamedTuple):
     events: list[dict[str, Any]]  # what it set off (public: see farlight_web.moves)
 
 
-class Table:
+class Table(SeatedTable):
     """One game: the env, the bots, who holds the human seats, the moves clients catch up on."""
 
     def __init__(
@@ -153,40 +151,6 @@ class Table:
     def bots_to_move(self) -> bool:
         game = self.game
         return not game.is_over and game.current_player not in self.humans
-
-    # ------------------------------------------------------------------ seats
-    def seats_of(self, tokens: Iterable[str]) -> set[int]:
-        return seats_held(self.keys, self.id, tokens)
-
-    def new_seat_secret(self, seat: int, kind: str = "token") -> str:
-        """A fresh secret for `seat` (a token, or an invite code); only its hash is kept."""
-        secret = secrets.token_urlsafe(24)
-        if kind == "token":
-            secret = f"{self.id}.{secret}"
-        self.keys[seat] = {kind: token_hash(secret)}
-        return secret
-
-    def claim(self, invite: str | None) -> tuple[int, str]:
-        """The seat an invite code opens (or an unclaimed seat of an older record, invite None)
-        and its new token; the code is used up. NotYourSeat when nothing fits."""
-        for seat, key in enumerate(self.keys):
-            if key is None:
-                continue
-            if invite is None:
-                fits = key == {}
-            else:
-                fits = "invite" in key and hmac.compare_digest(key["invite"], token_hash(invite))
-            if fits:
-                token = self.new_seat_secret(seat)
-                try:
-                    self.save()
-                except OSError:
-                    self.keys[seat] = key  # not saved: the invite still opens the seat
-                    raise
-                return seat, token
-        if invite is None:
-            raise NotYourSeat("every human seat of this game has an owner: ask for an invite link")
-        raise NotYourSeat("this invite code opens no seat of this game (already used?)")
 
     # ------------------------------------------------------------------ playing
     def _observation(self, seat: int) -> tuple[Any, Any, dict[str, Any]]:
@@ -288,7 +252,7 @@ class Table:
         if index not in legal:
             raise BadAction(
                 f"action index {index} is not legal now; legal indices: "
-                f"{_ranges(legal)} (GET the game to see their labels)"
+                f"{ranges(legal)} (GET the game to see their labels)"
             )
         self._step(index, record_move=True)
         self.save()
@@ -301,13 +265,6 @@ class Table:
         return [int(i) for i in np.flatnonzero(self.env.codec.mask(game))]
 
     # ------------------------------------------------------------------ what is sent
-    def viewer(self, seats: set[int]) -> int | None:
-        """The seat a request sees the game as: the one to act if held, else the lowest held."""
-        if not seats:
-            return None
-        turn = self.game.current_player
-        return turn if turn in seats else min(seats)
-
     def state(
         self, seat: int | None, since: int | None = None, views: bool = True
     ) -> dict[str, Any]:
@@ -376,6 +333,6 @@ class Table:
         save_record(self.record(), self.path)
 
 
-def _ranges(values: list[int]) -> str:
+def ranges(values: list[int]) -> str:
     shown = ", ".join(str(v) for v in values[:20])
     return shown + (f", ... ({len(values)} in all)" if len(values) > 20 else "")

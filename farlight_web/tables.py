@@ -1,5 +1,6 @@
 """The server's live games by id: created, kept in memory within limits, evicted, and rebuilt
-from their records on demand (`resume`). See `farlight_web.sessions` for one game."""
+from their records on demand (`resume`). See `farlight_web.sessions` for one game, and
+`farlight_web.platform_tables` for one of another registered game."""
 
 from __future__ import annotations
 
@@ -16,14 +17,19 @@ from typing import Any
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError
 from farlight_env.game.rules_options import RuleOptionError
+from farlight_env.platform import Game
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.record import RecordError, load_record, new_game, record_actions
 from farlight_web.bots import POLICY_FOLDER, BotUnfit, opponent_problem, parse_bot_errors
 from farlight_web.library import MAX_FILE_BYTES
 from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
+from farlight_web.platform_tables import PlatformTable, resume_platform
 from farlight_web.seats import HUMAN, parse_seat_keys
 from farlight_web.sessions import MAX_MOVES_SHOWN, THINK_SECONDS, Table
 
 ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
+#: A live game: Farlight's, or another registered game's (`platform_tables`).
+AnyTable = Table | PlatformTable
 
 
 class GameNotFound(LookupError):
@@ -59,34 +65,53 @@ class Tables:
         self.max_live = max_live
         self.idle_seconds = idle_seconds
         self.clock = clock
-        self.live: OrderedDict[str, Table] = OrderedDict()  # least recently used first
+        self.live: OrderedDict[str, AnyTable] = OrderedDict()  # least recently used first
         self.used: dict[str, float] = {}  # when each live game was last asked for
-        self.loaded: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
+        self.loaded: weakref.WeakValueDictionary[str, AnyTable] = weakref.WeakValueDictionary()
         self.lock = threading.Lock()
         self._gates = [threading.Lock() for _ in range(64)]  # rebuilds, striped by game id
 
     def create(
-        self, lineup: list[str], seat: int, seed: int, config: dict[str, Any]
-    ) -> tuple[Table, str, dict[int, str]]:
-        """A new table (the bots before the first human decision have moved, within the
-        budget), saved; with the creator's token for `seat` and an invite code per other
-        human seat."""
+        self,
+        lineup: list[str],
+        seat: int,
+        seed: int,
+        config: dict[str, Any],
+        game: Game | None = None,
+    ) -> tuple[AnyTable, str, dict[int, str]]:
+        """A new table of Farlight, or of `game` (another registered game), whose bots before
+        the first human decision have moved (within the budget), saved; with the creator's
+        token for `seat` and an invite code per other human seat."""
         self.folder.mkdir(parents=True, exist_ok=True)
         game_id = secrets.token_hex(6)
-        if self.card_set is not None:
-            config = {**config, "card_set": self.card_set}
         keys: list[dict[str, str] | None] = [{} if n == HUMAN else None for n in lineup]
-        table = Table(
-            game_id,
-            lineup,
-            seed,
-            config,
-            self.folder,
-            self.policies,
-            keys,
-            self.think_seconds,
-            self.clock,
-        )
+        table: AnyTable
+        if game is not None:
+            table = PlatformTable(
+                game,
+                game_id,
+                lineup,
+                seed,
+                config,
+                self.folder,
+                keys,
+                self.think_seconds,
+                self.clock,
+            )
+        else:
+            if self.card_set is not None:
+                config = {**config, "card_set": self.card_set}
+            table = Table(
+                game_id,
+                lineup,
+                seed,
+                config,
+                self.folder,
+                self.policies,
+                keys,
+                self.think_seconds,
+                self.clock,
+            )
         token = table.new_seat_secret(seat)
         invites = {s: table.new_seat_secret(s, "invite") for s in table.humans if s != seat}
         table.save()
@@ -95,7 +120,7 @@ class Tables:
             self._admit(table)
         return table, token, invites
 
-    def get(self, game_id: str) -> Table:
+    def get(self, game_id: str) -> AnyTable:
         """The live table, or the saved one rebuilt from its record; GameNotFound otherwise."""
         if not ID_PATTERN.match(game_id):
             raise GameNotFound(f"unknown game {game_id!r}")
@@ -116,7 +141,7 @@ class Tables:
                 self._admit(table)
             return table
 
-    def _find(self, game_id: str) -> Table | None:
+    def _find(self, game_id: str) -> AnyTable | None:
         """The game's table if one is in memory (live, or evicted but still held), made live."""
         table = self.live.get(game_id)
         if table is None:
@@ -125,7 +150,7 @@ class Tables:
             self._admit(table)
         return table
 
-    def _admit(self, table: Table) -> None:
+    def _admit(self, table: AnyTable) -> None:
         """`table` becomes the most recently used; evict what is past the limits."""
         now = self.clock()
         self.live[table.id] = table
@@ -145,7 +170,7 @@ def resume(
     policies: Path,
     think_seconds: float = THINK_SECONDS,
     clock: Callable[[], float] = time.monotonic,
-) -> Table:
+) -> AnyTable:
     """Rebuild a table from its saved record: same env seed, the record's actions replayed
     (no bot thinks again: each decision's randomness is reseeded, see `reseed`). Errors name
     the record as `games/<id>.json`, never by its place on the server's disk."""
@@ -164,8 +189,10 @@ def _resume(
     policies: Path,
     think_seconds: float,
     clock: Callable[[], float],
-) -> Table:
+) -> AnyTable:
     record = load_record(path)
+    if record.get("format") == PLATFORM_RECORD:  # another game's (#50)
+        return resume_platform(game_id, path, record, think_seconds, clock)
     lineup = [str(p) for p in record["players"]]
     keys = parse_seat_keys(record, path)
     env_seed = record.get("env_seed")

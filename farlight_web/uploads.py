@@ -26,6 +26,7 @@ import msgspec
 
 from farlight_env.cards.schema import CardSetFile
 from farlight_env.game.actions import RECORD_FIELDS  # the recorded fields of each action
+from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.record import (
     RECORD_FORMAT,
     TOURNAMENT_FORMAT,
@@ -105,11 +106,37 @@ class UploadResults(msgspec.Struct, omit_defaults=True):
     seed: int | None = UNSET
 
 
+class UploadPlatformRecord(msgspec.Struct, omit_defaults=True):
+    """Another game's record (#50, `farlight_env.platform.records`): what its replay reads,
+    each field bounded; the game itself checks the rest by replaying it."""
+
+    format: Literal["platform-record"]
+    version: int
+    game: Word
+    game_version: int
+    num_players: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)]
+    players: Annotated[list[Name], msgspec.Meta(max_length=MAX_SEATS)]
+    config: Annotated[dict[Word, bool | int | float | Name | None], msgspec.Meta(max_length=64)]
+    game_seed: Annotated[int, msgspec.Meta(ge=0)]
+    actions: Annotated[
+        list[Annotated[int, msgspec.Meta(ge=0)]], msgspec.Meta(max_length=MAX_RECORD_ACTIONS)
+    ]
+    scores: Annotated[list[float], msgspec.Meta(max_length=MAX_SEATS)]
+    winners: Seats
+    index: int = UNSET
+    env_seed: int | None = UNSET
+    human_seat: int = UNSET
+    finished: bool = UNSET
+
+
 class _Format(msgspec.Struct):
     format: msgspec.Raw = msgspec.Raw(b"null")  # only this field is looked at; the rest skipped
 
 
-def parse_upload(body: bytes) -> UploadRecord | UploadResults:
+Upload = UploadRecord | UploadResults | UploadPlatformRecord
+
+
+def parse_upload(body: bytes) -> Upload:
     """The upload as typed data; RecordError naming the problem (nothing else is raised)."""
     try:
         raw = decode(body, _Format).format
@@ -118,12 +145,16 @@ def parse_upload(body: bytes) -> UploadRecord | UploadResults:
     except msgspec.DecodeError as exc:
         raise RecordError(f"upload: not valid JSON ({exc})") from None
     kind = msgspec.json.decode(raw) if len(raw) <= 200 else "(a long value)"
-    shapes = {RECORD_FORMAT: UploadRecord, TOURNAMENT_FORMAT: UploadResults}
+    shapes = {
+        RECORD_FORMAT: UploadRecord,
+        TOURNAMENT_FORMAT: UploadResults,
+        PLATFORM_RECORD: UploadPlatformRecord,
+    }
     shape = shapes.get(kind) if isinstance(kind, str) else None
     if shape is None:
         raise RecordError(
             f"upload: not a Farlight record ('format' is {kind!r}; expected {RECORD_FORMAT!r} "
-            f"or {TOURNAMENT_FORMAT!r})"
+            f"or {TOURNAMENT_FORMAT!r}, or another game's {PLATFORM_RECORD!r})"
         )
     try:
         return decode(body, shape)
@@ -141,8 +172,14 @@ def open_upload(store: UploadStore, body: bytes, game: int | None) -> tuple[str,
     return name, replay
 
 
-def upload_replay(upload: UploadRecord | UploadResults, game: int | None) -> Replay:
+def upload_replay(upload: Upload, game: int | None) -> Replay:
     """The replay of the uploaded record, or of game `game` of uploaded results."""
+    if isinstance(upload, UploadPlatformRecord):
+        from farlight_web.platform_replays import PlatformReplay
+
+        if game is not None:
+            raise RecordError(f"upload: a single game record; game={game} applies to results files")
+        return PlatformReplay(msgspec.to_builtins(upload), "upload")  # type: ignore[return-value]
     if isinstance(upload, UploadResults):
         indices = [g.index for g in upload.games if g.index is not UNSET]
         if game is None or game not in indices:
@@ -163,7 +200,7 @@ def upload_replay(upload: UploadRecord | UploadResults, game: int | None) -> Rep
     return Replay(record, label)  # replays it: RecordError if it does not
 
 
-def canonical(upload: UploadRecord | UploadResults) -> bytes:
+def canonical(upload: Upload) -> bytes:
     """One encoding per content: sorted keys, no whitespace (hashed to name the file)."""
     return msgspec.json.encode(upload, order="sorted")
 
@@ -195,7 +232,7 @@ class UploadStore:
         self.max_bytes = max_bytes
         self.lock = threading.Lock()
 
-    def store(self, upload: UploadRecord | UploadResults) -> str:
+    def store(self, upload: Upload) -> str:
         """Keep `upload` (once); its name relative to --data, `uploads/<hash>.json`."""
         text = canonical(upload)
         name = f"{hashlib.sha256(text).hexdigest()[:20]}.json"

@@ -65,8 +65,40 @@ function labelText(name) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+// Another game than Farlight (#50): its board is the server's text for this seat, its
+// decisions a list of buttons; a game chooser appears when the server knows more than one.
+function isText(state) { return Boolean(state.game) && state.game !== "farlight"; }
+function drawText(holder, text) {
+  const pre = document.createElement("pre");
+  pre.className = "game-text";
+  pre.textContent = text; // text only, never markup
+  holder.replaceChildren(pre);
+  return pre;
+}
+function addGameChooser(games) {
+  if (games.length < 2) return;
+  const label = document.createElement("label");
+  label.textContent = "Game";
+  const sel = document.createElement("select");
+  Object.assign(sel, { id: "game-name", name: "game" });
+  for (const g of games) sel.appendChild(new Option(g.title, g.name));
+  label.appendChild(sel);
+  const opts = document.createElement("label");
+  opts.textContent = "Its options";
+  const input = document.createElement("input");
+  Object.assign(input, { id: "game-options", name: "game_options", size: 18, placeholder: '{"name": value}' });
+  opts.appendChild(input);
+  sel.addEventListener("change", () => {
+    const game = games.find((g) => g.name === sel.value);
+    input.title = game.options.map((o) => `${o.name} (${o.default}): ${o.help}`).join("; ");
+    $("#opponents").value = sel.value === "farlight" ? "heuristic" : game.agents[0];
+  });
+  $("#new-game").prepend(label, opts);
+}
+
 async function loadOptions() {
   const opts = await api("GET", "/api/options");
+  addGameChooser(opts.games || []);
   const choices = [...opts.agents, `ismcts@N (N <= ${opts.max_ismcts_iterations})`, ...opts.policies];
   $("#opponents").title = "comma-separated, one per seat or one for all: " + choices.join(", ");
   const holder = $("#rules");
@@ -118,6 +150,7 @@ function fillForm(state) {
   // The new-game form shows the game on the page (after a reload, a resume or an invite):
   // players, seat, opponents, the other people's seats, rounds and rule options.
   $("#players").value = String(state.players.length);
+  if ($("#game-name")) $("#game-name").value = state.game || "farlight";
   syncSeats();
   if (state.seat !== null && state.seat !== undefined) $("#seat").value = String(state.seat);
   const me = Number($("#seat").value);
@@ -166,7 +199,8 @@ function showInvites(state) {
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = new FormData(ev.target);
-  const body = {
+  const game = form.get("game") || "farlight";
+  let body = {
     players: Number(form.get("players")),
     seat: Number(form.get("seat")),
     opponents: String(form.get("opponents")).split(",").map((s) => s.trim()).filter(Boolean),
@@ -182,6 +216,13 @@ $("#new-game").addEventListener("submit", async (ev) => {
     body[el.name] = kind === "int" ? Number(el.value) : kind === "bool" ? el.value === "true" : el.value;
   }
   for (const [k, v] of form.entries()) if (k.startsWith("rule:")) body.rule_options[k.slice(5)] = ruleValue(v);
+  if (game !== "farlight") {
+    const { players, seat, opponents, humans, seed } = body;
+    body = { game, players, seat, opponents, humans, seed };
+    try {
+      if (form.get("game_options")) body.options = JSON.parse(form.get("game_options"));
+    } catch (err) { status("#play-status", `Its options: not JSON (${err.message})`, true); return; }
+  }
   try {
     status("#play-status", "Starting…");
     stopPolling();
@@ -307,7 +348,11 @@ async function showMoves(state) {
   $("#choices").replaceChildren();
   for (const move of state.moves || []) {
     logMove(move, state.seat);
-    if (move.seat !== state.seat && SPEED > 0 && move.view) {
+    if (move.seat !== state.seat && SPEED > 0 && isText(state) && move.text !== undefined) {
+      status("#play-status", move.label);
+      drawText($("#play-board"), move.text);
+      await sleep(SPEED);
+    } else if (move.seat !== state.seat && SPEED > 0 && move.view) {
       status("#play-status", move.label);
       drawBoard($("#play-board"), move.view, { narrow: narrow(), names: state.players });
       await sleep(SPEED);
@@ -326,6 +371,7 @@ function renderPlay(state) {
 function drawPlay() {
   const state = play.game;
   if (!state) return;
+  if (isText(state)) { drawTextPlay(state); return; }
   const actions = state.your_turn ? state.actions : [];
   const bidSlots = new Set(actions.filter((a) => a.kind === "bid").map((a) => a.slot));
   const installs = actions.filter((a) => a.kind === "install");
@@ -340,23 +386,7 @@ function drawPlay() {
   svg.dataset.state = state.over ? "over" : state.your_turn ? "your-turn" : "waiting";
   svg.dataset.round = String(state.view.round);
   svg.dataset.seat = state.seat === null ? "" : String(state.seat);
-  const errors = (state.bot_errors || []).map((e) => `P${e.seat} (${e.agent}) ${e.error}`);
-  $("#bot-errors").textContent = errors.join("; ");
-  if (state.over) {
-    const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
-    const tie = state.tiebreak ? ` Tiebreak: ${state.tiebreak}` : "";
-    status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.${tie}`);
-    button(box, "Replay this game", () => openReplay(state.record, null), "open-replay");
-    loadSavedGames();
-    return;
-  }
-  if (!state.your_turn) {
-    const who = state.humans.includes(state.turn) ? "another player" : "a bot";
-    const you = state.seat === null ? "You are watching" : `You are P${state.seat}`;
-    status("#play-status", `${you}. Waiting for P${state.turn} (${who})${state.thinking ? ", thinking" : ""}…`);
-    startPolling();
-    return;
-  }
+  if (endOrWait(state, box)) return;
   if (bidSlots.size) {
     status("#play-status", play.chosenSlot === null
       ? "Your bid: click a highlighted target on the station or a mission."
@@ -378,6 +408,38 @@ function drawPlay() {
   all.innerHTML = `<summary>All ${actions.length} legal actions</summary>`;
   for (const a of actions) button(all, a.label, () => choose(a.index), "any-action");
   box.appendChild(all);
+}
+
+function endOrWait(state, box) {
+  // The line under the board when the game is over or someone else decides (true), else false.
+  const errors = (state.bot_errors || []).map((e) => `P${e.seat} (${e.agent}) ${e.error}`);
+  $("#bot-errors").textContent = errors.join("; ");
+  if (state.over) {
+    const w = state.winners.map((s) => `P${s}${s === state.seat ? " (you)" : ""}`).join(", ");
+    const tie = state.tiebreak ? ` Tiebreak: ${state.tiebreak}` : "";
+    status("#play-status", `Game over. Scores ${state.scores.join(" / ")}; winner ${w}.${tie}`);
+    button(box, "Replay this game", () => openReplay(state.record, null), "open-replay");
+    loadSavedGames();
+    return true;
+  }
+  if (!state.your_turn) {
+    const who = state.humans.includes(state.turn) ? "another player" : "a bot";
+    const you = state.seat === null ? "You are watching" : `You are P${state.seat}`;
+    status("#play-status", `${you}. Waiting for P${state.turn} (${who})${state.thinking ? ", thinking" : ""}…`);
+    startPolling();
+    return true;
+  }
+  return false;
+}
+
+function drawTextPlay(state) {
+  const pre = drawText($("#play-board"), state.text);
+  pre.dataset.state = state.over ? "over" : state.your_turn ? "your-turn" : "waiting";
+  const box = $("#choices");
+  box.replaceChildren();
+  if (endOrWait(state, box)) return;
+  status("#play-status", `Your decision (${state.title}):`);
+  for (const a of state.actions) button(box, a.label, () => choose(a.index), "action-btn");
 }
 
 async function choose(index) {
@@ -462,7 +524,8 @@ async function showStep(step) {
     let round = replay.info.rounds[0];
     for (const r of replay.info.rounds) if (r.step <= data.step) round = r; // the round of this step
     if (round) $("#round").value = String(round.step);
-    const svg = drawBoard($("#replay-board"), data.view, { narrow: narrow(), names: replay.info.players });
+    const svg = data.text !== undefined ? drawText($("#replay-board"), data.text)
+      : drawBoard($("#replay-board"), data.view, { narrow: narrow(), names: replay.info.players });
     svg.dataset.step = String(data.step);
   } catch (err) { if (asked === replay.asked) status("#replay-status", err.message, true); }
 }
