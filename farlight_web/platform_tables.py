@@ -32,7 +32,7 @@ import msgspec
 import numpy as np
 
 from farlight_env.env.autopilot import reseed
-from farlight_env.platform import Game, GameError, State
+from farlight_env.platform import Game, GameError, SeatView, State
 from farlight_env.platform.records import (
     PLATFORM_RECORD,
     PLATFORM_RECORD_VERSION,
@@ -46,8 +46,9 @@ from farlight_web.sessions import MAX_MOVES_SHOWN, BadAction, Conflict, ranges
 
 log = logging.getLogger("farlight_web")
 
-#: The agents that play any declared game (on the mask alone); the others are Farlight's.
-PLATFORM_AGENTS = ("random",)
+#: The agents that play any declared game (through its State protocol), the default first;
+#: the others are Farlight's.
+PLATFORM_AGENTS = ("random", "ismcts")
 #: Seed offset of the random move that stands in for a failing bot's.
 STAND_IN_SEAT_OFFSET = 100
 
@@ -131,7 +132,8 @@ class PlatformTable(SeatedTable):
         state = self.game
         mask = state.legal_mask()
         observation = state.observation(seat)
-        info = {"seat": seat, "to_act": seat, "moves": self.version, "view": state.view(seat)}
+        view = SeatView.of(state, seat)  # what a search may plan on: nothing hidden
+        info = {"seat": seat, "to_act": seat, "moves": self.version, "view": view}
         try:
             bot = self.bots[seat]
             reseed(bot, self.seed, seat, self.version)

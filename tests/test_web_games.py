@@ -65,7 +65,7 @@ def _two_humans(client: TestClient) -> tuple[dict[str, Any], str, str]:
 def test_api_options_lists_every_game_with_its_players_options_and_bots(client) -> None:
     games = {g["name"]: g for g in client.get("/api/options").json()["games"]}
     assert list(games) == ["farlight", "duel"]
-    assert games["duel"]["players"] == [2, 4] and games["duel"]["agents"] == ["random"]
+    assert games["duel"]["players"] == [2, 4] and games["duel"]["agents"] == ["random", "ismcts"]
     assert games["duel"]["options"] == [
         {"name": "stakes", "default": 1, "help": DUEL.options[0].help}
     ]
@@ -119,6 +119,14 @@ def test_a_duel_against_the_random_bot_and_its_replay(client) -> None:
     assert client.get(f"/api/replays/{info['id']}?step=1&viewer=0").json()["move"] == "P0: stay"
 
 
+def test_a_duel_against_the_ismcts_bot(client) -> None:
+    """The search plays another game on the web too, planning on a SeatView (nothing hidden)."""
+    state = _new(client, opponents=["ismcts"], seed=5)
+    assert state["players"] == ["human", "ismcts"]
+    done = _act(client, state, 1, state["token"]).json()
+    assert done["over"] and len(done["moves"]) == 2 and not done.get("bot_errors")
+
+
 def test_an_illegal_or_untimely_move_is_refused_in_one_line_and_changes_nothing(client) -> None:
     created, mine, theirs = _two_humans(client)
     illegal = _act(client, created, 7, mine)
@@ -141,7 +149,7 @@ def test_an_illegal_or_untimely_move_is_refused_in_one_line_and_changes_nothing(
         ({"options": {"stakes": "x"}}, "duel option stakes='x'"),
         ({"players": 5}, "duel is for 2-4 players, not 5"),
         ({"grid_size": 7}, "grid_size: Farlight's option, not duel's"),
-        ({"opponents": ["heuristic"]}, "heuristic cannot play duel; choose from random"),
+        ({"opponents": ["heuristic"]}, "heuristic cannot play duel; choose from random, ismcts"),
         ({"humans": [0, 1], "seed": 3}, "seed: a game with several humans gets a random seed"),
     ],
 )
