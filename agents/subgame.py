@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from farlight_env.encode.layout import DECISIONS
-from farlight_env.env.autopilot import DECISION_KINDS, decisions_label, parse_decisions
+from farlight_env.env.autopilot import DECISION_KINDS
+from farlight_env.env.subgame import LearnerDecisions
 
 #: The observation's first field is the one-hot decision kind (farlight_env.encode.layout).
 KIND_AT = tuple(phase.value for phase in DECISIONS)
@@ -28,10 +29,16 @@ class SubgameAgent:
     """Plays decisions of `kinds` with `agent` and every other one with `autopilot`."""
 
     def __init__(
-        self, agent: Any, kinds: str | Iterable[str], autopilot: Any, name: str | None = None
+        self,
+        agent: Any,
+        kinds: LearnerDecisions | str | Iterable[str],
+        autopilot: Any,
+        name: str | None = None,
     ) -> None:
         self.agent = agent
-        self.kinds = parse_decisions(kinds)
+        #: The agent's kinds, typed (a run's parsed value is taken as it is).
+        self.decisions = LearnerDecisions.of(kinds)
+        self.kinds = self.decisions.kinds
         self.autopilot = autopilot
         self.name = name or f"{getattr(agent, 'name', 'agent')}+{getattr(autopilot, 'name', '')}"
         # the autopilot may read the view only; the learned part reads the observation
@@ -44,13 +51,13 @@ class SubgameAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         kind = decision_of(observation, info)
-        if kind in self.kinds:
+        if self.decisions.covers(kind):
             return self.agent.act(observation, action_mask, info)
         return self.autopilot.act(observation, action_mask, info)
 
     @property
     def subgame(self) -> dict[str, str]:
-        return {"learner_decisions": decisions_label(self.kinds), "autopilot": self.autopilot.name}
+        return {"learner_decisions": self.decisions.label, "autopilot": self.autopilot.name}
 
 
 __all__ = ["DECISION_KINDS", "KIND_AT", "SubgameAgent", "decision_of"]

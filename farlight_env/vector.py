@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorWrapper
 
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
+from farlight_env.env.subgame import LearnerDecisions
 
 MASK = "action_mask"
 
@@ -113,6 +114,8 @@ def make_vector_env(
     """
     if num_envs < 1:
         raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+    if "learner_decisions" in env_kwargs:  # parsed once here, every env handed the typed value
+        env_kwargs["learner_decisions"] = LearnerDecisions.of(env_kwargs["learner_decisions"])
     builders = [_Builder(env_kwargs, env_class) for _ in range(num_envs)]
     mode = AutoresetMode.SAME_STEP
     if workers:

@@ -441,5 +441,5 @@ def ship_encoder_frozen(config: Any) -> bool:
     starts trained."""
     if config.ship_encoder != "auto":
         return config.ship_encoder == "freeze"
-    installs = "install" in learner_kinds(config)
+    installs = learner_kinds(config).covers("install")
     return not installs and bool(config.init_from or getattr(config, "bc_games", 0))

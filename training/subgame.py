@@ -4,6 +4,9 @@ the others (`--learner-decisions bidding --autopilot heuristic`; docs/subgames.m
 The learner's env asks it only for decisions of those kinds; evaluations seat it as the same
 sub-game agent, and the policy files it exports name the sub-game, so a snapshot or the final
 `policy.pt` plays as the learner did (agents/subgame.py, agents/policy/agent.py).
+
+The run config keeps the user's list (for flags and run_config.json); `learner_kinds` parses
+it once per config into the typed `LearnerDecisions` that every env and agent is handed.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ from typing import Any
 
 from agents.registry import FACTORIES, SUBGAME_AGENTS, is_plain_agent, make
 from agents.subgame import SubgameAgent
-from farlight_env.env.autopilot import DECISION_KINDS, decisions_label, parse_decisions
+from farlight_env.env.autopilot import DECISION_KINDS
+from farlight_env.env.subgame import LearnerDecisions
 from farlight_env.game.config import ConfigError
 
 KINDS_HELP = ", ".join(DECISION_KINDS)
+#: Where a config keeps its parsed learner decisions, with the list they were parsed from.
+_PARSED = "_learner_decisions_parsed"
 
 
 @dataclasses.dataclass
@@ -39,12 +45,20 @@ class SubGameOptions:
     )
 
 
-def learner_kinds(config: Any) -> frozenset[str]:
-    return parse_decisions(config.learner_decisions)
+def learner_kinds(config: Any) -> LearnerDecisions:
+    """The run's learner decisions, typed: parsed the first time they are asked for and kept
+    on the config (parsed anew only if the field is changed); ConfigError when invalid."""
+    raw = config.learner_decisions
+    key = tuple(raw) if isinstance(raw, list) else raw
+    kept = vars(config).get(_PARSED)
+    if kept is None or kept[0] != key:
+        kept = (key, LearnerDecisions.parse(raw))
+        vars(config)[_PARSED] = kept  # not a dataclass field: run_config.json never sees it
+    return kept[1]
 
 
 def is_subgame(config: Any) -> bool:
-    return learner_kinds(config) != frozenset(DECISION_KINDS)
+    return not learner_kinds(config).full
 
 
 def subgame_problems(config: Any) -> list[str]:
@@ -53,7 +67,7 @@ def subgame_problems(config: Any) -> list[str]:
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         return ["--learner-decisions must be a comma-separated list of decision kinds"]
     try:
-        parse_decisions(kinds)
+        learner_kinds(config)
     except ConfigError as exc:
         return [f"--{str(exc).replace('_', '-')}"]
     name = config.autopilot
@@ -66,7 +80,7 @@ def subgame_problems(config: Any) -> list[str]:
 
 
 def subgame_kwargs(config: Any) -> dict[str, Any]:
-    """Keyword arguments of the learner's env (empty for the full game)."""
+    """Keyword arguments of the learner's env (empty for the full game); the decisions typed."""
     if not is_subgame(config):
         return {}
     return {"learner_decisions": learner_kinds(config), "autopilot": config.autopilot}
@@ -76,8 +90,7 @@ def subgame_fields(config: Any) -> dict[str, str]:
     """What an exported policy file says about its sub-game (nothing for the full game)."""
     if not is_subgame(config):
         return {}
-    label = decisions_label(learner_kinds(config))
-    return {"learner_decisions": label, "autopilot": config.autopilot}
+    return {"learner_decisions": learner_kinds(config).label, "autopilot": config.autopilot}
 
 
 def as_learner(agent: Any, config: Any, seed: int = 0) -> Any:

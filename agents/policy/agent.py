@@ -13,7 +13,7 @@ from agents.policy.file import SHIPPED_POLICY, load_policy, shared_policy
 from agents.subgame import decision_of
 from agents.torch_device import resolve_device
 from farlight_env.encode.compact import CompactCodec
-from farlight_env.env.autopilot import DECISION_KINDS, parse_decisions
+from farlight_env.env.subgame import LearnerDecisions
 
 
 def autopilot_agent(name: str, seed: int | None) -> Any:
@@ -55,11 +55,13 @@ class PolicyAgent:
         self.name = str(self.config.get("name", self.path.stem))
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
-        self.kinds = parse_decisions(self.config.get("learner_decisions", "all"))
+        #: The kinds the file's policy was trained on, read from the file once.
+        self.decisions = LearnerDecisions.parse(self.config.get("learner_decisions", "all"))
+        self.kinds = self.decisions.kinds
         #: A sub-game policy's autopilot, which plays the decisions it was not trained on.
         self.autopilot: Any = None
         self._compact: CompactCodec | None = None  # built at the first compact observation
-        if self.kinds != frozenset(DECISION_KINDS):
+        if not self.decisions.full:
             self.autopilot = autopilot_agent(str(self.config.get("autopilot")), seed)
 
     def reset(self) -> None:
@@ -68,7 +70,7 @@ class PolicyAgent:
             self.autopilot.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        if self.autopilot is not None and decision_of(observation, info) not in self.kinds:
+        if self.autopilot is not None and not self.decisions.covers(decision_of(observation, info)):
             return self.autopilot.act(observation, action_mask, info)
         logits = self.logits(observation, action_mask)
         if self.deterministic:

@@ -17,7 +17,7 @@ import torch
 
 from agents.policy.nets import ARCHITECTURES, PolicyNet, set_one_at_a_time
 from agents.torch_threads import library_default
-from farlight_env.env.autopilot import parse_decisions
+from farlight_env.env.subgame import LearnerDecisions
 from farlight_env.game.config import ConfigError
 from farlight_env.untrusted.files import check_torch_archive
 
@@ -118,7 +118,7 @@ def validated_config(raw: Any) -> dict[str, Any]:
         raise ValueError(f"bad policy config: {exc}") from exc
     _check_layout(config)
     try:
-        parse_decisions(config.learner_decisions)
+        LearnerDecisions.parse(config.learner_decisions)
     except ConfigError as exc:
         raise ValueError(str(exc)) from exc
     return msgspec.to_builtins(config)

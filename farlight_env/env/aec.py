@@ -16,12 +16,7 @@ from farlight_env.cards.model import CardSet
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.compact import CompactCodec
 from farlight_env.encode.observation import ObservationEncoder
-from farlight_env.env.autopilot import (
-    DEFAULT_AUTOPILOT,
-    KIND_BLOCKS,
-    Autopilot,
-    parse_decisions,
-)
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, KIND_BLOCKS
 from farlight_env.env.infos import (
     check_info_mode,
     end_facts,
@@ -29,6 +24,7 @@ from farlight_env.env.infos import (
     phase_index,
 )
 from farlight_env.env.order import FastOrderWrapper
+from farlight_env.env.subgame import LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
@@ -93,7 +89,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
-        learner_decisions: str | Iterable[str] | None = "all",
+        learner_decisions: LearnerDecisions | str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
         infos: str = "full",
         observation: str = "float",
@@ -107,8 +103,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         illegal_action: "raise" (ValueError) or "terminate" (end the game, penalise the actor).
         illegal_reward: the actor's reward when illegal_action="terminate".
         learner_decisions: the decision kinds the agents are asked for ("all", or a set of
-            bidding, refit, engineer, install, upgrade, overhaul, mission); every other
-            decision is played inside the env by `autopilot` (docs/subgames.md).
+            bidding, refit, engineer, install, upgrade, overhaul, mission, or a parsed
+            `LearnerDecisions`); every other decision is played inside the env by
+            `autopilot` (docs/subgames.md).
         autopilot: who plays the other decisions: an agent name ("heuristic", "ismcts@N",
             ...), a saved policy path or an Agent object; it sees only its seat's view.
         infos: "full": each agent's info holds its `SeatView` ("view", what planning agents
@@ -173,9 +170,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             vector_space = spaces.Box(0.0, np.inf, (self.encoder.size,), dtype=np.float32)
         self._blank_observation.flags.writeable = False
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        #: The learner's decision kinds and who plays the others (inactive for "all").
-        self.learner_decisions = parse_decisions(learner_decisions)
-        self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
+        #: The sub-game every seat plays: the learners' kinds (parsed here, once) and the
+        #: autopilot that plays their other decisions (inactive for "all").
+        self.sub_game = SubGame(LearnerDecisions.of(learner_decisions), autopilot, num_players)
+        self.learner_decisions = self.sub_game.decisions.kinds
+        self.autopilot = self.sub_game.autopilot
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
@@ -233,8 +232,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._views = [SeatView(self.game, i) for i in range(len(self.possible_agents))]
         self.infos = {a: self._blank_info(i) for i, a in enumerate(self.agents)}
         self._info_key: tuple | None = None
-        if self.autopilot.active:
-            self.autopilot.start(game_seed)
+        if self.sub_game.active:
+            self.sub_game.start(game_seed)
             self._run_autopilot()
         if self.game.is_over:  # possible only when the autopilot plays whole games
             self._finish()
@@ -300,7 +299,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         except IllegalActionError:
             self._illegal(agent, action, move)
             return
-        if self.autopilot.active:
+        if self.sub_game.active:
             self._run_autopilot()
         if game.is_over:
             self._finish()
@@ -315,13 +314,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def _run_autopilot(self) -> None:
         """Play the decisions that are not the learners' until one is, or the game ends."""
         game = self._require_game()
-        autopilot = self.autopilot
-        while autopilot.drives(game.phase):
-            seat = game.current_player
-            vector, mask = self.observe_for(self.possible_agents[seat], autopilot.agent(seat))
-            info = {"seat": seat, "view": self._views[seat], "decision": game.phase.value}
-            index = autopilot.act(seat, vector, mask, info)
-            game.apply(self.codec.decode(index, game))
+        self.sub_game.advance(self, lambda index: game.apply(self.codec.decode(index, game)))
 
     def _illegal(self, agent: str, action: int | np.integer, move: Any) -> None:
         game = self._require_game()
@@ -409,8 +402,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     @property
     def subgame(self) -> dict[str, Any]:
-        """The sub-game as plain data (`Autopilot.describe`)."""
-        return self.autopilot.describe()
+        """The sub-game as plain data (`SubGame.describe`)."""
+        return self.sub_game.describe()
 
     def describe_action(self, index: int) -> str:
         """What action index `index` means in the current decision, for people."""

@@ -16,11 +16,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from farlight_env.game.config import ConfigError, Phase
+
+if TYPE_CHECKING:
+    from farlight_env.env.subgame import LearnerDecisions
 
 #: The decision kinds, as the observation's `decision` field and `info["decision"]` name them.
 DECISION_KINDS: tuple[str, ...] = tuple(p.value for p in Phase if p is not Phase.OVER)
@@ -41,32 +44,17 @@ DEFAULT_AUTOPILOT = "heuristic"
 
 
 def parse_decisions(spec: str | Iterable[str] | None) -> frozenset[str]:
-    """The set of learner decision kinds from "all", "bidding", "bidding,mission" or a set of
-    names; ConfigError naming the unknown ones."""
-    if spec is None:
-        return frozenset(DECISION_KINDS)
-    names = spec.split(",") if isinstance(spec, str) else list(spec)
-    if not all(isinstance(n, str) for n in names):
-        raise ConfigError(f"learner_decisions must be names of decision kinds, got {spec!r}")
-    names = [n.strip() for n in names if n.strip()]
-    if ALL in names:
-        if len(names) > 1:
-            raise ConfigError("learner_decisions: 'all' cannot be combined with other kinds")
-        return frozenset(DECISION_KINDS)
-    unknown = sorted(set(names) - set(DECISION_KINDS))
-    if unknown or not names:
-        raise ConfigError(
-            f"learner_decisions: unknown decision kind {', '.join(map(repr, unknown)) or '(none)'}"
-            f"; expected 'all' or some of {', '.join(DECISION_KINDS)}"
-        )
-    return frozenset(names)
+    """The kinds of `LearnerDecisions.parse(spec)` (kept for callers that want a plain set)."""
+    from farlight_env.env.subgame import LearnerDecisions
+
+    return LearnerDecisions.parse(spec).kinds
 
 
 def decisions_label(kinds: frozenset[str]) -> str:
     """ "all" or the kinds in the observation's order, comma-separated (for configs and files)."""
-    if kinds == frozenset(DECISION_KINDS):
-        return ALL
-    return ",".join(k for k in DECISION_KINDS if k in kinds)
+    from farlight_env.env.subgame import LearnerDecisions
+
+    return LearnerDecisions(frozenset(kinds)).label
 
 
 @functools.cache
@@ -123,11 +111,11 @@ class Autopilot:
     (game seed, seat) when a game starts, so seeded runs repeat exactly.
     """
 
-    def __init__(self, kinds: frozenset[str], spec: Any, num_players: int) -> None:
-        self.kinds = kinds
-        self.phases = frozenset(Phase(k) for k in kinds) | {Phase.OVER}
+    def __init__(self, decisions: LearnerDecisions, spec: Any, num_players: int) -> None:
+        self.decisions = decisions
+        self.kinds = decisions.kinds
         self.spec = spec
-        self.active = kinds != frozenset(DECISION_KINDS)
+        self.active = not decisions.full
         self.label = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
         self._game_seed = 0
         #: Each seat's agent, built when that seat first needs one (one shared Agent object,
@@ -163,11 +151,11 @@ class Autopilot:
     def describe(self) -> dict[str, str]:
         """The sub-game as plain data: {"learner_decisions": "all" or "bidding,...",
         "autopilot": its name} (records and run files store it)."""
-        return {"learner_decisions": decisions_label(self.kinds), "autopilot": self.label}
+        return {"learner_decisions": self.decisions.label, "autopilot": self.label}
 
     def drives(self, phase: Phase) -> bool:
         """Whether a decision of this kind is the autopilot's (never once the game is over)."""
-        return self.active and phase not in self.phases
+        return self.active and phase is not Phase.OVER and not self.decisions.covers(phase)
 
     def act(
         self, seat: int, observation: np.ndarray, mask: np.ndarray, info: Mapping[str, Any]

@@ -13,14 +13,8 @@ import numpy as np
 
 from farlight_env.env import aec_v1
 from farlight_env.env.aec import raw_env
-from farlight_env.env.autopilot import (
-    DEFAULT_AUTOPILOT,
-    Autopilot,
-    agent_factory,
-    is_agent,
-    parse_decisions,
-    reseed,
-)
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, agent_factory, is_agent, reseed
+from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError
 from farlight_env.game.seeds import derive_seed, is_deal_key
 
@@ -57,7 +51,7 @@ class FarlightSingleAgentEnv(gym.Env):
         opponents: Policy | Sequence[Policy] | None = None,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
-        learner_decisions: str | Iterable[str] | None = "all",
+        learner_decisions: LearnerDecisions | str | Iterable[str] | None = "all",
         autopilot: Any = DEFAULT_AUTOPILOT,
         infos: str = "full",
         deal_key: int | None = None,
@@ -78,6 +72,7 @@ class FarlightSingleAgentEnv(gym.Env):
         self.deal_key = deal_key
         self.aec = self.aec_class(
             num_players=num_players,
+            learner_decisions=FULL_GAME,  # the opponents play the full game; the sub-game is ours
             render_mode=render_mode,
             illegal_action=illegal_action,
             infos=infos,
@@ -96,8 +91,11 @@ class FarlightSingleAgentEnv(gym.Env):
                 f"got {learner_seat!r}"
             )
         self.learner_seat_option = learner_seat
-        self.learner_decisions = parse_decisions(learner_decisions)
-        self.autopilot = Autopilot(self.learner_decisions, autopilot, num_players)
+        #: The learner's sub-game (its kinds parsed here, once): the one driver that plays
+        #: the opponents' seats and the learner's other decisions.
+        self.sub_game = SubGame(LearnerDecisions.of(learner_decisions), autopilot, num_players)
+        self.learner_decisions = self.sub_game.decisions.kinds
+        self.autopilot = self.sub_game.autopilot
         self.opponents = self._opponent_list(opponents)
         self.observation_space = self.aec.observation_space("player_0")["observation"]
         self.action_space = gym.spaces.Discrete(self.aec.codec.size)
@@ -147,7 +145,7 @@ class FarlightSingleAgentEnv(gym.Env):
     def subgame(self) -> dict[str, str]:
         """The learner's sub-game as plain data (the inner AEC env plays the full game for the
         opponents: this env hands the learner's other decisions to its autopilot)."""
-        return self.autopilot.describe()
+        return self.sub_game.describe()
 
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next decision on (e.g. league training)."""
@@ -168,16 +166,15 @@ class FarlightSingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         self.aec.reset(seed=self._game_seed(int(self.np_random.integers(2**31 - 1))))
         self._random = RandomPolicy(int(self.np_random.integers(2**31 - 1)))
-        if self.autopilot.active:
-            self.autopilot.start(self.aec.game.seed)
-        for index, agent in self._named_opponents:
-            if callable(getattr(agent, "reset", None)):
-                agent.reset()
-            reseed(agent, self.aec.game.seed % (2**63), index, 1)  # 1: not the autopilot's
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.num_players))
         else:
             self.learner_seat = int(self.learner_seat_option)
+        self.sub_game.start(self.aec.game.seed, {self.learner_seat}, self._policy_for)
+        for index, agent in self._named_opponents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+            reseed(agent, self.aec.game.seed % (2**63), index, 1)  # 1: not the autopilot's
         self._play_opponents()
         return self._observe(), self._info()
 
@@ -218,26 +215,7 @@ class FarlightSingleAgentEnv(gym.Env):
     def _play_opponents(self) -> None:
         """Let the other seats act, and the autopilot take the learner's decisions of other
         kinds, until the learner must decide or the game ends."""
-        game = self.aec.game
-        assert game is not None
-        autopilot = self.autopilot
-        while not self._episode_over():
-            seat = game.current_player
-            mine = seat == self.learner_seat
-            if mine and not autopilot.drives(game.phase):
-                return
-            agent = self.aec.possible_agents[seat]
-            policy = autopilot.agent(seat) if mine else self._policy_for(seat)
-            vector, mask = self.aec.observe_for(agent, policy)
-            if mine:
-                info = {"seat": seat, "view": self.aec.player_view(agent)}
-                action = autopilot.act(seat, vector, mask, {**info, "decision": game.phase.value})
-            elif hasattr(policy, "act"):  # an Agent: act(observation, mask, info) with its view
-                info = {"seat": seat, "view": self.aec.player_view(agent)}
-                action = policy.act(vector, mask, info)
-            else:
-                action = policy(vector, mask)
-            self.aec.step(action)
+        self.sub_game.advance(self.aec, self.aec.step)
 
     def _observe(self) -> np.ndarray:
         game = self.aec.game

@@ -25,7 +25,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.registry import make_shared
 from farlight_env.env.aec import raw_env
-from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, Autopilot, parse_decisions
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT
+from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from training.envs import TRAINING_OBSERVATION
 
 #: League entries as shipped to env runners: (name, policy file bytes or None for a baseline).
@@ -46,15 +47,19 @@ class LeagueEnv(MultiAgentEnv):
             num_players=int(config.get("num_players", 2)),
             reward_mode=config.get("reward_mode", "win"),
             observation=TRAINING_OBSERVATION,
+            learner_decisions=FULL_GAME,  # the scripted seats play the full game
             **config.get("options", {}),
         )
         self.possible_agents = list(self.aec.possible_agents)
         subgame = dict(config.get("subgame") or {})
-        self.autopilot = Autopilot(
-            parse_decisions(subgame.get("learner_decisions")),
+        #: The learner seats' sub-game (typed already when the run's config built it; parsed
+        #: here otherwise), the one driver that plays scripted seats and the autopilot.
+        self.sub_game = SubGame(
+            LearnerDecisions.of(subgame.get("learner_decisions")),
             subgame.get("autopilot", DEFAULT_AUTOPILOT),
             len(self.possible_agents),
         )
+        self.autopilot = self.sub_game.autopilot
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.agents}
@@ -114,28 +119,13 @@ class LeagueEnv(MultiAgentEnv):
         }
 
     # ------------------------------------------------------------------ the game
-    def _over(self) -> bool:
-        aec = self.aec
-        return all(aec.terminations[a] or aec.truncations[a] for a in aec.agents)
-
     def _advance(self) -> str | None:
         """Play scripted seats until a learner seat is to move (its name) or the game ends."""
-        aec = self.aec
-        while not self._over():
-            agent = aec.agent_selection
-            mine = agent in self.learners
-            if mine and not self.autopilot.drives(aec.game.phase):
-                return agent
-            obs = aec.observe(agent)
-            seat = aec.agent_name_mapping[agent]
-            info = {**aec.infos[agent], "seat": seat, "view": aec.player_view(agent)}
-            player = self.autopilot if mine else self.scripted[agent]
-            if mine:
-                action = player.act(seat, obs["observation"], obs["action_mask"], info)
-            else:
-                action = player.act(obs["observation"], obs["action_mask"], info)
-            aec.step(action)
-        return None
+        seat = self.sub_game.advance(self.aec, self.aec.step)
+        return None if seat is None else self.aec.possible_agents[seat]
+
+    def _scripted_at(self, seat: int) -> Any:
+        return self.scripted[self.aec.possible_agents[seat]]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -143,9 +133,9 @@ class LeagueEnv(MultiAgentEnv):
         if seed is not None:
             self.rng = np.random.default_rng([self.base_seed, seed])
         self.aec.reset(seed=int(self.rng.integers(2**31)))
-        if self.autopilot.active:
-            self.autopilot.start(self.aec.game.seed)
         self._seat_players()
+        learners = {self.aec.agent_name_mapping[a] for a in self.learners}
+        self.sub_game.start(self.aec.game.seed, learners, self._scripted_at)
         self.moved = set()
         self.episodes += 1
         agent = self._advance()
