@@ -15,6 +15,8 @@ PETTINGZOO_ID = "farlight_env/Farlight-v0"
 #: farlight_v1's ids: the classic games' defaults (docs/environment.md, "Versions").
 GYM_ID_V1 = "farlight_env/Farlight-v1"
 PETTINGZOO_ID_V1 = "farlight_env/Farlight-v1"
+#: Any declared game's single-agent env: `gymnasium.make(GAME_GYM_ID, game="duel")`.
+GAME_GYM_ID = "farlight_env/Game-v0"
 
 
 def _register() -> None:
@@ -31,6 +33,10 @@ def _register() -> None:
             id=GYM_ID_V1,
             entry_point="farlight_env.env.single_agent:FarlightSingleAgentEnvV1",
             vector_entry_point="farlight_env.vector:make_vector_env_v1",
+        )
+    if GAME_GYM_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=GAME_GYM_ID, entry_point="farlight_env.platform.gym:PlatformSingleAgentEnv"
         )
     try:
         import pettingzoo

@@ -13,14 +13,13 @@ Agent names are resolved through the ``farlight_env.agents`` entry point, which 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from farlight_env.game.config import ConfigError, Phase
+from farlight_env.platform.agents import installed_make, is_agent
 
 if TYPE_CHECKING:
     from farlight_env.env.subgame import LearnerDecisions
@@ -38,8 +37,6 @@ KIND_BLOCKS: dict[str, tuple[str, ...]] = {
     "overhaul": ("engine", "skip"),
     "mission": ("complete", "pass"),
 }
-#: Entry-point group through which agent names become agents (the `agents` package's `make`).
-AGENT_ENTRY_POINT = "farlight_env.agents"
 DEFAULT_AUTOPILOT = "heuristic"
 
 
@@ -57,23 +54,15 @@ def decisions_label(kinds: frozenset[str]) -> str:
     return LearnerDecisions(frozenset(kinds)).label
 
 
-@functools.cache
 def agent_factory() -> Callable[..., Any]:
-    """`make(name, seed=...)` of the installed agents package (ConfigError when none is).
-    Found once per process: scanning the installed entry points takes 10-25 ms, and every
-    sub-game env asks once per seat its autopilot drives."""
-    found = [ep for ep in entry_points(group=AGENT_ENTRY_POINT) if ep.name == "make"]
-    if not found:
+    """`make(name, seed=...)` of the installed agents package (ConfigError when none is)."""
+    make = installed_make()
+    if make is None:
         raise ConfigError(
             "an autopilot given by name needs the agents package (pip install -e .); "
             "or pass an Agent object"
         )
-    return found[0].load()
-
-
-def is_agent(value: Any) -> bool:
-    """An object with act(observation, action_mask, info) -> int."""
-    return callable(getattr(value, "act", None))
+    return make
 
 
 def build_autopilot(spec: Any, seed: int | None = None) -> Any:
