@@ -1,17 +1,16 @@
-"""The one loop that seats agents at a PettingZoo Farlight env and plays a game out."""
+"""The one loop that seats agents at a game's PettingZoo env and plays a game out (Farlight's
+env, or the platform's generic one for any other game)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from farlight_env.env.aec import raw_env
-
 #: Called after each decision: (seat, action index, wall seconds, CPU seconds the agent took).
 DecisionHook = Callable[[int, int, float, float], None]
 
 
-def play_episode(env: raw_env, seats: Sequence[Any], hook: DecisionHook | None = None) -> None:
+def play_episode(env: Any, seats: Sequence[Any], hook: DecisionHook | None = None) -> None:
     """Play the (already reset) env to its end; seat i is played by seats[i].
 
     Each agent gets `act(observation, action_mask, info)` with info["view"] (its PlayerView)

@@ -9,6 +9,7 @@ platform's generic record, replayable with `farlight replay`) is saved at the en
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from farlight_env.platform import Game, State
 from farlight_env.platform import aec as platform_aec
 from farlight_env.platform.records import build_record
-from farlight_env.records.record import save_record
+from farlight_env.untrusted.files import write_atomic
 
 KEYS = "a number picks an option · Enter: board again · q: quit"
 
@@ -66,7 +67,7 @@ def play(
     winners = ", ".join(f"P{s}" for s in state.winners())
     print(f"scores: {scores}; won: {winners}")
     record = build_record(game, env, lineup, seed, options, human_seat=seat, finished=True)
-    save_record(record, path)
+    write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     print(f"game record saved to {path} (seed {seed}; farlight replay {path})")
     return 0
 

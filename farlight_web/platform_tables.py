@@ -31,8 +31,8 @@ from typing import Any, NamedTuple
 import msgspec
 import numpy as np
 
-from farlight_env.env.autopilot import reseed
 from farlight_env.platform import Game, GameError, SeatView, State
+from farlight_env.platform.agents import reseed
 from farlight_env.platform.records import (
     PLATFORM_RECORD,
     PLATFORM_RECORD_VERSION,

@@ -53,8 +53,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from farlight_env.env.autopilot import reseed
 from farlight_env.game import FarlightGame
+from farlight_env.platform.agents import reseed
 from farlight_env.records.record import build_record, save_record
 from farlight_env.view.model import board_view, to_builtins
 from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit

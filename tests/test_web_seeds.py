@@ -18,8 +18,8 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from farlight_env.env.autopilot import reseed  # noqa: E402
 from farlight_env.game import FarlightGame  # noqa: E402
+from farlight_env.platform.agents import reseed  # noqa: E402
 from farlight_env.records.record import load_record, new_game  # noqa: E402
 from farlight_env.view.model import board_view, to_builtins  # noqa: E402
 from farlight_web import seeding  # noqa: E402

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from farlight_env.game.config import ConfigError, Phase
-from farlight_env.platform.agents import installed_make, is_agent
+from farlight_env.platform.agents import installed_make, is_agent, reseed
 
 if TYPE_CHECKING:
     from farlight_env.env.subgame import LearnerDecisions
@@ -77,20 +77,6 @@ def build_autopilot(spec: Any, seed: int | None = None) -> Any:
         return agent_factory()(spec, seed=seed)
     except (ValueError, OSError) as exc:
         raise ConfigError(f"autopilot: {exc}") from exc
-
-
-def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
-    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
-    policy), a fresh one drawn from (seed, seat, version): its decisions then depend on the
-    position and those numbers only (caches kept by agents change no decision)."""
-    count = 0
-    for name, value in list(vars(agent).items()) if hasattr(agent, "__dict__") else ():
-        if isinstance(value, np.random.Generator):
-            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
-            count += 1
-        elif depth > 0 and is_agent(value) and hasattr(value, "__dict__"):
-            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
-            count += 1
 
 
 class Autopilot:

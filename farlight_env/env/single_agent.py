@@ -13,10 +13,11 @@ import numpy as np
 
 from farlight_env.env import aec_v1
 from farlight_env.env.aec import raw_env
-from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, agent_factory, is_agent, reseed
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, agent_factory
 from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError
 from farlight_env.game.seeds import derive_seed, is_deal_key
+from farlight_env.platform.agents import is_agent, reseed
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an

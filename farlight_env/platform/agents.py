@@ -8,6 +8,8 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
+import numpy as np
+
 #: Entry-point group through which agent names become agents (the `agents` package's `make`).
 AGENT_ENTRY_POINT = "farlight_env.agents"
 
@@ -23,3 +25,17 @@ def installed_make() -> Callable[..., Any] | None:
 def is_agent(value: Any) -> bool:
     """An object with act(observation, action_mask, info) -> int."""
     return callable(getattr(value, "act", None))
+
+
+def reseed(agent: Any, seed: int, seat: int, version: int, depth: int = 2) -> None:
+    """Give each random generator of `agent`, and of the agents it holds (a search's play-out
+    policy), a fresh one drawn from (seed, seat, version): its decisions then depend on the
+    position and those numbers only (caches kept by agents change no decision)."""
+    count = 0
+    for name, value in list(vars(agent).items()) if hasattr(agent, "__dict__") else ():
+        if isinstance(value, np.random.Generator):
+            setattr(agent, name, np.random.default_rng([seed, seat, version, count]))
+            count += 1
+        elif depth > 0 and is_agent(value) and hasattr(value, "__dict__"):
+            reseed(value, seed, seat + 1000 * (count + 1), version, depth - 1)
+            count += 1
