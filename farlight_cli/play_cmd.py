@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.fit import check_fit
 from farlight_cli import argtypes, board, flags, game_flags, play_platform
+from farlight_cli.play_platform import Quit, read_line
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
@@ -144,10 +145,6 @@ class Option:
     index: int  # the env's action index
     action: Action
     text: str
-
-
-class Quit(Exception):
-    """The person asked to stop (q, or end of input)."""
 
 
 class Session:
@@ -306,15 +303,7 @@ class Session:
 
     def read(self, prompt: str) -> str:
         """One line from the person (Quit at end of input); piped input is echoed."""
-        print(prompt, end="", flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            print()
-            raise Quit("end of input")
-        text = line.strip()
-        if not sys.stdin.isatty():
-            print(text)  # echo piped input so the transcript reads naturally
-        return text
+        return read_line(prompt)
 
     def confirm_quit(self) -> bool:
         answer = self.read("Abandon this game? The record is saved. [y/N] ").lower()

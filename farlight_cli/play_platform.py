@@ -97,7 +97,7 @@ def _ask(state: State, seat: int) -> int:
     legal = state.legal_actions()
     _show(state, seat, legal)
     while True:
-        text = _read(f"Your choice [1-{len(legal)}]: ").lower()
+        text = read_line(f"Your choice [1-{len(legal)}]: ").lower()
         if text in ("q", "quit", "exit"):
             raise Quit("you quit")
         if not text:
@@ -115,7 +115,7 @@ def _show(state: State, seat: int, legal: list[int]) -> None:
         print(f"  {number}. {state.describe_action(action)}")
 
 
-def _read(prompt: str) -> str:
+def read_line(prompt: str) -> str:
     """One line from the person (Quit at end of input); piped input is echoed."""
     print(prompt, end="", flush=True)
     line = sys.stdin.readline()
@@ -124,5 +124,5 @@ def _read(prompt: str) -> str:
         raise Quit("end of input")
     text = line.strip()
     if not sys.stdin.isatty():
-        print(text)
+        print(text)  # echo piped input so the transcript reads naturally
     return text

@@ -69,8 +69,8 @@ from farlight_web.schemas import (
     options_page,
     read_body,
 )
-from farlight_web.seats import NotYourSeat, parse_seat_keys, seats_held
-from farlight_web.sessions import THINK_SECONDS, BadAction, Conflict
+from farlight_web.seats import BadAction, Conflict, NotYourSeat, parse_seat_keys, seats_held
+from farlight_web.sessions import THINK_SECONDS
 from farlight_web.tables import ID_PATTERN, GameNotFound, Tables
 from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 

@@ -42,7 +42,7 @@ from farlight_env.platform.records import (
 from farlight_env.records.record import RecordError, save_record
 from farlight_web.bots import opponent_seed, parse_bot_errors
 from farlight_web.seats import HUMAN, SeatedTable, parse_seat_keys
-from farlight_web.sessions import MAX_MOVES_SHOWN, BadAction, Conflict, ranges
+from farlight_web.sessions import MAX_MOVES_SHOWN
 
 log = logging.getLogger("farlight_web")
 
@@ -182,31 +182,6 @@ class PlatformTable(SeatedTable):
         if moved:
             self.save()
         return self.bots_to_move
-
-    def play(self, seats: set[int], index: Any, version: int) -> None:
-        """A human's choice for decision `version`, then the bots: Farlight's `Table.play`
-        rules and messages (Conflict, BadAction; nothing changes on either)."""
-        state = self.game
-        if state.is_over:
-            raise Conflict("the game is over: no more actions")
-        if version != self.version:
-            raise Conflict(
-                f"version {version} is not the decision now (version {self.version}): the game "
-                "has moved on; GET it and choose again"
-            )
-        seat = state.current_player
-        if seat not in seats:
-            mine = ", ".join(f"P{s}" for s in sorted(seats))
-            raise Conflict(f"it is P{seat}'s turn, not yours ({mine})")
-        legal = self.legal_indices(seat)
-        if index not in legal:
-            raise BadAction(
-                f"action index {index} is not legal now; legal indices: "
-                f"{ranges(legal)} (GET the game to see their labels)"
-            )
-        self._step(index, record_move=True)
-        self.save()
-        self.advance()
 
     def legal_indices(self, seat: int | None) -> list[int]:
         state = self.game

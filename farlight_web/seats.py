@@ -60,6 +60,19 @@ def seats_held(keys: list[dict[str, str] | None], game_id: str, tokens: Iterable
     return held
 
 
+class BadAction(ValueError):
+    """An index that is not a legal action now (HTTP 422)."""
+
+
+class Conflict(BadAction):
+    """A move when it is not that seat's turn, after the end, or for an older decision (409)."""
+
+
+def ranges(values: list[int]) -> str:
+    shown = ", ".join(str(v) for v in values[:20])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > 20 else "")
+
+
 class SeatedTable:
     """What every live game shares, whatever it is a game of: the seats, who holds them (only
     hashes of their secrets are kept) and the seat a request sees the game as. A subclass
@@ -71,8 +84,47 @@ class SeatedTable:
     keys: list[dict[str, str] | None]
     game: Any
 
+    version: int
+
     def save(self) -> None:
         raise NotImplementedError
+
+    def legal_indices(self, seat: int | None) -> list[int]:
+        raise NotImplementedError
+
+    def advance(self) -> bool:
+        raise NotImplementedError
+
+    def _step(self, index: int, record_move: bool) -> None:
+        raise NotImplementedError
+
+    def play(self, seats: set[int], index: Any, version: int) -> None:
+        """A human's choice `index` for decision `version`, then the bots (within the budget).
+
+        Conflict (nothing changed) when it is not one of `seats`' turn, the game is over or
+        `version` is not the current decision; BadAction when the index is illegal.
+        """
+        state = self.game
+        if state.is_over:
+            raise Conflict("the game is over: no more actions")
+        if version != self.version:
+            raise Conflict(
+                f"version {version} is not the decision now (version {self.version}): the game "
+                "has moved on; GET it and choose again"
+            )
+        seat = state.current_player
+        if seat not in seats:
+            mine = ", ".join(f"P{s}" for s in sorted(seats))
+            raise Conflict(f"it is P{seat}'s turn, not yours ({mine})")
+        legal = self.legal_indices(seat)
+        if index not in legal:
+            raise BadAction(
+                f"action index {index} is not legal now; legal indices: "
+                f"{ranges(legal)} (GET the game to see their labels)"
+            )
+        self._step(index, record_move=True)
+        self.save()
+        self.advance()
 
     def seats_of(self, tokens: Iterable[str]) -> set[int]:
         return seats_held(self.keys, self.id, tokens)

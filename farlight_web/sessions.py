@@ -71,14 +71,6 @@ THINK_SECONDS = 2.0
 STAND_IN_SEAT_OFFSET = 100
 
 
-class BadAction(ValueError):
-    """An index that is not a legal action now (HTTP 422)."""
-
-
-class Conflict(BadAction):
-    """A move when it is not that seat's turn, after the end, or for an older decision (409)."""
-
-
 class Move(NamedTuple):
     """One move kept for clients to catch up on (and to fill the page's log after a reload)."""
 
@@ -230,34 +222,6 @@ class Table(SeatedTable):
             self.save()
         return self.bots_to_move
 
-    def play(self, seats: set[int], index: Any, version: int) -> None:
-        """A human's choice `index` for decision `version`, then the bots (within the budget).
-
-        Conflict (nothing changed) when it is not one of `seats`' turn, the game is over or
-        `version` is not the current decision; BadAction when the index is illegal.
-        """
-        game = self.game
-        if game.is_over:
-            raise Conflict("the game is over: no more actions")
-        if version != self.version:
-            raise Conflict(
-                f"version {version} is not the decision now (version {self.version}): the game "
-                "has moved on; GET it and choose again"
-            )
-        seat = game.current_player
-        if seat not in seats:
-            mine = ", ".join(f"P{s}" for s in sorted(seats))
-            raise Conflict(f"it is P{seat}'s turn, not yours ({mine})")
-        legal = self.legal_indices(seat)
-        if index not in legal:
-            raise BadAction(
-                f"action index {index} is not legal now; legal indices: "
-                f"{ranges(legal)} (GET the game to see their labels)"
-            )
-        self._step(index, record_move=True)
-        self.save()
-        self.advance()
-
     def legal_indices(self, seat: int | None) -> list[int]:
         game = self.game
         if seat is None or game.is_over or game.current_player != seat:
@@ -331,8 +295,3 @@ class Table(SeatedTable):
 
     def save(self) -> None:
         save_record(self.record(), self.path)
-
-
-def ranges(values: list[int]) -> str:
-    shown = ", ".join(str(v) for v in values[:20])
-    return shown + (f", ... ({len(values)} in all)" if len(values) > 20 else "")

@@ -196,7 +196,7 @@ def test_an_installed_package_declares_a_game_through_the_entry_point(tmp_path, 
         get_game("broken")
 
 
-def _cli_with_duel(tmp_path, *args: str):
+def _cli_with_duel(tmp_path, *args: str, stdin: str | None = None, cwd=None):
     """`farlight ARGS` in a fresh process where an installed package declares the duel."""
     import os
     import subprocess
@@ -214,6 +214,8 @@ def _cli_with_duel(tmp_path, *args: str):
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": path},
+        input=stdin,
+        cwd=cwd,
         timeout=300,
     )
 
@@ -364,26 +366,8 @@ def test_an_evaluation_of_an_installed_game_that_cannot_run_is_one_line(tmp_path
 
 
 def _play_duel(tmp_path, stdin: str, *args: str):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    info = tmp_path / "site" / "duel_game-0.1.dist-info"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duel-game\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[farlight_env.games]\nduel = tests.toy_game:DUEL\n")
-    root = Path(__file__).resolve().parents[1]
-    path = os.pathsep.join([str(tmp_path / "site"), str(root)])
-    return subprocess.run(
-        [sys.executable, "-m", "farlight_cli", "play", "--game", "duel", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": path},
-        cwd=tmp_path,
-        timeout=300,
-    )
+    """`farlight play --game duel ARGS` with `stdin` typed, in `tmp_path`."""
+    return _cli_with_duel(tmp_path, "play", "--game", "duel", *args, stdin=stdin, cwd=tmp_path)
 
 
 def test_farlight_play_plays_an_installed_game_and_saves_a_record_that_replays(tmp_path) -> None:

@@ -13,11 +13,11 @@ import numpy as np
 
 from farlight_env.env import aec_v1
 from farlight_env.env.aec import raw_env
-from farlight_env.env.autopilot import DEFAULT_AUTOPILOT, agent_factory
+from farlight_env.env.autopilot import DEFAULT_AUTOPILOT
 from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError
 from farlight_env.game.seeds import derive_seed, is_deal_key
-from farlight_env.platform.agents import is_agent, reseed
+from farlight_env.platform.agents import named_opponent, reseed
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
@@ -133,12 +133,7 @@ class FarlightSingleAgentEnv(gym.Env):
     def _named_opponent(self, name: str, index: int) -> Any:
         """The agent called `name`, built here (one per seat) and reseeded from each game's
         seed in reset(), so seeded episodes repeat."""
-        try:
-            agent = agent_factory()(name, seed=index)
-        except (ValueError, OSError, ImportError) as exc:
-            raise ConfigError(f"opponents[{index}]: {exc}") from exc
-        if not is_agent(agent):
-            raise ConfigError(f"opponents[{index}]: {name!r} did not make an Agent")
+        agent = named_opponent(name, index, ConfigError)
         self._named_opponents.append((index, agent))
         return agent
 

@@ -22,6 +22,21 @@ def installed_make() -> Callable[..., Any] | None:
     return found[0].load() if found else None
 
 
+def named_opponent(name: str, index: int, error: type[ValueError]) -> Any:
+    """The agent called `name` for opponent slot `index` (seeded by it); `error` (the env's own
+    type) naming the slot when there is no such agent or it is not one."""
+    make = installed_make()
+    if make is None:
+        raise error(f"opponents[{index}]: an agent given by name needs the agents package")
+    try:
+        agent = make(name, seed=index)
+    except (ValueError, OSError, ImportError) as exc:
+        raise error(f"opponents[{index}]: {exc}") from exc
+    if not is_agent(agent):
+        raise error(f"opponents[{index}]: {name!r} did not make an Agent")
+    return agent
+
+
 def is_agent(value: Any) -> bool:
     """An object with act(observation, action_mask, info) -> int."""
     return callable(getattr(value, "act", None))

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from farlight_env.platform.aec import raw_env
-from farlight_env.platform.agents import installed_make, is_agent
+from farlight_env.platform.agents import named_opponent
 from farlight_env.platform.protocol import Game, GameError
 
 #: An opponent: a callable (observation, action mask) -> action index, an Agent (an object with
@@ -86,15 +86,7 @@ class PlatformSingleAgentEnv(gym.Env):
 
     def _policy(self, policy: Any, index: int) -> Any:
         if isinstance(policy, str) and policy:
-            make = installed_make()
-            if make is None:
-                raise GameError("an opponent given by name needs the agents package")
-            try:
-                agent = make(policy, seed=index)
-            except (ValueError, OSError, ImportError) as exc:
-                raise GameError(f"opponents[{index}]: {exc}") from exc
-            if not is_agent(agent):
-                raise GameError(f"opponents[{index}]: {policy!r} did not make an Agent")
+            agent = named_opponent(policy, index, GameError)
             self._named.append((index, agent))
             return agent
         if policy is not None and not callable(policy) and not hasattr(policy, "act"):
