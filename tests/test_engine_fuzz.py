@@ -12,7 +12,6 @@ the seed, player count, policy and action index, so it replays with `FarlightGam
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import random
@@ -36,6 +35,7 @@ from farlight_env.game import (
     RuleOptions,
     TargetKind,
 )
+from farlight_env.game.options import members
 
 PLAYER_COUNTS = (2, 3, 4, 5)  # R-COMP-1
 DEFAULT_GAMES = 20
@@ -195,7 +195,7 @@ def test_fuzz_hypothesis_games_keep_invariants(
 RULE_OPTION_COMBINATIONS = [
     dict(zip(RuleOptions.names(), values, strict=True))
     for values in itertools.product(
-        *(f.metadata["choices"] for f in dataclasses.fields(RuleOptions))
+        *(spec.choices or (default, not default) for spec, default in members(RuleOptions).values())
     )
 ]
 

@@ -14,10 +14,18 @@ pyspiel = pytest.importorskip("pyspiel")
 from farlight_env.openspiel_state_text import StateStringError  # noqa: E402
 from farlight_env.platform import register as register_game  # noqa: E402
 from farlight_env.platform.openspiel import PlatformSpielError, register  # noqa: E402
+from farlight_env.platform.registry import unregister  # noqa: E402
 from tests.toy_game import DUEL  # noqa: E402
 
-register_game(DUEL, replace=True)
-NAME = register(DUEL)
+NAME = register(DUEL)  # with OpenSpiel, once per process (its registry cannot forget a game)
+
+
+@pytest.fixture(autouse=True)
+def duel_registered():
+    """The duel known by name to the platform for each test (other test files unregister it)."""
+    register_game(DUEL, replace=True)
+    yield
+    unregister("duel")
 
 
 def dealt(players: int = 3, deal: int = 5, **params):

@@ -88,7 +88,7 @@ class OptionSpec:
         return None
 
     def _group_problem(self, name: str, value: object) -> str | None:
-        if isinstance(value, self.group):
+        if value is None or isinstance(value, self.group):  # None: every member's default
             return None
         if not isinstance(value, Mapping):
             return f"{name} must be a mapping of option names to values, got {type(value).__name__}"
@@ -105,9 +105,10 @@ class OptionSpec:
         return None
 
     def coerce(self, value: Any) -> Any:
-        """A valid value as the option holds it: a group's mapping becomes its dataclass."""
+        """A valid value as the option holds it: a group's mapping (None: {}) becomes its
+        dataclass."""
         if self.group is not None and not isinstance(value, self.group):
-            return self.group(**value)
+            return self.group(**(value or {}))
         return value
 
     def plain(self, value: Any) -> Any:
