@@ -124,7 +124,7 @@ def player_list(text: str) -> list[int]:
 def count_list(text: str) -> list[int]:
     """Parse "4" or "2,3,4,5" into positive player counts whose range is checked once the game
     is known (a game other than Farlight declares its own)."""
-    out = _int_list(text, "")
+    out = _int_list(text, f" in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own range)")
     for n in out:
         if n < 1:
             raise argparse.ArgumentTypeError(f"players must be at least 1, got {n}")

@@ -58,8 +58,8 @@ def add(p: argparse.ArgumentParser) -> None:
     flags.player_counts(
         p,
         [2, 3, 4, 5],
-        f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: those "
-        "of the default its declaration allows, or its own range)",
+        f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own "
+        "range, and of these counts those it allows)",
         checked_later=True,
     )
     budget = p.add_mutually_exclusive_group()
