@@ -30,6 +30,7 @@ __all__ = [
     "card_set_file",
     "check_out_dir",
     "check_record_path",
+    "count_list",
     "non_negative_int",
     "player_count",
     "player_list",
@@ -94,23 +95,39 @@ def held_out_secret(text: str) -> str:
     return secret
 
 
-def player_list(text: str) -> list[int]:
-    """Parse "4" or "2,3,4,5" into player counts, each in MIN_PLAYERS..MAX_PLAYERS."""
+def _int_list(text: str, bounds: str) -> list[int]:
+    """The integers of "4" or "2,3,4,5", each once, in order; `bounds` ends the error."""
     out: list[int] = []
     for part in text.split(","):
         try:
             n = int(part.strip())
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"players must be integers in {MIN_PLAYERS}..{MAX_PLAYERS} "
-                f"(e.g. 4 or 2,3,4,5), got {text!r}"
+                f"players must be integers{bounds} (e.g. 4 or 2,3,4,5), got {text!r}"
             ) from None
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def player_list(text: str) -> list[int]:
+    """Parse "4" or "2,3,4,5" into player counts, each in MIN_PLAYERS..MAX_PLAYERS."""
+    out = _int_list(text, f" in {MIN_PLAYERS}..{MAX_PLAYERS}")
+    for n in out:
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise argparse.ArgumentTypeError(
                 f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}"
             )
-        if n not in out:
-            out.append(n)
+    return out
+
+
+def count_list(text: str) -> list[int]:
+    """Parse "4" or "2,3,4,5" into positive player counts whose range is checked once the game
+    is known (a game other than Farlight declares its own)."""
+    out = _int_list(text, f" in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own range)")
+    for n in out:
+        if n < 1:
+            raise argparse.ArgumentTypeError(f"players must be at least 1, got {n}")
     return out
 
 

@@ -53,6 +53,7 @@ The dataset's env_spec rebuilds that env against the same agents
 (dataset.recover_environment()); the episode's seed is the game's seed, so games replay
 (docs/interop/minari.md). Datasets go to --root, else $MINARI_DATASETS_PATH, else
 ~/.minari/datasets; an interrupted run writes nothing. Needs the interop extra (minari).
+Datasets are Farlight's for now: --game takes farlight only (another game is refused).
 """
 
 
@@ -90,7 +91,26 @@ def add(p: argparse.ArgumentParser) -> None:
         "17-19 kB for hdf5 and arrow)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
+    flags.game(p)
     flags.no_progress(p)
+
+
+def check_game(args: argparse.Namespace) -> None:
+    """Only Farlight is written as a dataset: its episodes are farlight_env/Farlight-v1's compact
+    single-learner view, whose env_spec rebuilds them; another game is refused by name."""
+    from farlight_env.platform import DEFAULT_GAME, get_game
+
+    try:
+        game = get_game(args.game)
+    except ValueError as exc:  # an unknown game, named with the known ones
+        raise InputError(str(exc)) from None
+    if game.name != DEFAULT_GAME:
+        raise InputError(
+            f"datasets are Farlight's for now; {game.name} has no dataset format (its episodes "
+            "would need their own observation space and env_spec)"
+        )
+    if args.game_option:
+        raise InputError("--game-option is for another --game; Farlight's options have flags")
 
 
 def _check(args: argparse.Namespace) -> Path:
@@ -114,6 +134,7 @@ def _check(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_game(args)  # before the interop extra is asked for
     import minari  # noqa: F401 - the interop extra, before any game is played
 
     from training.datasets.collect import DatasetSpec, write_dataset

@@ -96,11 +96,13 @@ def players(parser: Where, default: int | None, help: str, checked_later: bool =
     parser.add_argument("--players", type=kind, default=default, metavar="N", help=help)
 
 
-def player_counts(parser: Where, default: list[int], help: str) -> None:
-    """--players N[,N...]: several player counts, one measurement or table row each."""
-    parser.add_argument(
-        "--players", type=argtypes.player_list, default=default, metavar="N[,N...]", help=help
-    )
+def player_counts(
+    parser: Where, default: list[int], help: str, checked_later: bool = False
+) -> None:
+    """--players N[,N...]: several player counts, one measurement or table row each;
+    `checked_later` where the range is the chosen game's (game_flags.played_player_counts)."""
+    kind = argtypes.count_list if checked_later else argtypes.player_list
+    parser.add_argument("--players", type=kind, default=default, metavar="N[,N...]", help=help)
 
 
 def agents(parser: Where, default: list[str], help: str, flag: str = "--agents") -> None:

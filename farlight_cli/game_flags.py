@@ -23,6 +23,7 @@ from farlight_env.game.config import (
     OPTION_SPECS,
     option_flag,
 )
+from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME, get_game
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "option_argument",
     "option_type",
     "played_game_config",
+    "played_player_counts",
 ]
 
 #: The parsed names (argparse dests) of the game's flags: the card set, then every option
@@ -185,3 +187,23 @@ def played_game_config(args: argparse.Namespace) -> dict[str, Any]:
     options = flags.game_options(args)
     game.checked_options(options)  # GameError (a ValueError) naming a wrong one, before game 0
     return options
+
+
+def played_player_counts(args: argparse.Namespace) -> list[int]:
+    """--players (a `flags.player_counts(checked_later=True)`) for the chosen game: Farlight's
+    2..5 refused as argparse refuses them; another game's bounded by its declaration, where the
+    command's default keeps the counts it allows (else its fewest)."""
+    game = get_game(args.game)
+    if game.name == DEFAULT_GAME:
+        for n in args.players:
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+                args.parser.error(
+                    f"argument --players: players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}"
+                )
+        return list(args.players)
+    if args.players == args.parser.get_default("players"):
+        allowed = [n for n in args.players if game.min_players <= n <= game.max_players]
+        return allowed or [game.min_players]
+    for n in args.players:
+        game.check_players(n)  # GameError (a ValueError): 'duel is for 2-4 players, not 5'
+    return list(args.players)

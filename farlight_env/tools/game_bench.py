@@ -1,0 +1,98 @@
+"""Speed of any declared game (#50): its platform state under random legal play
+(``legal_actions`` + ``apply_action`` per action) and the platform's generic AEC env under
+random masked play (observation and mask every step, ``platform.aec.env``), measured side by
+side, taking turns slice by slice as Farlight's bench does (`bench.py`). Written against the
+State protocol only; it never imports Farlight's engine."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from farlight_env.platform import Game
+from farlight_env.tools.bench import (
+    BenchResult,
+    EnvBenchResult,
+    EnvRunner,
+    EnvSuite,
+    take_turns,
+    timed_games,
+)
+
+
+class StateRunner:
+    """Random legal play on a game's platform state, kept in totals so a run can be sliced."""
+
+    def __init__(
+        self, game: Game, num_players: int, seed: int = 0, options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.game, self.num_players, self.seed = game, game.check_players(num_players), seed
+        self.options = game.checked_options(options)
+        self.rng = random.Random(seed)
+        self.games = self.actions = 0
+        self.seconds = self.cpu_seconds = 0.0
+
+    def play(self, *, seconds: float | None = None, games: int | None = None) -> None:
+        """`games` more games, or whole games until `seconds` have passed (at least one)."""
+        rng = self.rng
+
+        def one_game() -> None:
+            state = self.game.new_state(self.num_players, self.seed + self.games, self.options)
+            while not state.is_over:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                self.actions += 1
+            self.games += 1
+
+        wall, cpu = timed_games(one_game, seconds=seconds, games=games)
+        self.seconds += wall
+        self.cpu_seconds += cpu
+
+    def result(self) -> BenchResult:
+        return BenchResult(
+            self.num_players, self.games, self.actions, self.seconds, self.cpu_seconds
+        )
+
+
+def env_name(game: Game) -> str:
+    """The env's name in the table: the generic env's PettingZoo name, '<game>_platform'."""
+    return f"{game.name}_platform"
+
+
+def env_runner(
+    game: Game, num_players: int, seed: int = 0, options: Mapping[str, Any] | None = None
+) -> EnvRunner:
+    """The generic AEC env of `game`, wrapped as `platform.aec.env` builds it."""
+    from farlight_env.platform import aec  # lazy: the CLI parses options without PettingZoo
+
+    built = aec.env(game, num_players=num_players, **dict(options or {}))
+    return EnvRunner(env_name(game), built, num_players, seed)
+
+
+@dataclass(frozen=True)
+class GameBench:
+    """One run's figures: the state's at each player count, and the env's."""
+
+    state: list[BenchResult]
+    env: EnvSuite
+
+
+def bench_game(
+    game: Game,
+    players: Sequence[int],
+    *,
+    seconds: float | None = 3.0,
+    games: int | None = None,
+    seed: int = 0,
+    progress: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> GameBench:
+    """The state and the env at each player count, all of them taking turns slice by slice in
+    one run, so other load on the machine falls on every figure alike."""
+    states = [StateRunner(game, n, seed, options) for n in players]
+    envs = [env_runner(game, n, seed, options) for n in players]
+    take_turns([*states, *envs], seconds, games, f"bench {game.name}", progress)
+    results: list[EnvBenchResult] = [r.result() for r in envs]
+    return GameBench([r.result() for r in states], EnvSuite(results, None))
