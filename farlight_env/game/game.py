@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from farlight_env.cards.model import CardSet
-from farlight_env.game import legal, queries, scoring, serialize, state, tables
+from farlight_env.game import changes, legal, queries, scoring, serialize, state, tables
 from farlight_env.game.actions import (
     Action,
     Bid,
@@ -49,7 +49,6 @@ from farlight_env.game.phases import (
     resolution,
     setup,
 )
-from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import CLONE_GROUPS, GameState
 from farlight_env.game.tables import resolve_card_set, resolve_seed
 
@@ -199,12 +198,10 @@ class FarlightGame:
     connectors_after = queries.connectors_after
     legal_cells = queries.legal_cells
     can_install = queries.can_install
-    renew_ship_stamps = queries.renew_ship_stamps
+    renew_ship_stamps = changes.renew_ship_stamps
     count_connectors = queries.count_connectors
     bid_total = queries.bid_total
-    _new_bid_stamp = queries.new_bid_stamp
-    _change_ship = queries.change_ship
-    _leave_game = queries.leave_game
+    _new_bid_stamp = changes.new_bid_stamp
 
     can_complete = legal.can_complete
     biotech_shortfall = legal.biotech_shortfall
@@ -261,10 +258,7 @@ class FarlightGame:
         elif isinstance(action, CompleteMission):
             self._complete(p)
         elif isinstance(action, Discard):
-            part = self.part_index[action.part]
-            self.pending[p].remove(part)
-            self.seat_stamps[p] = new_stamp()
-            self._leave_game(part)
+            changes.discard_pending(self, p, self.part_index[action.part])
             self._selected = None
             self._resume = Resume.INSTALL
         elif isinstance(action, ChooseEngine):

@@ -21,9 +21,10 @@ from farlight_env.game.actions import (
     SkipEngine,
     Target,
 )
+from farlight_env.game.changes import renew_stamps
 from farlight_env.game.config import Phase
 from farlight_env.game.facts import MAX_ENGINE, TEMP_BIOTECH_COST
-from farlight_env.game.queries import biotech, engines, legal_cells, renew_stamps
+from farlight_env.game.queries import biotech, engines, legal_cells
 from farlight_env.game.tables import BID_BLOCKS_KEPT, CREW_CHOICES
 
 if TYPE_CHECKING:

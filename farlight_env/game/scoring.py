@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
+from farlight_env.game.changes import add_tokens
 from farlight_env.game.config import ConfigError, EndReason, Phase
 from farlight_env.game.facts import AWARD_POINTS
-from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -81,8 +81,7 @@ def end(game: FarlightGame, reason: EndReason) -> None:
     game._current = None
     breakdown, winners = final_scores(game)
     for p, parts in enumerate(breakdown):
-        game.points[p] += parts["awards"] + parts["tokens"]
-    game.seat_stamps = [new_stamp() for _ in range(game.num_players)]
+        add_tokens(game, p, points=parts["awards"] + parts["tokens"])
     game.final_breakdown = breakdown
     game._winners = winners
 

@@ -39,7 +39,7 @@ from farlight_env.game.facts import (
     TILES,
     TILES_PER_PASS,
 )
-from farlight_env.game.ship import CORE, new_stamp
+from farlight_env.game.ship import CORE
 
 # ------------------------------------------------------------------------- value ranges
 _HALF = MAX_GRID_SIZE // 2
@@ -314,7 +314,7 @@ def load_state(game: Any, data: dict[str, Any]) -> None:
     then renew the derived facts."""
     for f in FIELDS:
         setattr(game, f.name, f.kind.load(data[f.key]))
-    game.ship_stamps = [new_stamp() for _ in game.ships]
+    game.renew_ship_stamps()
     game.invalidate_cache()  # also new change stamps
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from farlight_env.game.changes import add_tokens, set_ship_die
 from farlight_env.game.config import Phase, Resume
 from farlight_env.game.facts import MAX_ENGINE
 from farlight_env.game.phases.missions import start_missions
-from farlight_env.game.queries import _BOOSTED, change_ship, engines, turn_order
-from farlight_env.game.ship import new_stamp
-from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
+from farlight_env.game.queries import engines, turn_order
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -29,11 +28,9 @@ def start_benefits(g: FarlightGame) -> None:
             science += s
             upgrade += u
             overhaul += o
-        g.crew[p] += crew
-        g.science[p] += science
+        add_tokens(g, p, crew=crew, science=science)
         g._benefit_left.append([upgrade, overhaul])
         g.installed_this_round[p] = []
-        g.seat_stamps[p] = new_stamp()
     next_benefit(g)
 
 
@@ -54,15 +51,9 @@ def next_benefit(g: FarlightGame) -> None:
 
 
 def engine_choice(g: FarlightGame, p: int, rank: int) -> None:
-    rule = g.config.rule_options.edge_connectors
-    counts = g.connector_cache.get((g.ship_stamps[p], rule))
-    if g._phase is Phase.OVERHAUL:
-        g.engine_values[rank] = MAX_ENGINE
-    else:
-        g.engine_values[rank] = min(MAX_ENGINE, g.engine_values[rank] + 1)
-    change_ship(g, p, (rank << 3 | g.engine_values[rank]) << 2 | _BOOSTED)
-    if counts is not None and len(g.connector_cache) < CONNECTOR_CACHE_SIZE:
-        g.connector_cache[(g.ship_stamps[p], rule)] = counts  # same layout, new die
+    overhaul = g._phase is Phase.OVERHAUL
+    value = MAX_ENGINE if overhaul else min(MAX_ENGINE, g.engine_values[rank] + 1)
+    set_ship_die(g, p, rank, value)
     if g._phase is Phase.ENGINEER:
         g._resume = Resume.RESOLVE
     else:

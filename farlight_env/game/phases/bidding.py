@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from farlight_env.game.changes import new_bid_stamp, place_bid
 from farlight_env.game.config import Phase, Resume
 from farlight_env.game.facts import TILES_PER_PASS
 from farlight_env.game.legal import reset_bid_cache
-from farlight_env.game.queries import new_bid_stamp
-from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -39,12 +38,7 @@ def start_bidding(g: FarlightGame) -> None:
 
 def place_tile(g: FarlightGame, p: int, tile: int, slot: int, crew: bool) -> None:
     """R-BID-1..3: move a tile (and maybe one crew) from the player onto the target."""
-    g.hands[p].remove(tile)
-    if crew:
-        g.crew[p] -= 1
-    g.seat_stamps[p] = new_stamp()
-    g.bids[slot].append((p, tile, crew))
-    g.bid_log.append(slot)
+    place_bid(g, p, tile, slot, crew)
     g._tiles_left -= 1
     if g._tiles_left:
         return

@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES, MissionCard
+from farlight_env.game.changes import add_tokens, clear_temp_biotech, retire_mission, take_back_bids
 from farlight_env.game.config import Phase, Resume
 from farlight_env.game.facts import NUM_STACKS, TEMP_BIOTECH_COST
 from farlight_env.game.legal import biotech_shortfall
-from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -77,11 +77,15 @@ def complete(g: FarlightGame, p: int) -> None:
     """R-MIS-4..6: buy the fewest temporary bio-tech, pay science, score."""
     mission = g.cards.missions[g._mission]
     shortfall = biotech_shortfall(g, p, mission.biotech)
-    g.crew[p] -= TEMP_BIOTECH_COST * shortfall
-    g.temp_biotech[p] += shortfall
-    g.science[p] -= mission.science
-    g.points[p] += mission.value if g._completers == 0 else math.ceil(mission.value / 2)
-    g.seat_stamps[p] = new_stamp()
+    points = mission.value if g._completers == 0 else math.ceil(mission.value / 2)
+    add_tokens(
+        g,
+        p,
+        crew=-TEMP_BIOTECH_COST * shortfall,
+        science=-mission.science,
+        points=points,
+        temp_biotech=shortfall,
+    )
     g._completers += 1
     g._mission_cursor += 1
     g._resume = Resume.MISSIONS
@@ -90,28 +94,15 @@ def complete(g: FarlightGame, p: int) -> None:
 def close_mission(g: FarlightGame) -> None:
     """R-MIS-7/8: tiles home, mission crew to the supply; a completed mission leaves."""
     slot = g.num_spaces + len(FACILITIES) + g._mission_stack
-    touched = set()
-    for p, tile, _crew in g.bids[slot]:
-        g.hands[p].append(tile)
-        touched.add(p)
-    for p in touched:
-        g.hands[p].sort()
-        g.seat_stamps[p] = new_stamp()
-    g.bids[slot] = []
-    g.bid_log.append(~slot)
+    take_back_bids(g, slot, {})  # the bid crew goes to the supply
     if g.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
-        g.temp_biotech = [0] * g.num_players
-        g.seat_stamps = [new_stamp() for _ in range(g.num_players)]
+        clear_temp_biotech(g)
     if g._completers:
-        stack = g.stacks[g._mission_stack]
-        done = stack.pop(0)
-        g.board_stamp = new_stamp()
-        g.missions_out.append(done)
+        done = retire_mission(g, g._mission_stack)
         if g.cards.missions[done].climactic:
             g._climactic_done = True
 
 
 def finish_missions(g: FarlightGame) -> None:
-    g.temp_biotech = [0] * g.num_players  # R-MIS-5
-    g.seat_stamps = [new_stamp() for _ in range(g.num_players)]
+    clear_temp_biotech(g)  # R-MIS-5
     g._resume = Resume.RESET

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES
+from farlight_env.game.changes import add_pending, add_tokens, remove_from_ship, take_back_bids
+from farlight_env.game.changes import take_space as empty_space
 from farlight_env.game.config import Phase
 from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, HIRE_CREW, MAX_ENGINE, REFIT
 from farlight_env.game.phases.install import start_install
-from farlight_env.game.queries import _REMOVED, change_ship, engines, leave_game, order_key
-from farlight_env.game.ship import new_stamp
+from farlight_env.game.queries import engines, order_key
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -52,15 +53,11 @@ def settle_bids(g: FarlightGame, slot: int) -> int | None:
             totals[p] = totals.get(p, 0) + tile + crew
         winner = best_bidder(g, totals)
         bidders = totals
+    crew_back = dict.fromkeys(bidders, 0)
     for p, tile, crew in bids:
-        g.hands[p].append(tile)
         if p != winner:
-            g.crew[p] += int(crew) + (1 if tile else 0)
-    for p in bidders:
-        g.hands[p].sort()
-        g.seat_stamps[p] = new_stamp()
-    g.bids[slot] = []
-    g.bid_log.append(~slot)
+            crew_back[p] += int(crew) + (1 if tile else 0)
+    take_back_bids(g, slot, crew_back)
     return winner
 
 
@@ -77,24 +74,17 @@ def best_bidder(g: FarlightGame, totals: dict[int, int]) -> int | None:
 
 def win_part(g: FarlightGame, p: int, slot: int) -> None:
     """R-RES-3: the part becomes pending with the bonus crew lying on its space."""
-    part = g.spaces[slot]
-    assert part is not None
-    g.pending[p].append(part)
-    g.crew[p] += g.bonus[slot]
-    g.seat_stamps[p] = new_stamp()
-    g.bonus[slot] = 0
-    g.spaces[slot] = None
-    g.board_stamp = new_stamp()
+    part, bonus = empty_space(g, slot)
+    add_pending(g, p, part)
+    add_tokens(g, p, crew=bonus)
 
 
 def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
     """R-RES-5; True when the winner now faces a decision."""
     if facility == HIRE:
-        g.crew[p] += HIRE_CREW
-        g.seat_stamps[p] = new_stamp()
+        add_tokens(g, p, crew=HIRE_CREW)
     elif facility == DISCOVER:
-        g.science[p] += 1
-        g.seat_stamps[p] = new_stamp()
+        add_tokens(g, p, science=1)
     elif facility == REFIT and g.ship_parts[p]:
         g._phase = Phase.REFIT
         g._current = p
@@ -108,9 +98,4 @@ def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
 
 def refit_remove(g: FarlightGame, p: int, part: int) -> None:
     """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-    change_ship(g, p, part << 2 | _REMOVED)
-    g.ship_parts[p].remove(part)
-    ship = g.ships[p]
-    cell = next(c for c, piece in ship.items() if piece == part)
-    del ship[cell]
-    leave_game(g, part)
+    remove_from_ship(g, p, part)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
+from farlight_env.game.changes import renew_ship_stamps, renew_stamps, set_station_dice
 from farlight_env.game.facts import NUM_FACE_UP_AWARDS, NUM_STACKS, REGULAR_PER_STACK
 from farlight_env.game.phases.bidding import start_bidding
 from farlight_env.game.phases.missions import mission_order
-from farlight_env.game.queries import renew_stamps
-from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import set_initial
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ def setup(g: FarlightGame) -> None:
     rng = g.rng
     cards = g.cards
     set_initial(g, n)
-    g.ship_stamps = [new_stamp() for _ in range(n)]
+    renew_ship_stamps(g)
     renew_stamps(g)
     # R-SETUP-2: awards
     order = rng.permutation(len(AWARDS))
@@ -66,5 +65,4 @@ def roll_station_dice(g: FarlightGame) -> None:
     if not ranks:
         return
     dice = sorted(g.rng.integers(1, 7, size=len(ranks)).tolist(), reverse=True)
-    for rank, die in zip(ranks, dice, strict=True):
-        g.engine_values[rank] = die
+    set_station_dice(g, dict(zip(ranks, dice, strict=True)))
