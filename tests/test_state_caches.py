@@ -13,8 +13,10 @@ static check keeps the rules from writing a covered fact or a stamp themselves.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -171,3 +173,37 @@ def test_the_static_check_sees_writes() -> None:
         "board_stamp",
         "new_stamp()",
     ]
+
+
+def test_the_state_class_types_every_declared_field() -> None:
+    """`State` (which `FarlightGame` is) types every saved field and every cache, in order."""
+    from farlight_env.game.state import DERIVED, FIELDS, GameState, State
+
+    declared = [f.name for f in FIELDS] + [name for name, _, _ in DERIVED]
+    assert list(State.__annotations__) == declared
+    assert issubclass(FarlightGame, State)
+    assert all(f.type is not Any for f in dataclasses.fields(GameState))
+
+
+@pytest.mark.parametrize("module", sorted(str(p.relative_to(GAME)) for p in GAME.rglob("*.py")))
+def test_no_module_writes_a_private_field_of_another(module: str) -> None:
+    """Only game.py writes the game's private attributes (its generator); the rules write
+    the state's public fields."""
+    if module == "game.py":
+        return
+    path = GAME / module
+    writes = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if (
+                    isinstance(part, ast.Attribute)
+                    and part.attr.startswith("_")
+                    and not part.attr.startswith("__")
+                    and not (isinstance(part.value, ast.Name) and part.value.id == "self")
+                ):
+                    writes.append((node.lineno, part.attr))
+    assert writes == []

@@ -166,7 +166,7 @@ def change_ship(g: FarlightGame, p: int, change: int) -> None:
     stamp. Keys are ints, which the garbage collector does not track: a large table does
     not make collections more frequent (tuples would).
     """
-    if not g._share_ship_stamps:  # not a clone, or codes would not fit 64 bits
+    if not g.share_ship_stamps:  # not a clone, or codes would not fit 64 bits
         g.ship_stamps[p] = new_stamp()
         return
     key = g.ship_stamps[p] << 64 | change
@@ -194,7 +194,7 @@ def put_on_ship(
     counts afterwards (`connectors_after`), kept for the new stamp."""
     g.ships[p][cell] = part
     g.ship_parts[p].append(part)
-    change_ship(g, p, install_code(g, part, cell) if g._share_ship_stamps else 0)
+    change_ship(g, p, install_code(g, part, cell) if g.share_ship_stamps else 0)
     if len(g.connector_cache) >= CONNECTOR_CACHE_SIZE:
         g.connector_cache.clear()
     g.connector_cache[(g.ship_stamps[p], g.config.rule_options.edge_connectors)] = counts

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def start_benefits(g: FarlightGame) -> None:
     """R-BEN-1/2: crew and science for all; count upgrade and overhaul decisions."""
     every, fresh_gains = g.icon_gains
-    g._benefit_left = []
+    g.benefit_left = []
     for p in range(g.num_players):
         fresh = g.installed_this_round[p]
         crew = science = upgrade = overhaul = 0
@@ -29,7 +29,7 @@ def start_benefits(g: FarlightGame) -> None:
             upgrade += u
             overhaul += o
         add_tokens(g, p, crew=crew, science=science)
-        g._benefit_left.append([upgrade, overhaul])
+        g.benefit_left.append([upgrade, overhaul])
         g.installed_this_round[p] = []
     next_benefit(g)
 
@@ -37,30 +37,30 @@ def start_benefits(g: FarlightGame) -> None:
 def next_benefit(g: FarlightGame) -> None:
     """R-BEN-3: in turn order, each player's upgrades, then its overhauls [decision]."""
     for p in turn_order(g):
-        left = g._benefit_left[p]
+        left = g.benefit_left[p]
         if not any(v < MAX_ENGINE for _, v in engines(g, p)):
             left[0] = left[1] = 0  # nothing an icon could improve
             continue
         if left[0] > 0:
-            g._phase, g._current = Phase.UPGRADE, p
+            g.phase, g.current = Phase.UPGRADE, p
             return
         if left[1] > 0:
-            g._phase, g._current = Phase.OVERHAUL, p
+            g.phase, g.current = Phase.OVERHAUL, p
             return
     start_missions(g)
 
 
 def engine_choice(g: FarlightGame, p: int, rank: int) -> None:
-    overhaul = g._phase is Phase.OVERHAUL
+    overhaul = g.phase is Phase.OVERHAUL
     value = MAX_ENGINE if overhaul else min(MAX_ENGINE, g.engine_values[rank] + 1)
     set_ship_die(g, p, rank, value)
-    if g._phase is Phase.ENGINEER:
-        g._resume = Resume.RESOLVE
+    if g.phase is Phase.ENGINEER:
+        g.resume = Resume.RESOLVE
     else:
-        g._benefit_left[p][0 if g._phase is Phase.UPGRADE else 1] -= 1
-        g._resume = Resume.BENEFITS
+        g.benefit_left[p][0 if g.phase is Phase.UPGRADE else 1] -= 1
+        g.resume = Resume.BENEFITS
 
 
 def engine_skip(g: FarlightGame, p: int) -> None:
-    g._benefit_left[p][0 if g._phase is Phase.UPGRADE else 1] -= 1
-    g._resume = Resume.BENEFITS
+    g.benefit_left[p][0 if g.phase is Phase.UPGRADE else 1] -= 1
+    g.resume = Resume.BENEFITS

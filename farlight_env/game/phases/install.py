@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 
 def start_install(g: FarlightGame) -> None:
-    g._phase = Phase.INSTALL
-    g._selected = None
+    g.phase = Phase.INSTALL
+    g.selected = None
     next_installer(g)
 
 
@@ -27,8 +27,8 @@ def next_installer(g: FarlightGame) -> None:
     """R-INST-1: players in turn order handle all their pending parts."""
     for p in turn_order(g):
         if g.pending[p]:
-            g._current = p
-            g._phase = Phase.INSTALL
+            g.current = p
+            g.phase = Phase.INSTALL
             return
     start_benefits(g)
 
@@ -39,5 +39,5 @@ def install(g: FarlightGame, p: int, part: int, cell: Cell) -> None:
     counts = connectors_after(g, p, cell, part)  # from the cached counts, no recount
     put_on_ship(g, p, part, cell, counts)
     g.installed_this_round[p].append(part)
-    g._selected = None
-    g._resume = Resume.INSTALL
+    g.selected = None
+    g.resume = Resume.INSTALL

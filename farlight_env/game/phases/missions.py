@@ -40,34 +40,34 @@ def start_missions(g: FarlightGame) -> None:
     offset = g.num_spaces + len(FACILITIES)
     queue = [s for s in range(NUM_STACKS) if g.bids[offset + s]]
     queue.sort(key=lambda s: mission_order(missions[g.stacks[s][0]]))
-    g._mission_queue = queue
-    g._mission = -1
-    g._phase = Phase.MISSION
+    g.mission_queue = queue
+    g.mission = -1
+    g.phase = Phase.MISSION
     open_next_mission(g)
 
 
 def open_next_mission(g: FarlightGame) -> None:
-    if not g._mission_queue:
+    if not g.mission_queue:
         finish_missions(g)
         return
-    stack = g._mission_queue.pop(0)
-    g._mission_stack = stack
-    g._mission = g.stacks[stack][0]
+    stack = g.mission_queue.pop(0)
+    g.resolving_stack = stack
+    g.mission = g.stacks[stack][0]
     totals: dict[int, int] = {}
     for p, tile, crew in g.bids[g.num_spaces + len(FACILITIES) + stack]:
         totals[p] = totals.get(p, 0) + tile + crew
-    g._mission_order = mission_bidders(
+    g.mission_order = mission_bidders(
         totals, g.order_key, g.config.rule_options.lone_zero_mission_chance
     )
-    g._mission_cursor = 0
-    g._completers = 0
+    g.mission_cursor = 0
+    g.mission_completers = 0
     next_mission_decision(g)
 
 
 def next_mission_decision(g: FarlightGame) -> None:
-    if g._mission_cursor < len(g._mission_order):
-        g._phase = Phase.MISSION
-        g._current = g._mission_order[g._mission_cursor]
+    if g.mission_cursor < len(g.mission_order):
+        g.phase = Phase.MISSION
+        g.current = g.mission_order[g.mission_cursor]
         return
     close_mission(g)
     open_next_mission(g)
@@ -75,9 +75,9 @@ def next_mission_decision(g: FarlightGame) -> None:
 
 def complete(g: FarlightGame, p: int) -> None:
     """R-MIS-4..6: buy the fewest temporary bio-tech, pay science, score."""
-    mission = g.cards.missions[g._mission]
+    mission = g.cards.missions[g.mission]
     shortfall = biotech_shortfall(g, p, mission.biotech)
-    points = mission.value if g._completers == 0 else math.ceil(mission.value / 2)
+    points = mission.value if g.mission_completers == 0 else math.ceil(mission.value / 2)
     add_tokens(
         g,
         p,
@@ -86,23 +86,23 @@ def complete(g: FarlightGame, p: int) -> None:
         points=points,
         temp_biotech=shortfall,
     )
-    g._completers += 1
-    g._mission_cursor += 1
-    g._resume = Resume.MISSIONS
+    g.mission_completers += 1
+    g.mission_cursor += 1
+    g.resume = Resume.MISSIONS
 
 
 def close_mission(g: FarlightGame) -> None:
     """R-MIS-7/8: tiles home, mission crew to the supply; a completed mission leaves."""
-    slot = g.num_spaces + len(FACILITIES) + g._mission_stack
+    slot = g.num_spaces + len(FACILITIES) + g.resolving_stack
     take_back_bids(g, slot, {})  # the bid crew goes to the supply
     if g.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
         clear_temp_biotech(g)
-    if g._completers:
-        done = retire_mission(g, g._mission_stack)
+    if g.mission_completers:
+        done = retire_mission(g, g.resolving_stack)
         if g.cards.missions[done].climactic:
-            g._climactic_done = True
+            g.climactic_done = True
 
 
 def finish_missions(g: FarlightGame) -> None:
     clear_temp_biotech(g)  # R-MIS-5
-    g._resume = Resume.RESET
+    g.resume = Resume.RESET

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def ends_game(g: FarlightGame) -> bool:
     """Whether `round_reset` ends the game, without changing it: a climactic mission done
     (R-RESET-1), too few parts to refill the spaces (R-RESET-3) or the round cap (R-RESET-6)."""
-    return g._climactic_done or _deck_short(g) or _at_round_cap(g)
+    return g.climactic_done or _deck_short(g) or _at_round_cap(g)
 
 
 def _deck_short(g: FarlightGame) -> bool:
@@ -34,7 +34,7 @@ def _at_round_cap(g: FarlightGame) -> bool:
 
 def round_reset(g: FarlightGame) -> None:
     """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
-    if g._climactic_done:
+    if g.climactic_done:
         end(g, EndReason.CLIMACTIC)
         return
     add_station_bonus(g)

@@ -25,9 +25,9 @@ def resume_resolution(g: FarlightGame) -> None:
 def resolve_bids(g: FarlightGame) -> bool:
     """Resolve part spaces then facilities in order (R-RES-1); True if a decision waits."""
     num_targets = g.num_spaces + len(FACILITIES)
-    while g._resolve_cursor < num_targets:
-        slot = g._resolve_cursor
-        g._resolve_cursor += 1
+    while g.resolve_cursor < num_targets:
+        slot = g.resolve_cursor
+        g.resolve_cursor += 1
         winner = settle_bids(g, slot)
         if winner is None:
             continue
@@ -86,12 +86,12 @@ def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
     elif facility == DISCOVER:
         add_tokens(g, p, science=1)
     elif facility == REFIT and g.ship_parts[p]:
-        g._phase = Phase.REFIT
-        g._current = p
+        g.phase = Phase.REFIT
+        g.current = p
         return True
     elif facility == ENGINEER and any(v < MAX_ENGINE for _, v in engines(g, p)):
-        g._phase = Phase.ENGINEER
-        g._current = p
+        g.phase = Phase.ENGINEER
+        g.current = p
         return True
     return False
 

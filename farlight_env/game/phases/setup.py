@@ -36,7 +36,7 @@ def setup(g: FarlightGame) -> None:
     chosen_climactic = [climactic[i] for i in rng.choice(len(climactic), NUM_STACKS, replace=False)]
     shuffled_regular = [regular[i] for i in rng.permutation(len(regular))]
     per_stack = REGULAR_PER_STACK[n]
-    g.stacks: list[list[int]] = []
+    g.stacks = []
     for s in range(NUM_STACKS):
         stack = shuffled_regular[s * per_stack : (s + 1) * per_stack] + [chosen_climactic[s]]
         stack.sort(key=lambda m: mission_order(cards.missions[m]))
@@ -45,13 +45,13 @@ def setup(g: FarlightGame) -> None:
     g.missions_out = [m for m in range(len(cards.missions)) if m not in used]
     # R-SETUP-4: part deck (top of deck = end of list) and spaces
     g.deck = [int(i) for i in rng.permutation(len(cards.parts))]
-    g.spaces: list[int | None] = [g.deck.pop() for _ in range(g.num_spaces)]
+    g.spaces = [g.deck.pop() for _ in range(g.num_spaces)]
     g.bonus = [0] * g.num_spaces
     # R-SETUP-6
     g.first_player = int(rng.integers(n)) if g.config.random_first_player else 0
     # R-SETUP-5
     roll_station_dice(g)
-    g.bids: list[list[tuple[int, int, bool]]] = [[] for _ in g.targets]
+    g.bids = [[] for _ in g.targets]
     start_bidding(g)
     g._advance()
 
