@@ -13,7 +13,7 @@ process-wide unique ints (`ship.new_stamp`): equal stamps mean equal facts, so o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from farlight_env.game.ship import Cell, new_stamp
@@ -51,10 +51,14 @@ def add_tokens(
     g: FarlightGame, p: int, crew: int = 0, science: int = 0, points: int = 0, temp_biotech: int = 0
 ) -> None:
     """Add (or, negative, pay) crew, science, points and temporary bio-tech to seat p."""
-    g.crew[p] += crew
-    g.science[p] += science
-    g.points[p] += points
-    g.temp_biotech[p] += temp_biotech
+    if crew:
+        g.crew[p] += crew
+    if science:
+        g.science[p] += science
+    if points:
+        g.points[p] += points
+    if temp_biotech:
+        g.temp_biotech[p] += temp_biotech
     g.seat_stamps[p] = new_stamp()
 
 
@@ -93,19 +97,26 @@ def place_bid(g: FarlightGame, p: int, tile: int, slot: int, crew: bool) -> None
     g.bid_log.append(slot)
 
 
-def take_back_bids(g: FarlightGame, slot: int, crew_back: Mapping[int, int]) -> None:
-    """Return every tile on a slot to its bidder's hand (sorted again), give seats the crew
-    in `crew_back`, and clear the slot."""
-    touched = set()
-    for p, tile, _crew in g.bids[slot]:
-        g.hands[p].append(tile)
-        touched.add(p)
-    for p, crew in crew_back.items():
-        g.crew[p] += crew
-        touched.add(p)
-    for p in touched:
-        g.hands[p].sort()
-        g.seat_stamps[p] = new_stamp()
+def return_bids(
+    g: FarlightGame, slot: int, bidders: Iterable[int], refund: bool, winner: int | None = None
+) -> None:
+    """Every tile on a slot back to its bidder's hand (sorted again), and with `refund` each
+    bid but the winner's its crew and one more for a tile worth more than 0 (R-RES-4); then
+    clear the slot. `bidders` are the seats with bids on it."""
+    hands = g.hands
+    if refund:
+        crew = g.crew
+        for p, tile, c in g.bids[slot]:
+            hands[p].append(tile)
+            if p != winner:
+                crew[p] += int(c) + (1 if tile else 0)
+    else:
+        for p, tile, _c in g.bids[slot]:
+            hands[p].append(tile)
+    stamps = g.seat_stamps
+    for p in bidders:
+        hands[p].sort()
+        stamps[p] = new_stamp()
     g.bids[slot] = []
     g.bid_log.append(~slot)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES, MissionCard
-from farlight_env.game.changes import add_tokens, clear_temp_biotech, retire_mission, take_back_bids
+from farlight_env.game.changes import add_tokens, clear_temp_biotech, retire_mission, return_bids
 from farlight_env.game.config import Phase, Resume
 from farlight_env.game.facts import NUM_STACKS, TEMP_BIOTECH_COST
 from farlight_env.game.legal import biotech_shortfall
@@ -94,7 +94,8 @@ def complete(g: FarlightGame, p: int) -> None:
 def close_mission(g: FarlightGame) -> None:
     """R-MIS-7/8: tiles home, mission crew to the supply; a completed mission leaves."""
     slot = g.num_spaces + len(FACILITIES) + g.resolving_stack
-    take_back_bids(g, slot, {})  # the bid crew goes to the supply
+    bidders = {p for p, _tile, _crew in g.bids[slot]}
+    return_bids(g, slot, bidders, False)  # the bid crew goes to the supply
     if g.config.rule_options.temp_biotech_lasts == "mission":  # R-MIS-5 [option]
         clear_temp_biotech(g)
     if g.mission_completers:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES
-from farlight_env.game.changes import add_pending, add_tokens, remove_from_ship, take_back_bids
+from farlight_env.game.changes import add_pending, add_tokens, remove_from_ship, return_bids
 from farlight_env.game.changes import take_space as empty_space
 from farlight_env.game.config import Phase
 from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, HIRE_CREW, MAX_ENGINE, REFIT
@@ -53,11 +53,7 @@ def settle_bids(g: FarlightGame, slot: int) -> int | None:
             totals[p] = totals.get(p, 0) + tile + crew
         winner = best_bidder(g, totals)
         bidders = totals
-    crew_back = dict.fromkeys(bidders, 0)
-    for p, tile, crew in bids:
-        if p != winner:
-            crew_back[p] += int(crew) + (1 if tile else 0)
-    take_back_bids(g, slot, crew_back)
+    return_bids(g, slot, bidders, True, winner)
     return winner
 
 
