@@ -2,9 +2,9 @@
 
 Caches key on change stamps (seat, board, ship and bid stamps, `bid_log`), which
 `farlight_env/game/changes.py` renews as it writes the facts they cover. Random games of
-2-5 players, with clones branching off (clones share ship stamps through their
-transitions), are compared after every action with a copy rebuilt from the saved game
-(`from_json(to_json())`: new stamps, nothing cached): legal actions and masks, the
+2-5 players, with clones (which share ship stamps through their transitions) and
+determinizations branching off, are compared after every action with a copy rebuilt from
+the saved game (`from_json(to_json())`: new stamps, nothing cached): legal actions and masks, the
 observation of every seat from one long-lived encoder, the engine's stamp-keyed queries
 (connectors, engines, legal cells) and the heuristic agent's stamp-keyed bid gains. A
 static check keeps the rules from writing a covered fact or a stamp themselves.
@@ -26,6 +26,7 @@ from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.game import FarlightGame, Phase
 from farlight_env.game import ship as ship_geometry
+from farlight_env.game.hidden import determinize
 
 GAME = Path(__file__).resolve().parents[1] / "farlight_env" / "game"
 
@@ -111,8 +112,15 @@ def test_cached_values_match_a_fresh_copy_after_every_action(num_players: int) -
         caches.check(game)
         while not game.is_over:
             play(game, rng, rng.randrange(1, 30), caches)
+            if game.is_over:
+                break
+            chance = np.random.default_rng(rng.randrange(1 << 30))
             if rng.random() < 0.3:  # a clone with its own chance branches off and plays on
-                branch = game.clone(rng=np.random.default_rng(rng.randrange(1 << 30)))
+                branch = game.clone(rng=chance)
+                play(branch, random.Random(rng.random()), rng.randrange(1, 40), caches)
+            elif rng.random() < 0.2:  # so does one seat's determinization (search's copies)
+                branch = determinize(game, game.current_player, chance)
+                caches.check(branch)
                 play(branch, random.Random(rng.random()), rng.randrange(1, 40), caches)
     assert caches.checked > 200
 
