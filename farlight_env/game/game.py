@@ -11,6 +11,7 @@ the end), with what they share in `queries.py` (positions), `legal.py` (legal ac
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -18,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from farlight_env.cards.model import CardSet
-from farlight_env.game import legal, queries, scoring, serialize, state, tables
+from farlight_env.game import changes, legal, queries, scoring, serialize, state, tables
 from farlight_env.game.actions import (
     Action,
     Bid,
@@ -49,8 +50,7 @@ from farlight_env.game.phases import (
     resolution,
     setup,
 )
-from farlight_env.game.ship import new_stamp
-from farlight_env.game.state import CLONE_GROUPS, GameState
+from farlight_env.game.state import CLONE_GROUPS, GameState, State
 from farlight_env.game.tables import resolve_card_set, resolve_seed
 
 _LIST_STATE = CLONE_GROUPS["list"]
@@ -58,7 +58,7 @@ _NESTED_STATE = CLONE_GROUPS["nested"]
 _CALL_STATE = CLONE_GROUPS["call"]
 
 
-class FarlightGame:
+class FarlightGame(State):
     """A game of Farlight for 2–5 players, from setup to final scoring.
 
     `current_player` acts next by `apply`-ing one of `legal_actions()`. Decisions with a
@@ -68,9 +68,11 @@ class FarlightGame:
     of a round before its reset (search evaluates there: the reset's draws and dice change no
     score); `release_round_reset()` goes on. Copies and saved games carry neither.
 
-    Its attributes are the fields declared in `state.FIELDS` (saved) and `state.DERIVED`
-    (caches), plus the shared lookup tables of `tables.py`; read them, and build positions
-    with `from_state`, rather than writing them.
+    It is a `state.State`: every field typed there, saved as `state.FIELDS` says, caches and
+    change stamps as `state.DERIVED` says, plus the shared lookup tables of `tables.py`. The
+    rules write the fields; the facts a change stamp covers only through `changes.py`, which
+    renews the stamp as it writes. Read them, and build positions with `from_state`, rather
+    than writing them.
     """
 
     on_forced: Callable[[FarlightGame, Action], None] | None = None
@@ -135,16 +137,12 @@ class FarlightGame:
 
     # ------------------------------------------------------------ public view
     @property
-    def phase(self) -> Phase:
-        return self._phase
-
-    @property
     def current_player(self) -> int | None:
-        return self._current
+        return self.current
 
     @property
     def is_over(self) -> bool:
-        return self._phase is Phase.OVER
+        return self.phase is Phase.OVER
 
     @property
     def is_truncated(self) -> bool:
@@ -160,7 +158,7 @@ class FarlightGame:
 
     def winners(self) -> list[int]:
         """Seats sharing the victory after tiebreaks (R-END-3/4); empty while the game runs."""
-        return list(self._winners)
+        return list(self.final_winners)
 
     def available_missions(self) -> list[int | None]:
         """Mission id at the top of each stack (R-SETUP-3), None for an empty stack."""
@@ -168,30 +166,25 @@ class FarlightGame:
 
     def selected_part(self) -> int | None:
         """Card id of the pending part the current player is installing or discarding."""
-        return self._selected if self._phase is Phase.INSTALL else None
+        return self.selected if self.phase is Phase.INSTALL else None
 
     def mission_being_resolved(self) -> int | None:
-        return self._mission if self._phase is Phase.MISSION else None
+        return self.mission if self.phase is Phase.MISSION else None
 
     @property
     def bidding_pass(self) -> int:
         """Bidding pass 0..2 of this round (R-BID-1); meaningful during bidding."""
-        return self._bid_pass
-
-    @property
-    def tiles_left(self) -> int:
-        """Tiles the current bidder still places in this pass (R-BID-1)."""
-        return self._tiles_left
+        return self.bid_pass
 
     @property
     def mission_stack(self) -> int | None:
         """Stack whose top mission is being resolved; None outside the mission phase."""
-        return self._mission_stack if self._phase is Phase.MISSION else None
+        return self.resolving_stack if self.phase is Phase.MISSION else None
 
     @property
     def completers(self) -> int:
         """Seats that completed the mission being resolved so far (R-MIS-3)."""
-        return self._completers if self._phase is Phase.MISSION else 0
+        return self.mission_completers if self.phase is Phase.MISSION else 0
 
     engines = queries.engines
     biotech = queries.biotech
@@ -199,12 +192,10 @@ class FarlightGame:
     connectors_after = queries.connectors_after
     legal_cells = queries.legal_cells
     can_install = queries.can_install
-    renew_ship_stamps = queries.renew_ship_stamps
+    renew_ship_stamps = changes.renew_ship_stamps
     count_connectors = queries.count_connectors
     bid_total = queries.bid_total
-    _new_bid_stamp = queries.new_bid_stamp
-    _change_ship = queries.change_ship
-    _leave_game = queries.leave_game
+    _new_bid_stamp = changes.new_bid_stamp
 
     can_complete = legal.can_complete
     biotech_shortfall = legal.biotech_shortfall
@@ -222,9 +213,9 @@ class FarlightGame:
     # ----------------------------------------------------------------- apply
     def apply(self, action: Action) -> None:
         """Apply the current player's action; an illegal one raises and changes nothing."""
-        if self._phase is Phase.OVER:
+        if self.phase is Phase.OVER:
             raise IllegalActionError(f"the game is over; no action is legal (got {action})")
-        if self._phase is Phase.BIDDING and isinstance(action, Bid):  # the hot path
+        if self.phase is Phase.BIDDING and isinstance(action, Bid):  # the hot path
             slot = self._legal_bid_slot(action)
             if slot is None:
                 raise IllegalActionError(self._illegal_message(action))
@@ -233,10 +224,10 @@ class FarlightGame:
             if known is None or known[0] is not action:
                 action = self.bid_actions[(action.tile, slot, action.crew)]
             self.history.append(action)
-            self._legal = None
-            self._legal_set = None
-            self._place_tile(self._current, action.tile, slot, action.crew)
-            if self._resume is not None:  # else bidding goes on: nothing automatic to run
+            self.legal_cache = None
+            self.legal_set_cache = None
+            self._place_tile(self.current, action.tile, slot, action.crew)
+            if self.resume is not None:  # else bidding goes on: nothing automatic to run
                 self._advance()
             return
         if not self.is_legal(action):
@@ -247,32 +238,29 @@ class FarlightGame:
 
     def _apply_unchecked(self, action: Action) -> None:
         """Apply a legal action; the commonest kinds are tested first."""
-        self._legal = None
-        self._legal_set = None
-        p = self._current
+        self.legal_cache = None
+        self.legal_set_cache = None
+        p = self.current
         assert p is not None
         if isinstance(action, SelectPart):
-            self._selected = self.part_index[action.part]
+            self.selected = self.part_index[action.part]
         elif isinstance(action, Install):
             self._install(p, self.part_index[action.part], (action.row, action.col))
         elif isinstance(action, PassMission):
-            self._mission_cursor += 1
-            self._resume = Resume.MISSIONS
+            self.mission_cursor += 1
+            self.resume = Resume.MISSIONS
         elif isinstance(action, CompleteMission):
             self._complete(p)
         elif isinstance(action, Discard):
-            part = self.part_index[action.part]
-            self.pending[p].remove(part)
-            self.seat_stamps[p] = new_stamp()
-            self._leave_game(part)
-            self._selected = None
-            self._resume = Resume.INSTALL
+            changes.discard_pending(self, p, self.part_index[action.part])
+            self.selected = None
+            self.resume = Resume.INSTALL
         elif isinstance(action, ChooseEngine):
             self._engine_choice(p, action.rank)
         elif isinstance(action, SkipEngine):
             self._engine_skip(p)
         elif isinstance(action, RefitStop):
-            self._resume = Resume.RESOLVE
+            self.resume = Resume.RESOLVE
         elif isinstance(action, RefitRemove):
             self._refit_remove(p, self.part_index[action.part])
         elif isinstance(action, Bid):  # bids take apply's own path
@@ -284,24 +272,24 @@ class FarlightGame:
     def _advance(self) -> None:
         """Run automatic steps until a player faces a real choice or the game ends."""
         while True:
-            resume = self._resume
+            resume = self.resume
             if resume is not None:
                 if resume is Resume.RESET and self.hold_round_reset:
-                    self._current = None  # the round is over: no one acts until the release
-                    self._legal = []
-                    self._legal_set = frozenset()
+                    self.current = None  # the round is over: no one acts until the release
+                    self.legal_cache = []
+                    self.legal_set_cache = frozenset()
                     return
-                self._resume = None
+                self.resume = None
                 self._RESUME_STEPS[resume](self)
                 continue
-            if self._phase is Phase.OVER:
-                self._current = None
-                self._legal = []
-                self._legal_set = frozenset()
+            if self.phase is Phase.OVER:
+                self.current = None
+                self.legal_cache = []
+                self.legal_set_cache = frozenset()
                 return
-            if self._phase is Phase.BIDDING:  # always several options; computed on demand
-                self._legal = None
-                self._legal_set = None
+            if self.phase is Phase.BIDDING:  # always several options; computed on demand
+                self.legal_cache = None
+                self.legal_set_cache = None
                 return
             legal = self._compute_legal()
             if len(legal) == 1:
@@ -309,14 +297,14 @@ class FarlightGame:
                     self.on_forced(self, legal[0])
                 self._apply_unchecked(legal[0])
                 continue
-            self._legal = legal
-            self._legal_set = None
+            self.legal_cache = legal
+            self.legal_set_cache = None
             return
 
     @property
     def round_reset_held(self) -> bool:
         """True when the round is over and `hold_round_reset` keeps its reset waiting."""
-        return self._resume is Resume.RESET and self.hold_round_reset
+        return self.resume is Resume.RESET and self.hold_round_reset
 
     def reset_ends_game(self) -> bool:
         """Whether the waiting round reset ends the game (R-RESET-1, -3, -6)."""
@@ -325,7 +313,7 @@ class FarlightGame:
     def release_round_reset(self) -> None:
         """Stop holding round resets and run the one waiting, if any (R-RESET)."""
         self.hold_round_reset = False
-        if self._resume is Resume.RESET:
+        if self.resume is Resume.RESET:
             self._advance()
 
     # --------------------------------------------------------- end of game
@@ -367,9 +355,9 @@ class FarlightGame:
             copy[name] = list(map(list.copy, mine[name]))
         for name, copier in _CALL_STATE:
             copy[name] = copier(mine[name])
-        other._legal = None
-        other._legal_set = None
-        other._share_ship_stamps = self.compact_changes
+        other.legal_cache = None
+        other.legal_set_cache = None
+        other.share_ship_stamps = self.compact_changes
         other._reset_bid_cache()
         other._new_bid_stamp()  # bids may grow apart: each copy its own bid stamp
         return other
@@ -384,6 +372,14 @@ class FarlightGame:
         copy.pop("on_forced", None)
         copy.pop("hold_round_reset", None)
         return other
+
+    def reseed(self, rng: np.random.Generator | int) -> None:
+        """Take chance from `rng` from now on, or from a generator seeded with the int `rng`
+        (made when first used)."""
+        if isinstance(rng, np.random.Generator):
+            self._rng, self._rng_recipe = rng, None
+        else:
+            self._rng, self._rng_recipe = None, int(rng)
 
     @property
     def rng(self) -> np.random.Generator:
@@ -483,11 +479,23 @@ class FarlightGame:
         return game
 
     def __str__(self) -> str:
-        cur = "-" if self._current is None else self._current
+        cur = "-" if self.current is None else self.current
         return (
-            f"Farlight round {self.round}, phase {self._phase.value}, player {cur} to act; "
+            f"Farlight round {self.round}, phase {self.phase.value}, player {cur} to act; "
             f"scores {self.points}"
         )
+
+    # The state's former private names (before its fields were public, #50), read-only, for
+    # readers written against them.
+    _phase = property(operator.attrgetter("phase"))
+    _current = property(operator.attrgetter("current"))
+    _winners = property(operator.attrgetter("final_winners"))
+    _bid_pass = property(operator.attrgetter("bid_pass"))
+    _tiles_left = property(operator.attrgetter("tiles_left"))
+    _selected = property(operator.attrgetter("selected"))
+    _mission = property(operator.attrgetter("mission"))
+    _mission_stack = property(operator.attrgetter("resolving_stack"))
+    _completers = property(operator.attrgetter("mission_completers"))
 
     #: The driver's step for each resume point (see `_advance`).
     _RESUME_STEPS: ClassVar[dict[Resume, Callable[[FarlightGame], None]]] = {

@@ -54,7 +54,7 @@ def _shared_copy(game: FarlightGame, rng: np.random.Generator | None) -> Farligh
     """A copy holding `game`'s attributes by reference, but for the lists `redact` rewrites
     (each target's bids, the hands) and the generator (`rng`, else seeded with 0)."""
     copy = game._shallow_copy()
-    copy._rng, copy._rng_recipe = (None, 0) if rng is None else (rng, None)
+    copy.reseed(0 if rng is None else rng)
     copy.bids = list(map(list.copy, game.bids))  # a rival's later bid must not show through
     copy.hands = game.hands[:]  # rivals' hands are replaced while bidding
     return copy

@@ -21,9 +21,10 @@ from farlight_env.game.actions import (
     SkipEngine,
     Target,
 )
+from farlight_env.game.changes import renew_stamps
 from farlight_env.game.config import Phase
 from farlight_env.game.facts import MAX_ENGINE, TEMP_BIOTECH_COST
-from farlight_env.game.queries import biotech, engines, legal_cells, renew_stamps
+from farlight_env.game.queries import biotech, engines, legal_cells
 from farlight_env.game.tables import BID_BLOCKS_KEPT, CREW_CHOICES
 
 if TYPE_CHECKING:
@@ -39,23 +40,23 @@ def _action(kind: type[Action], *args: Any) -> Action:
 
 def legal_actions(g: FarlightGame) -> list[Action]:
     """Every action the current player may take now; empty when the game is over."""
-    if g._legal is None and g._phase is Phase.BIDDING:  # fresh from cached blocks
-        return legal_bids(g, g._current)
-    if g._legal is None:
-        g._legal = compute_legal(g)
-    return list(g._legal)
+    if g.legal_cache is None and g.phase is Phase.BIDDING:  # fresh from cached blocks
+        return legal_bids(g, g.current)
+    if g.legal_cache is None:
+        g.legal_cache = compute_legal(g)
+    return list(g.legal_cache)
 
 
 def compute_legal(g: FarlightGame) -> list[Action]:
-    phase = g._phase
-    p = g._current
+    phase = g.phase
+    p = g.current
     if phase is Phase.OVER or p is None:
         return []
     if phase is Phase.INSTALL:  # the commonest decisions first
         return legal_installs(g, p)
     if phase is Phase.MISSION:
-        name = g.cards.missions[g._mission].name
-        if can_complete(g, p, g._mission):
+        name = g.cards.missions[g.mission].name
+        if can_complete(g, p, g.mission):
             return [_action(CompleteMission, name), _action(PassMission, name)]
         return [_action(PassMission, name)]
     if phase is Phase.BIDDING:
@@ -83,7 +84,7 @@ def engine_choices(g: FarlightGame, p: int) -> list[Action]:
 def legal_bids(g: FarlightGame, p: int) -> list[Action]:
     """R-BID-2/3: a tile in hand on a filled part space, a facility or an available mission."""
     crew_ok = g.crew[p] >= 1
-    blocks = g._bid_blocks
+    blocks = g.phase_bid_blocks
     legal: list[Action] = []
     for tile in g.hands[p]:
         block = blocks.get((tile, crew_ok))
@@ -98,13 +99,13 @@ def bid_block(g: FarlightGame, tile: int, crew_ok: bool) -> list[Action]:
 
     Blocks are shared by every game with these tables (rounds often open the same targets).
     """
-    slots = g._open_slots
+    slots = g.open_slots
     if slots is None:
         found = [i for i, part in enumerate(g.spaces) if part is not None]
         found += range(g.num_spaces, g.num_spaces + len(FACILITIES))
         first = g.num_spaces + len(FACILITIES)
         found += [first + s for s, stack in enumerate(g.stacks) if stack]
-        g._open_slots = slots = tuple(found)
+        g.open_slots = slots = tuple(found)
     key = (slots, tile, crew_ok)
     block = g.bid_blocks.get(key)
     if block is None:
@@ -119,15 +120,15 @@ def bid_block(g: FarlightGame, tile: int, crew_ok: bool) -> list[Action]:
 
 def reset_bid_cache(g: FarlightGame) -> None:
     """Forget the open targets and bid blocks: a new bidding phase, or an edited state."""
-    g._open_slots: tuple[int, ...] | None = None
-    g._bid_blocks: dict[tuple[int, bool], list[Action]] = {}
+    g.open_slots = None
+    g.phase_bid_blocks = {}
 
 
 def legal_installs(g: FarlightGame, p: int) -> list[Action]:
     parts = g.cards.parts
-    if g._selected is None:
+    if g.selected is None:
         return [_action(SelectPart, parts[i].name) for i in sorted(g.pending[p])]
-    part = g._selected
+    part = g.selected
     card = parts[part]
     installs: list[Action] = []
     if g.crew[p] >= card.crew_cost:  # R-INST-5
@@ -172,19 +173,19 @@ def invalidate_cache(g: FarlightGame) -> None:
     under one bid stamp bids change only as `bid_log` says, in order: `slot` for a bid
     placed on that target, `~slot` for a target whose bids were all taken back.
     """
-    g._legal = None
-    g._legal_set = None
+    g.legal_cache = None
+    g.legal_set_cache = None
     reset_bid_cache(g)
     renew_stamps(g)
 
 
 def is_legal(g: FarlightGame, action: object) -> bool:
     """Whether `action` is legal now; cheap for bids, which dominate play."""
-    if isinstance(action, Bid) and g._phase is Phase.BIDDING:
+    if isinstance(action, Bid) and g.phase is Phase.BIDDING:
         return legal_bid_slot(g, action) is not None
-    if g._legal is None:
-        g._legal = compute_legal(g)
-    return action in g._legal
+    if g.legal_cache is None:
+        g.legal_cache = compute_legal(g)
+    return action in g.legal_cache
 
 
 def legal_bid_slot(g: FarlightGame, bid: Bid) -> int | None:
@@ -200,9 +201,9 @@ def legal_bid_slot(g: FarlightGame, bid: Bid) -> int | None:
         slot = g.target_slot.get(bid.target)
         if slot is None:
             return None
-    if bid.tile not in g.hands[g._current]:
+    if bid.tile not in g.hands[g.current]:
         return None
-    if bid.crew and g.crew[g._current] < 1:
+    if bid.crew and g.crew[g.current] < 1:
         return None
     if slot < g.num_spaces:
         return slot if g.spaces[slot] is not None else None
@@ -212,17 +213,17 @@ def legal_bid_slot(g: FarlightGame, bid: Bid) -> int | None:
 
 
 def legal_actions_set(g: FarlightGame) -> frozenset[Action]:
-    if g._legal_set is None:
-        if g._legal is None:
-            g._legal = compute_legal(g)
-        g._legal_set = frozenset(g._legal)
-    return g._legal_set
+    if g.legal_set_cache is None:
+        if g.legal_cache is None:
+            g.legal_cache = compute_legal(g)
+        g.legal_set_cache = frozenset(g.legal_cache)
+    return g.legal_set_cache
 
 
 def illegal_message(g: FarlightGame, action: Any) -> str:
     legal = legal_actions(g)
     shown = ", ".join(str(a) for a in legal[:8]) + (" ..." if len(legal) > 8 else "")
     return (
-        f"illegal action {action!r} for player {g._current} in phase "
-        f"{g._phase.value} (round {g.round}); {len(legal)} legal actions, e.g. {shown}"
+        f"illegal action {action!r} for player {g.current} in phase "
+        f"{g.phase.value} (round {g.round}); {len(legal)} legal actions, e.g. {shown}"
     )

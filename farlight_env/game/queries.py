@@ -1,6 +1,6 @@
-"""What the rules ask of a position (turn order, engines, bio-tech, connectors, legal cells)
-and the change stamps that let caches skip what did not change; functions of a game's state
-and its tables, bound as `FarlightGame` methods."""
+"""What the rules ask of a position (turn order, engines, bio-tech, connectors, legal cells),
+cached on the change stamps that `changes.py` keeps; functions of a game's state and its
+tables, bound as `FarlightGame` methods."""
 
 from __future__ import annotations
 
@@ -12,16 +12,12 @@ from farlight_env.game.ship import (
     connector_counts,
     connector_delta,
     has_legal_cell,
-    new_stamp,
 )
 from farlight_env.game.ship import legal_cells as open_cells
 from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
-
-# Kinds of ship change in the low 2 bits of `change_ship` codes.
-_INSTALLED, _REMOVED, _BOOSTED = 0, 1, 2
 
 
 def turn_order(g: FarlightGame) -> list[int]:
@@ -99,54 +95,6 @@ def can_install(g: FarlightGame, seat: int, part: int) -> bool:
     return has_legal_cell(g.ships[seat], g.part_masks, mask, g.half)
 
 
-def renew_stamps(g: FarlightGame) -> None:
-    """New seat, board and bid stamps (change stamps; see `invalidate_cache`)."""
-    g.seat_stamps = [new_stamp() for _ in range(g.config.num_players)]
-    g.board_stamp = new_stamp()
-    new_bid_stamp(g)
-
-
-def new_bid_stamp(g: FarlightGame) -> None:
-    """A new round of bids, or bids that may differ from what an observer saw."""
-    g.bid_stamp = new_stamp()
-    g.bid_log: list[int] = []
-
-
-def change_ship(g: FarlightGame, p: int, change: int) -> None:
-    """Give seat p's ship the stamp that follows its current one under a change.
-
-    `change` codes everything that differs afterwards in 64 bits (see the callers), so
-    equal stamps still mean equal ships; the first game to make a change takes a new
-    stamp. Keys are ints, which the garbage collector does not track: a large table does
-    not make collections more frequent (tuples would).
-    """
-    if not g._share_ship_stamps:  # not a clone, or codes would not fit 64 bits
-        g.ship_stamps[p] = new_stamp()
-        return
-    key = g.ship_stamps[p] << 64 | change
-    stamp = g.ship_transitions.get(key)
-    if stamp is None:
-        if len(g.ship_transitions) >= CONNECTOR_CACHE_SIZE:
-            g.ship_transitions.clear()
-        stamp = g.ship_transitions[key] = new_stamp()
-    g.ship_stamps[p] = stamp
-
-
-def install_code(g: FarlightGame, part: int, cell: Cell) -> int:
-    """`_change_ship`'s code for installing `part` with its dice on `cell`."""
-    dice = 0  # 3 bits per die (1..6), at most 6 dice: 18 bits
-    for i, rank in enumerate(g.cards.parts[part].engines):
-        dice |= g.engine_values[rank] << 3 * i
-    code = ((dice << 32 | part) << 6 | cell[0] + 32) << 6 | cell[1] + 32  # 62 bits
-    return code << 2 | _INSTALLED
-
-
-def renew_ship_stamps(g: FarlightGame) -> None:
-    """Give every ship a new stamp; call after editing ships or dice directly (tests), so
-    caches keyed on stamps (connectors here, encoders and agents elsewhere) recompute."""
-    g.ship_stamps = [new_stamp() for _ in g.ships]
-
-
 def count_connectors(g: FarlightGame, cells: Mapping[Cell, int]) -> tuple[int, int, int]:
     """(open, connected, blocked) of any ship layout under this game's edge_connectors."""
     blocked_edge = g.half if g.config.rule_options.edge_connectors == "blocked" else None
@@ -156,9 +104,3 @@ def count_connectors(g: FarlightGame, cells: Mapping[Cell, int]) -> tuple[int, i
 def bid_total(g: FarlightGame, seat: int, slot: int) -> int:
     """A seat's bid on a target slot: tile values plus crew (R-BID-6)."""
     return sum(tile + crew for p, tile, crew in g.bids[slot] if p == seat)
-
-
-def leave_game(g: FarlightGame, part: int) -> None:
-    for rank in g.cards.parts[part].engines:
-        g.engine_values.pop(rank, None)
-    g.out_of_game.append(part)

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
+from farlight_env.game.changes import add_tokens
 from farlight_env.game.config import ConfigError, EndReason, Phase
 from farlight_env.game.facts import AWARD_POINTS
-from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -77,14 +77,13 @@ def final_scores(game: FarlightGame) -> tuple[list[dict[str, int]], list[int]]:
 def end(game: FarlightGame, reason: EndReason) -> None:
     """End the game and score it (R-END-1..4): awards and tokens join the mission points."""
     game.end_reason = reason
-    game._phase = Phase.OVER
-    game._current = None
+    game.phase = Phase.OVER
+    game.current = None
     breakdown, winners = final_scores(game)
     for p, parts in enumerate(breakdown):
-        game.points[p] += parts["awards"] + parts["tokens"]
-    game.seat_stamps = [new_stamp() for _ in range(game.num_players)]
+        add_tokens(game, p, points=parts["awards"] + parts["tokens"])
     game.final_breakdown = breakdown
-    game._winners = winners
+    game.final_winners = winners
 
 
 def tiebreak_draws(game: FarlightGame) -> tuple[list[int], list[tuple[str, list[int]]]]:

@@ -16,6 +16,7 @@ cards, grid) it is checked in validate.py, which the comment says as "(validate)
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -24,7 +25,7 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 from farlight_env.cards.model import AWARDS
-from farlight_env.game.actions import action_from_dict, action_to_dict
+from farlight_env.game.actions import Action, action_from_dict, action_to_dict
 from farlight_env.game.config import EndReason, Phase, Resume
 from farlight_env.game.facts import (
     MAX_COUNT,
@@ -39,7 +40,7 @@ from farlight_env.game.facts import (
     TILES,
     TILES_PER_PASS,
 )
-from farlight_env.game.ship import CORE, new_stamp
+from farlight_env.game.ship import CORE, Cell
 
 # ------------------------------------------------------------------------- value ranges
 _HALF = MAX_GRID_SIZE // 2
@@ -168,10 +169,8 @@ FIELDS: tuple[Field, ...] = (
     # --- round and turn
     Field("round", Annotated[int, Meta(ge=1, le=MAX_ROUNDS)], VALUE,
           "round being played, 1..max_rounds (R-RESET-6)", initial=lambda n: 1),
-    Field("phase", Phase, _enum(Phase), "the decision the acting seat faces; OVER at the end",
-          attr="_phase"),
-    Field("current", Seat | None, VALUE, "seat to act (validate: < seats); None once over",
-          attr="_current"),
+    Field("phase", Phase, _enum(Phase), "the decision the acting seat faces; OVER at the end"),
+    Field("current", Seat | None, VALUE, "seat to act (validate: < seats); None once over"),
     Field("first_player", Seat, VALUE, "first seat of this round's turn order (R-SETUP-6)"),
     # --- per seat
     Field("crew", Annotated[list[Count], PerSeat], LIST, "crew per seat, >= 0 (R-COMP-2)",
@@ -221,37 +220,33 @@ FIELDS: tuple[Field, ...] = (
           "per seat final score by source; None while on (R-END)", initial=_NONE),
     Field("winners", Annotated[list[Seat], PerSeat], LIST,
           "seats sharing the victory after tiebreaks; empty while on (R-END-3/4)",
-          attr="_winners", initial=lambda n: []),
+          attr="final_winners", initial=lambda n: []),
     # --- cursors of the phase in progress
     Field("bid_pass", Annotated[int, Meta(ge=0, le=len(TILES_PER_PASS))], VALUE,
-          "bidding pass 0..2; 3 once bidding is over (R-BID-1)", attr="_bid_pass"),
-    Field("bid_turn", Seat, VALUE, "turn within the pass, 0..seats-1 (R-BID-1)",
-          attr="_bid_turn"),
+          "bidding pass 0..2; 3 once bidding is over (R-BID-1)"),
+    Field("bid_turn", Seat, VALUE, "turn within the pass, 0..seats-1 (R-BID-1)"),
     Field("tiles_left", Annotated[int, Meta(ge=0, le=max(TILES_PER_PASS))], VALUE,
-          "tiles the bidder still places this pass, 0..2 (R-BID-1)", attr="_tiles_left"),
-    Field("selected", CardId | None, VALUE, "pending part being installed; None before a choice",
-          attr="_selected"),
+          "tiles the bidder still places this pass, 0..2 (R-BID-1)"),
+    Field("selected", CardId | None, VALUE, "pending part being installed; None before a choice"),
     Field("resume", Resume | None, _enum(Resume),
-          "the driver's next automatic step; None at rest (always None when saved)",
-          attr="_resume"),
+          "the driver's next automatic step; None at rest (always None when saved)"),
     Field("resolve_cursor", Annotated[int, Meta(ge=0, le=MAX_TARGETS)], VALUE,
-          "next part space or facility slot to resolve (R-RES-1)", attr="_resolve_cursor"),
+          "next part space or facility slot to resolve (R-RES-1)"),
     Field("mission", Annotated[int, Meta(ge=-1, le=MAX_COUNT)], VALUE,
-          "mission id being resolved; -1 outside missions", attr="_mission"),
+          "mission id being resolved; -1 outside missions"),
     Field("mission_stack", Annotated[int, Meta(ge=-1, le=NUM_STACKS - 1)], VALUE,
-          "its stack 0..2; -1 outside missions", attr="_mission_stack"),
+          "its stack 0..2; -1 outside missions", attr="resolving_stack"),
     Field("mission_queue", Annotated[list[StackIndex], Meta(max_length=NUM_STACKS)], LIST,
-          "stacks with bids still to resolve, in order (R-MIS-1)", attr="_mission_queue"),
+          "stacks with bids still to resolve, in order (R-MIS-1)"),
     Field("mission_order", Annotated[list[Seat], PerSeat], LIST,
-          "seats asked to complete the mission, in order (R-MIS-2)", attr="_mission_order"),
+          "seats asked to complete the mission, in order (R-MIS-2)"),
     Field("mission_cursor", Annotated[int, Meta(ge=0, le=MAX_PLAYERS)], VALUE,
-          "index in mission_order of the seat to decide", attr="_mission_cursor"),
+          "index in mission_order of the seat to decide"),
     Field("completers", Annotated[int, Meta(ge=0, le=MAX_PLAYERS)], VALUE,
-          "seats that completed the mission being resolved (R-MIS-3)", attr="_completers"),
-    Field("climactic_done", bool, VALUE, "a climactic mission was completed this round",
-          attr="_climactic_done"),
+          "seats that completed the mission being resolved (R-MIS-3)", attr="mission_completers"),
+    Field("climactic_done", bool, VALUE, "a climactic mission was completed this round"),
     Field("benefit_left", Annotated[list[tuple[Count, Count]], PerSeat], NESTED,
-          "per seat [upgrades, overhauls] left to decide (R-BEN-3)", attr="_benefit_left"),
+          "per seat [upgrades, overhauls] left to decide (R-BEN-3)"),
     Field("history", list[ActionRecord], HISTORY, "actions applied so far (decisions only)",
           initial=lambda n: []),
 )  # fmt: skip
@@ -264,12 +259,101 @@ DERIVED: tuple[tuple[str, str, str], ...] = (
     ("board_stamp", "value", "renewed when the station, deck, awards or stacks change"),
     ("bid_stamp", "renew", "renewed each bidding phase (and by every clone)"),
     ("bid_log", "renew", "bids changed under bid_stamp: slot placed, ~slot cleared"),
-    ("_legal", "renew", "cached legal actions, None until asked"),
-    ("_legal_set", "renew", "the same as a frozenset"),
-    ("_open_slots", "renew", "bid targets open in this bidding phase"),
-    ("_bid_blocks", "renew", "(tile, crew possible) -> that tile's legal bids"),
-    ("_share_ship_stamps", "renew", "whether ship changes look their stamps up (clones)"),
+    ("legal_cache", "renew", "cached legal actions, None until asked"),
+    ("legal_set_cache", "renew", "the same as a frozenset"),
+    ("open_slots", "renew", "bid targets open in this bidding phase"),
+    ("phase_bid_blocks", "renew", "(tile, crew possible) -> that tile's legal bids"),
+    ("share_ship_stamps", "renew", "whether ship changes look their stamps up (clones)"),
 )
+
+
+# ------------------------------------------------------------------- the typed state class
+class State:
+    """The state the rules act on, every field typed as the engine holds it (`FIELDS` says
+    how each is saved, `DERIVED` what each cache means); `FarlightGame` is one. Its fields
+    are public: the rules write the cursors directly, and the facts a change stamp covers
+    only through `changes.py`, which renews the stamp. Checked against `FIELDS` and
+    `DERIVED` on import, so the class and the table cannot drift apart."""
+
+    # --- round and turn
+    round: int
+    phase: Phase
+    current: int | None
+    first_player: int
+    # --- per seat
+    crew: list[int]
+    science: list[int]
+    points: list[int]
+    hands: list[list[int]]
+    ships: list[dict[Cell, int]]
+    ship_parts: list[list[int]]
+    pending: list[list[int]]
+    installed_this_round: list[list[int]]
+    temp_biotech: list[int]
+    # --- cards
+    awards_up: list[str]
+    awards_down: list[str]
+    stacks: list[list[int]]
+    missions_out: list[int]
+    deck: list[int]
+    out_of_game: list[int]
+    spaces: list[int | None]
+    bonus: list[int]
+    engine_values: dict[int, int]
+    # --- bids
+    bids: list[list[tuple[int, int, bool]]]
+    # --- the end
+    end_reason: EndReason | None
+    final_breakdown: list[dict[str, int]] | None
+    final_winners: list[int]
+    # --- cursors of the phase in progress
+    bid_pass: int
+    bid_turn: int
+    tiles_left: int
+    selected: int | None
+    resume: Resume | None
+    resolve_cursor: int
+    mission: int
+    resolving_stack: int
+    mission_queue: list[int]
+    mission_order: list[int]
+    mission_cursor: int
+    mission_completers: int
+    climactic_done: bool
+    benefit_left: list[list[int]]
+    history: list[Action]
+    # --- derived (DERIVED): change stamps and caches, never saved
+    ship_stamps: list[int]
+    seat_stamps: list[int]
+    board_stamp: int
+    bid_stamp: int
+    bid_log: list[int]
+    legal_cache: list[Action] | None
+    legal_set_cache: frozenset[Action] | None
+    open_slots: tuple[int, ...] | None
+    phase_bid_blocks: dict[tuple[int, bool], list[Action]]
+    share_ship_stamps: bool
+
+
+#: Each field's type as the engine holds it, by attribute name (`Any` for a field declared
+#: in `FIELDS` or `DERIVED` but not yet typed here; tests/test_state_caches.py wants none).
+HELD_TYPES: dict[str, Any] = typing.get_type_hints(State)
+
+
+def _check_declared() -> None:
+    """State's fields are declared ones, in the declared order."""
+    declared = [f.name for f in FIELDS] + [name for name, _, _ in DERIVED]
+    typed = [name for name in declared if name in HELD_TYPES]
+    if list(HELD_TYPES) != typed:
+        raise AssertionError(
+            f"State's fields are not those of FIELDS + DERIVED: {list(HELD_TYPES)}"
+        )
+    for name in declared:
+        HELD_TYPES.setdefault(name, Any)
+
+
+_check_declared()
+
 
 # --------------------------------------------------------------------------- derivations
 #: Attribute names `clone` copies, by how: shared values, flat lists, nested lists, and
@@ -314,7 +398,7 @@ def load_state(game: Any, data: dict[str, Any]) -> None:
     then renew the derived facts."""
     for f in FIELDS:
         setattr(game, f.name, f.kind.load(data[f.key]))
-    game.ship_stamps = [new_stamp() for _ in game.ships]
+    game.renew_ship_stamps()
     game.invalidate_cache()  # also new change stamps
 
 
@@ -326,7 +410,7 @@ def _game_state_class() -> type:
     )
     cls = dataclasses.make_dataclass(
         "GameState",
-        [(f.key, Any) for f in FIELDS],
+        [(f.key, HELD_TYPES[f.name]) for f in FIELDS],
         slots=True,
         kw_only=True,
     )

@@ -159,4 +159,4 @@ def init_tables(g: FarlightGame) -> None:
         setattr(g, name, value)
     # A game played on its own never meets a ship state again; copies of one position
     # (search) do, so only clones look their ship changes up (see `_change_ship`).
-    g._share_ship_stamps = False
+    g.share_ship_stamps = False

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from farlight_env.game.changes import put_on_ship, remove_pending
 from farlight_env.game.config import (
     Phase,
     Resume,
 )
 from farlight_env.game.phases.benefits import start_benefits
-from farlight_env.game.queries import change_ship, connectors_after, install_code, turn_order
-from farlight_env.game.ship import Cell, new_stamp
-from farlight_env.game.tables import CONNECTOR_CACHE_SIZE
+from farlight_env.game.queries import connectors_after, turn_order
+from farlight_env.game.ship import Cell
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
 
 
 def start_install(g: FarlightGame) -> None:
-    g._phase = Phase.INSTALL
-    g._selected = None
+    g.phase = Phase.INSTALL
+    g.selected = None
     next_installer(g)
 
 
@@ -27,24 +27,17 @@ def next_installer(g: FarlightGame) -> None:
     """R-INST-1: players in turn order handle all their pending parts."""
     for p in turn_order(g):
         if g.pending[p]:
-            g._current = p
-            g._phase = Phase.INSTALL
+            g.current = p
+            g.phase = Phase.INSTALL
             return
     start_benefits(g)
 
 
 def install(g: FarlightGame, p: int, part: int, cell: Cell) -> None:
     """R-INST-3..5: pay crew, place the part; its dice stay at their values."""
-    g.crew[p] -= g.cards.parts[part].crew_cost
-    g.pending[p].remove(part)
-    g.seat_stamps[p] = new_stamp()
+    remove_pending(g, p, part, crew_cost=g.cards.parts[part].crew_cost)
     counts = connectors_after(g, p, cell, part)  # from the cached counts, no recount
-    g.ships[p][cell] = part
-    g.ship_parts[p].append(part)
-    change_ship(g, p, install_code(g, part, cell) if g._share_ship_stamps else 0)
-    if len(g.connector_cache) >= CONNECTOR_CACHE_SIZE:
-        g.connector_cache.clear()
-    g.connector_cache[(g.ship_stamps[p], g.config.rule_options.edge_connectors)] = counts
+    put_on_ship(g, p, part, cell, counts)
     g.installed_this_round[p].append(part)
-    g._selected = None
-    g._resume = Resume.INSTALL
+    g.selected = None
+    g.resume = Resume.INSTALL

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from farlight_env.game.changes import add_station_bonus, refill_spaces
 from farlight_env.game.config import (
     EndReason,
 )
 from farlight_env.game.phases.bidding import start_bidding
 from farlight_env.game.phases.setup import roll_station_dice
 from farlight_env.game.scoring import end
-from farlight_env.game.ship import new_stamp
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def ends_game(g: FarlightGame) -> bool:
     """Whether `round_reset` ends the game, without changing it: a climactic mission done
     (R-RESET-1), too few parts to refill the spaces (R-RESET-3) or the round cap (R-RESET-6)."""
-    return g._climactic_done or _deck_short(g) or _at_round_cap(g)
+    return g.climactic_done or _deck_short(g) or _at_round_cap(g)
 
 
 def _deck_short(g: FarlightGame) -> bool:
@@ -34,23 +34,14 @@ def _at_round_cap(g: FarlightGame) -> bool:
 
 def round_reset(g: FarlightGame) -> None:
     """R-RESET-1..6 in order; ends the game or starts the next round's bidding."""
-    g.board_stamp = new_stamp()
-    if g._climactic_done:
+    if g.climactic_done:
         end(g, EndReason.CLIMACTIC)
         return
-    for slot, part in enumerate(g.spaces):
-        if part is not None:
-            g.bonus[slot] += 1
+    add_station_bonus(g)
     if _deck_short(g):
         end(g, EndReason.DECK)
         return
-    empty = [slot for slot, part in enumerate(g.spaces) if part is None]
-    for part in g.spaces:  # R-RESET-4: station dice come off before the new roll
-        if part is not None:
-            for rank in g.cards.parts[part].engines:
-                del g.engine_values[rank]
-    for slot in empty:
-        g.spaces[slot] = g.deck.pop()
+    refill_spaces(g)  # R-RESET-4: station dice come off before the new roll
     roll_station_dice(g)
     g.first_player = (g.first_player + 1) % g.num_players
     if _at_round_cap(g):

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import FACILITIES
+from farlight_env.game.changes import add_pending, add_tokens, remove_from_ship, return_bids
+from farlight_env.game.changes import take_space as empty_space
 from farlight_env.game.config import Phase
 from farlight_env.game.facts import DISCOVER, ENGINEER, HIRE, HIRE_CREW, MAX_ENGINE, REFIT
 from farlight_env.game.phases.install import start_install
-from farlight_env.game.queries import _REMOVED, change_ship, engines, leave_game, order_key
-from farlight_env.game.ship import new_stamp
+from farlight_env.game.queries import engines, order_key
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame
@@ -24,9 +25,9 @@ def resume_resolution(g: FarlightGame) -> None:
 def resolve_bids(g: FarlightGame) -> bool:
     """Resolve part spaces then facilities in order (R-RES-1); True if a decision waits."""
     num_targets = g.num_spaces + len(FACILITIES)
-    while g._resolve_cursor < num_targets:
-        slot = g._resolve_cursor
-        g._resolve_cursor += 1
+    while g.resolve_cursor < num_targets:
+        slot = g.resolve_cursor
+        g.resolve_cursor += 1
         winner = settle_bids(g, slot)
         if winner is None:
             continue
@@ -52,15 +53,7 @@ def settle_bids(g: FarlightGame, slot: int) -> int | None:
             totals[p] = totals.get(p, 0) + tile + crew
         winner = best_bidder(g, totals)
         bidders = totals
-    for p, tile, crew in bids:
-        g.hands[p].append(tile)
-        if p != winner:
-            g.crew[p] += int(crew) + (1 if tile else 0)
-    for p in bidders:
-        g.hands[p].sort()
-        g.seat_stamps[p] = new_stamp()
-    g.bids[slot] = []
-    g.bid_log.append(~slot)
+    return_bids(g, slot, bidders, True, winner)
     return winner
 
 
@@ -77,40 +70,28 @@ def best_bidder(g: FarlightGame, totals: dict[int, int]) -> int | None:
 
 def win_part(g: FarlightGame, p: int, slot: int) -> None:
     """R-RES-3: the part becomes pending with the bonus crew lying on its space."""
-    part = g.spaces[slot]
-    assert part is not None
-    g.pending[p].append(part)
-    g.crew[p] += g.bonus[slot]
-    g.seat_stamps[p] = new_stamp()
-    g.bonus[slot] = 0
-    g.spaces[slot] = None
-    g.board_stamp = new_stamp()
+    part, bonus = empty_space(g, slot)
+    add_pending(g, p, part)
+    add_tokens(g, p, crew=bonus)
 
 
 def win_facility(g: FarlightGame, p: int, facility: int) -> bool:
     """R-RES-5; True when the winner now faces a decision."""
     if facility == HIRE:
-        g.crew[p] += HIRE_CREW
-        g.seat_stamps[p] = new_stamp()
+        add_tokens(g, p, crew=HIRE_CREW)
     elif facility == DISCOVER:
-        g.science[p] += 1
-        g.seat_stamps[p] = new_stamp()
+        add_tokens(g, p, science=1)
     elif facility == REFIT and g.ship_parts[p]:
-        g._phase = Phase.REFIT
-        g._current = p
+        g.phase = Phase.REFIT
+        g.current = p
         return True
     elif facility == ENGINEER and any(v < MAX_ENGINE for _, v in engines(g, p)):
-        g._phase = Phase.ENGINEER
-        g._current = p
+        g.phase = Phase.ENGINEER
+        g.current = p
         return True
     return False
 
 
 def refit_remove(g: FarlightGame, p: int, part: int) -> None:
     """R-RES-5/6: the part and its engines leave the game; other parts stay where they are."""
-    change_ship(g, p, part << 2 | _REMOVED)
-    g.ship_parts[p].remove(part)
-    ship = g.ships[p]
-    cell = next(c for c, piece in ship.items() if piece == part)
-    del ship[cell]
-    leave_game(g, part)
+    remove_from_ship(g, p, part)

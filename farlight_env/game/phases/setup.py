@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from farlight_env.cards.model import AWARDS
+from farlight_env.game.changes import renew_ship_stamps, renew_stamps, set_station_dice
 from farlight_env.game.facts import NUM_FACE_UP_AWARDS, NUM_STACKS, REGULAR_PER_STACK
 from farlight_env.game.phases.bidding import start_bidding
 from farlight_env.game.phases.missions import mission_order
-from farlight_env.game.queries import renew_stamps
-from farlight_env.game.ship import new_stamp
 from farlight_env.game.state import set_initial
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ def setup(g: FarlightGame) -> None:
     rng = g.rng
     cards = g.cards
     set_initial(g, n)
-    g.ship_stamps = [new_stamp() for _ in range(n)]
+    renew_ship_stamps(g)
     renew_stamps(g)
     # R-SETUP-2: awards
     order = rng.permutation(len(AWARDS))
@@ -37,7 +36,7 @@ def setup(g: FarlightGame) -> None:
     chosen_climactic = [climactic[i] for i in rng.choice(len(climactic), NUM_STACKS, replace=False)]
     shuffled_regular = [regular[i] for i in rng.permutation(len(regular))]
     per_stack = REGULAR_PER_STACK[n]
-    g.stacks: list[list[int]] = []
+    g.stacks = []
     for s in range(NUM_STACKS):
         stack = shuffled_regular[s * per_stack : (s + 1) * per_stack] + [chosen_climactic[s]]
         stack.sort(key=lambda m: mission_order(cards.missions[m]))
@@ -46,13 +45,13 @@ def setup(g: FarlightGame) -> None:
     g.missions_out = [m for m in range(len(cards.missions)) if m not in used]
     # R-SETUP-4: part deck (top of deck = end of list) and spaces
     g.deck = [int(i) for i in rng.permutation(len(cards.parts))]
-    g.spaces: list[int | None] = [g.deck.pop() for _ in range(g.num_spaces)]
+    g.spaces = [g.deck.pop() for _ in range(g.num_spaces)]
     g.bonus = [0] * g.num_spaces
     # R-SETUP-6
     g.first_player = int(rng.integers(n)) if g.config.random_first_player else 0
     # R-SETUP-5
     roll_station_dice(g)
-    g.bids: list[list[tuple[int, int, bool]]] = [[] for _ in g.targets]
+    g.bids = [[] for _ in g.targets]
     start_bidding(g)
     g._advance()
 
@@ -66,5 +65,4 @@ def roll_station_dice(g: FarlightGame) -> None:
     if not ranks:
         return
     dice = sorted(g.rng.integers(1, 7, size=len(ranks)).tolist(), reverse=True)
-    for rank, die in zip(ranks, dice, strict=True):
-        g.engine_values[rank] = die
+    set_station_dice(g, dict(zip(ranks, dice, strict=True)))
