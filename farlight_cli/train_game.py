@@ -58,19 +58,22 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     flags.game(group)
     common = {"default": argparse.SUPPRESS, "metavar": "N"}
     group.add_argument(
-        "--players", type=argtypes.positive_int, help="seats per game (= --num-players)", **common
+        "--players",
+        type=argtypes.positive_int,
+        help="seats per game (= --num-players) (default: 2)",
+        **common,
     )
     group.add_argument(
         "--timesteps",
         type=argtypes.positive_int,
-        help="environment steps in total over resumes (= --total-steps)",
+        help="environment steps in total over resumes (= --total-steps) (default: 20000 on another game)",
         **common,
     )
     group.add_argument(
         "--out",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="folder of the run: config, checkpoint, logs, policy.pt (= --run-dir)",
+        help="folder of the run: config, checkpoint, logs, policy.pt (= --run-dir) (default: runs/game-ppo on another game)",
     )
     parser.add_argument(
         "--resume",
@@ -78,7 +81,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         const=True,
         default=False,
         metavar="DIR",
-        help="continue the run in DIR (or --run-dir) from its last checkpoint",
+        help="continue the run in DIR (or --run-dir) from its last checkpoint (default: a new run)",
     )
 
 
