@@ -66,14 +66,16 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--timesteps",
         type=argtypes.positive_int,
-        help="environment steps in total over resumes (= --total-steps) (default: 20000 on another game)",
+        help="environment steps in total over resumes (= --total-steps) "
+        "(default: 20000 on another game)",
         **common,
     )
     group.add_argument(
         "--out",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="folder of the run: config, checkpoint, logs, policy.pt (= --run-dir) (default: runs/game-ppo on another game)",
+        help="folder of the run: config, checkpoint, logs, policy.pt (= --run-dir) "
+        "(default: runs/game-ppo on another game)",
     )
     parser.add_argument(
         "--resume",
