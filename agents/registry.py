@@ -25,9 +25,25 @@ ANY_GAME_AGENTS = frozenset({"random", "ismcts"})
 
 
 def plays_game(name: str, game: str) -> bool:
-    """Whether agent `name` (or `ismcts@N`) can play `game`."""
+    """Whether agent `name` (or `ismcts@N`, or a policy file) can play `game`: a policy file
+    plays the game it was trained for (a file that cannot be read is left to its loader)."""
     base = "ismcts" if budget_spec(name) is not None else name
-    return game == "farlight" or base in ANY_GAME_AGENTS
+    if base in ANY_GAME_AGENTS:
+        return True
+    if name.endswith(".pt") and Path(name).is_file():
+        played = policy_file_game(name)
+        return played is None or played == game
+    return game == "farlight"
+
+
+def policy_file_game(path: str | Path) -> str | None:
+    """The game a saved policy plays ('farlight' for Farlight's files; None for a game policy
+    file that cannot be read, or without torch)."""
+    if not torch_installed():
+        return None
+    from agents.policy.game_file import file_game
+
+    return file_game(path)
 
 
 def needs_torch(name: str) -> bool:
@@ -167,7 +183,12 @@ def make(name: str, **kwargs: Any) -> Agent:
             raise FileNotFoundError(f"no saved policy at {path}")
         _import_network_agents(name)
         from agents.policy import PolicyAgent
+        from agents.policy.game_file import is_game_policy
 
+        if is_game_policy(path):  # a policy of another game (#50): its own small network
+            from agents.policy.game_agent import GamePolicyAgent
+
+            return GamePolicyAgent(path, **kwargs)
         return PolicyAgent(path, **kwargs)
     raise ValueError(
         f"unknown agent {name!r}: expected one of {', '.join(FACTORIES)}, ismcts@N "

@@ -191,15 +191,19 @@ def card_set_file(text: str) -> LoadedCardSet:
 
 
 def check_agents_play(names: list[str], game: str) -> None:
-    """Every agent in `names` plays `game` (only random and ismcts play a game other than
-    Farlight), or an InputError naming the first that does not."""
-    from agents.registry import ANY_GAME_AGENTS, plays_game
+    """Every agent in `names` plays `game` (random and ismcts play any game, a policy file
+    the game it was trained for), or an InputError naming the first that does not."""
+    from agents.registry import ANY_GAME_AGENTS, plays_game, policy_file_game
     from farlight_cli.errors import InputError
 
     for name in names:
         if not plays_game(name, game):
             able = ", ".join(sorted(ANY_GAME_AGENTS))
-            raise InputError(f"agent {name} plays only farlight; agents for {game}: {able}")
+            played = policy_file_game(name) if name.endswith(".pt") else None
+            raise InputError(
+                f"agent {name} plays only {played or 'farlight'}; agents for {game}: {able}"
+                + (f" or a policy file trained for {game}" if name.endswith(".pt") else "")
+            )
 
 
 def check_agents(names: list[str]) -> None:

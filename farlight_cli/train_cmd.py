@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from farlight_cli import argtypes, flags
+from farlight_cli import argtypes, flags, train_game
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
 from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
@@ -62,7 +62,10 @@ def _add_kind(
     --no-progress; `run` hands the parsed line to `runner`."""
     parser = kinds.add_parser(name, help=KIND_HELP[name], description=KIND_DESCRIPTION[name])
     add_config_arguments(parser, config)
-    flags.rerun(parser, f"continue the run in --run-dir from {since}")
+    if name == "ppo":  # also trains a game other than Farlight (#50): train_game.py
+        train_game.add_flags(parser)
+    else:
+        flags.rerun(parser, f"continue the run in --run-dir from {since}")
     flags.no_progress(parser)
     parser.set_defaults(runner=runner, default_run_dir=_default_run_dir(config))
 
@@ -132,9 +135,12 @@ def _trained(
 
 
 def _run_ppo(args: argparse.Namespace) -> int:
+    if train_game.other_game(args):
+        return train_game.run(args, report)
     from training.sb3 import train_ppo
 
     try:
+        train_game.farlight_line(args)
         config, model, before = _trained(args, PPOConfig, train_ppo.train)
     except ValueError as exc:  # RunError included: a run that cannot start as asked
         return report("farlight train ppo", exc)

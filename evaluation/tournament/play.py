@@ -87,5 +87,10 @@ def _make_seat(spec: GameSpec, seat: int, name: str, game: Game, env: Any) -> An
         content = game.sealed_content(env)
         return SealedAgent(target, agent_seed(spec, seat), content, spec.move_budget, **kwargs)
     if isinstance(target, str):
-        return make(target, seed=agent_seed(spec, seat), **kwargs)
-    return copy.deepcopy(target)
+        agent = make(target, seed=agent_seed(spec, seat), **kwargs)
+    else:
+        agent = copy.deepcopy(target)
+    check = getattr(agent, "check_game", None)  # a policy of one game (#50) refuses others
+    if callable(check):
+        check(game.name, len(spec.lineup))
+    return agent

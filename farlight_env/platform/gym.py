@@ -87,11 +87,21 @@ class PlatformSingleAgentEnv(gym.Env):
     def _policy(self, policy: Any, index: int) -> Any:
         if isinstance(policy, str) and policy:
             agent = named_opponent(policy, index, GameError)
+            self._check_plays(agent, index)
             self._named.append((index, agent))
             return agent
         if policy is not None and not callable(policy) and not hasattr(policy, "act"):
             raise GameError(f"opponents[{index}] is neither an agent name, callable nor an Agent")
         return policy
+
+    def _check_plays(self, agent: Any, index: int) -> None:
+        """An agent of one game (a game policy file) refuses any other game, here, by name."""
+        check = getattr(agent, "check_game", None)
+        if callable(check):
+            try:
+                check(self.aec.declaration.name, self.num_players)
+            except ValueError as exc:
+                raise GameError(f"opponents[{index}]: {exc}") from exc
 
     def _policy_for(self, seat: int) -> Any:
         if len(self.opponents) == self.num_players:
