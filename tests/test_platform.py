@@ -191,6 +191,7 @@ def test_an_installed_package_declares_a_game_through_the_entry_point(tmp_path, 
     monkeypatch.syspath_prepend(str(tmp_path))
     unregister("duel")
     assert "duel" in game_names() and "broken" in game_names()
+    assert game_names()[0] == "farlight"  # built-in first, as messages list them
     assert get_game("duel") is DUEL
     with pytest.raises(GameError, match=r"game 'broken' \(tests.toy_game:NOPE\) cannot be loaded"):
         get_game("broken")

@@ -55,7 +55,7 @@ def game_names() -> list[str]:
 def _declared() -> dict[str, str]:
     """Built-in and installed games: name -> "module:attribute" (built-in names win)."""
     installed = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT)}
-    return {**installed, **BUILT_IN}
+    return {**BUILT_IN, **{n: w for n, w in installed.items() if n not in BUILT_IN}}
 
 
 def _load(name: str, where: str) -> Game:
