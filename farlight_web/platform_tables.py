@@ -168,21 +168,6 @@ class PlatformTable(SeatedTable):
         if record_move:
             self.moves.append(Move(self.version, seat, own, state.clone()))
 
-    def advance(self) -> bool:
-        """The bots move until a human decides, the game ends or the budget is spent (at
-        least one move); True while they still have moves to make."""
-        start, moved = self.clock(), False
-        while self.bots_to_move:
-            if moved and self.clock() - start >= self.think_seconds:
-                break
-            seat = self.game.current_player
-            assert seat is not None
-            self._step(self._bot_index(seat), record_move=True)
-            moved = True
-        if moved:
-            self.save()
-        return self.bots_to_move
-
     def legal_indices(self, seat: int | None) -> list[int]:
         state = self.game
         if seat is None or state.is_over or state.current_player != seat:

@@ -85,6 +85,9 @@ class SeatedTable:
     game: Any
 
     version: int
+    think_seconds: float
+    clock: Any
+    bots_to_move: bool
 
     def save(self) -> None:
         raise NotImplementedError
@@ -92,11 +95,28 @@ class SeatedTable:
     def legal_indices(self, seat: int | None) -> list[int]:
         raise NotImplementedError
 
-    def advance(self) -> bool:
-        raise NotImplementedError
-
     def _step(self, index: int, record_move: bool) -> None:
         raise NotImplementedError
+
+    def _bot_index(self, seat: int) -> int:
+        raise NotImplementedError
+
+    def advance(self) -> bool:
+        """Let the bots move until a human decides, the game ends, or the thinking budget is
+        spent (at least one move is made, so every call makes progress). True when the bots
+        still have moves to make."""
+        start = self.clock()
+        moved = False
+        while self.bots_to_move:
+            if moved and self.clock() - start >= self.think_seconds:
+                break
+            seat = self.game.current_player
+            assert seat is not None
+            self._step(self._bot_index(seat), record_move=True)
+            moved = True
+        if moved:
+            self.save()
+        return self.bots_to_move
 
     def play(self, seats: set[int], index: Any, version: int) -> None:
         """A human's choice `index` for decision `version`, then the bots (within the budget).

@@ -205,23 +205,6 @@ class Table(SeatedTable):
         while env.agents and self.game.is_over:
             env.step(None)
 
-    def advance(self) -> bool:
-        """Let the bots move until a human decides, the game ends, or the thinking budget is
-        spent (at least one move is made, so every call makes progress). True when the bots
-        still have moves to make."""
-        start = self.clock()
-        moved = False
-        while self.bots_to_move:
-            if moved and self.clock() - start >= self.think_seconds:
-                break
-            seat = self.game.current_player
-            assert seat is not None
-            self._step(self._bot_index(seat), record_move=True)
-            moved = True
-        if moved:
-            self.save()
-        return self.bots_to_move
-
     def legal_indices(self, seat: int | None) -> list[int]:
         game = self.game
         if seat is None or game.is_over or game.current_player != seat:
