@@ -60,10 +60,15 @@ def save_policy(
         "config": dict(config),
         "state_dict": actor,
     }
+    write_payload(payload, path)
+
+
+def write_payload(payload: Mapping[str, Any], path: str | Path) -> None:
+    """`torch.save` a policy file's payload atomically: a temp file, then a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
+    torch.save(dict(payload), tmp)
     tmp.replace(path)
 
 

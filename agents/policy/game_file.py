@@ -25,6 +25,7 @@ from agents.policy.file import (
     MAX_POLICY_BYTES,
     MAX_WIDTH,
     ZIP_MAGIC,
+    write_payload,
 )
 from farlight_env.untrusted.files import check_torch_archive
 from farlight_env.untrusted.messages import clip_message
@@ -116,11 +117,7 @@ def save_game_policy(state_dict: Mapping[str, torch.Tensor], config: Any, path: 
         "config": checked,
         "state_dict": actor,
     }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    tmp.replace(path)
+    write_payload(payload, path)
 
 
 def is_game_policy(path: str | Path) -> bool:
