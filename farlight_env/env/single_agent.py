@@ -17,7 +17,7 @@ from farlight_env.env.autopilot import DEFAULT_AUTOPILOT
 from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError
 from farlight_env.game.seeds import derive_seed, is_deal_key
-from farlight_env.platform.agents import named_opponent, reseed
+from farlight_env.platform.agents import named_opponent, opponent_for, reseed
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
@@ -148,11 +148,7 @@ class FarlightSingleAgentEnv(gym.Env):
         self.opponents = self._opponent_list(opponents)
 
     def _policy_for(self, seat: int) -> Policy:
-        others = [s for s in range(self.num_players) if s != self.learner_seat]
-        if len(self.opponents) == self.num_players:
-            policy = self.opponents[seat]
-        else:
-            policy = self.opponents[others.index(seat)]
+        policy = opponent_for(self.opponents, seat, self.learner_seat, self.num_players)
         return policy if policy is not None else self._random
 
     # --------------------------------------------------------------- api

@@ -37,6 +37,15 @@ def named_opponent(name: str, index: int, error: type[ValueError]) -> Any:
     return agent
 
 
+def opponent_for(opponents: list[Any], seat: int, learner_seat: int, num_players: int) -> Any:
+    """The policy of `seat` in a single-agent env's opponent list: one per seat (the learner's
+    unused) or one per other seat in order; None where none is given."""
+    if len(opponents) == num_players:
+        return opponents[seat]
+    others = [s for s in range(num_players) if s != learner_seat]
+    return opponents[others.index(seat)]
+
+
 def is_agent(value: Any) -> bool:
     """An object with act(observation, action_mask, info) -> int."""
     return callable(getattr(value, "act", None))

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from farlight_env.platform.aec import raw_env
-from farlight_env.platform.agents import named_opponent
+from farlight_env.platform.agents import named_opponent, opponent_for
 from farlight_env.platform.protocol import Game, GameError
 
 #: An opponent: a callable (observation, action mask) -> action index, an Agent (an object with
@@ -104,11 +104,7 @@ class PlatformSingleAgentEnv(gym.Env):
                 raise GameError(f"opponents[{index}]: {exc}") from exc
 
     def _policy_for(self, seat: int) -> Any:
-        if len(self.opponents) == self.num_players:
-            policy = self.opponents[seat]
-        else:
-            others = [s for s in range(self.num_players) if s != self.learner_seat]
-            policy = self.opponents[others.index(seat)]
+        policy = opponent_for(self.opponents, seat, self.learner_seat, self.num_players)
         return policy if policy is not None else self._random
 
     # ------------------------------------------------------------ the api
