@@ -38,8 +38,8 @@ from evaluation.formats.scorecard import (
     Seeds,
     check_scorecard,
 )
-from farlight_env.game.seeds import SECURE_SEED_BITS
 from farlight_env.platform import DEFAULT_GAME, Benchmark, Game, get_game
+from farlight_env.seeding import SECURE_SEED_BITS
 from farlight_env.untrusted.files import atomic_write
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
@@ -132,7 +132,7 @@ def held_out_training_key(secret: str, players: int) -> int:
 
 def _secret_seed(label: str, secret: str, protocol: str = PROTOCOL) -> int:
     """128 bits of SHA-256(protocol, label, secret), wide (bit 128 set), so the blocks, deals
-    and agents under it draw wide seeds too (farlight_env.game.seeds)."""
+    and agents under it draw wide seeds too (farlight_env.seeding)."""
     digest = hashlib.sha256(f"{protocol} {label} {secret}".encode()).digest()
     return (1 << SECURE_SEED_BITS) | int.from_bytes(digest[:16], "big")
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from agents.fit import AgentUnfit
 from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
-from farlight_env.cards.schema import CardFileError
-from farlight_env.game.config import ConfigError
-from farlight_env.records.record import RecordError
+from farlight_env.platform import GameError
 
 
 class InputError(Exception):
@@ -21,9 +19,7 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     AgentUnfit,
     ThreadSettingError,
     DeviceError,
-    ConfigError,
-    CardFileError,
-    RecordError,
+    GameError,  # any game's bad option, card or component file, record or saved state
     FileNotFoundError,
     FileExistsError,
     IsADirectoryError,

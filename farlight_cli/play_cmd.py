@@ -27,8 +27,8 @@ from farlight_cli.play_platform import Quit, read_line
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.game.seeds import derive_seed, is_wide, secure_seed
 from farlight_env.platform import DEFAULT_GAME, get_game
+from farlight_env.seeding import derive_seed, is_wide, secure_seed
 
 HUMAN = "human"
 KEYS_HELP = "Enter: board again · b: full board · /text: find options · q: quit"

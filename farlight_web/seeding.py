@@ -13,11 +13,12 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from farlight_env.seeding import SEED_LIMIT, WIDE_SEEDS
+
 #: Seeds a client may choose lie below this (msgspec's int64; `farlight play` takes them too).
 CLIENT_SEED_LIMIT = 2**63
 #: The server's own seeds: [2**64, 2**128), about 128 bits, never a client's.
-SERVER_SEED_LOW = 2**64
-SEED_LIMIT = 2**128
+SERVER_SEED_LOW = WIDE_SEEDS
 
 
 def server_seed() -> int:

@@ -17,7 +17,7 @@ import evaluation
 from agents.registry import make
 from evaluation.eval_v1 import POLICY_LABEL, _specs, cells, held_out_seed, margin
 from evaluation.tournament import play_game
-from farlight_env.game.seeds import WIDE_SEEDS
+from farlight_env.seeding import WIDE_SEEDS
 
 #: Heuristic tie-breaker seeds the memorizer tries offline on every published game.
 CANDIDATES = range(6)

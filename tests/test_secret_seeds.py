@@ -15,11 +15,11 @@ import pytest
 from evaluation.tournament import GameSpec, agent_seed, game_seed
 from farlight_cli.main import main
 from farlight_cli.play_cmd import opponent_seed
+from farlight_env import seeding as seeds_module
 from farlight_env.env.aec import raw_env
 from farlight_env.game import FarlightGame
-from farlight_env.game import seeds as seeds_module
-from farlight_env.game.seeds import WIDE_SEEDS, derive_seed, secure_seed
 from farlight_env.records.record import load_record
+from farlight_env.seeding import WIDE_SEEDS, derive_seed, secure_seed
 
 #: The web server's and `farlight play`'s old seeds were below 2**31, and every engine seed an
 #: env drew from such a seed (the brute force of #47) is below 2**63.

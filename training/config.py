@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from farlight_env.game.seeds import is_deal_key
+from farlight_env.seeding import is_deal_key
 from training.game_options import GameOptions, game_problems
 from training.subgame import SubGameOptions, learner_kinds, subgame_problems
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.sealed import MoveBudget
-from farlight_env.game.seeds import derive_seed
 from farlight_env.platform import DEFAULT_GAME
+from farlight_env.seeding import derive_seed
 
 
 @dataclass(frozen=True, slots=True)

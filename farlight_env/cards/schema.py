@@ -23,6 +23,7 @@ from farlight_env.cards.model import (
     Side,
     Timing,
 )
+from farlight_env.platform.protocol import GameError
 from farlight_env.untrusted.messages import clip_message, short, some_names
 
 # --- limits of the card format (R-CARDS-1, R-CARDS-2) ------------------------------------------
@@ -210,7 +211,7 @@ class CardSetFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 CARD_FILE = Annotated[CardSetFile, Meta(description="a table of card-set fields")]
 
 
-class CardFileError(ValueError):
+class CardFileError(GameError):
     """A card file or card mapping that cannot be used; the message says where and why, in one
     line of at most about MAX_MESSAGE_CHARS characters."""
 

@@ -29,8 +29,8 @@ from farlight_env.game.config import ConfigError, GameConfig, IllegalActionError
 from farlight_env.game.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
 from farlight_env.game.scoring import REWARD_MODES, final_rewards
-from farlight_env.game.seeds import draw_engine_seed, is_wide
 from farlight_env.game.tables import resolve_card_set
+from farlight_env.seeding import draw_engine_seed, is_wide
 
 ILLEGAL_MODES = ("raise", "terminate")
 #: What `obs["observation"]` is: the float32 vector, or its exact uint8 compact form (#49).

@@ -16,8 +16,8 @@ from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import DEFAULT_AUTOPILOT
 from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
 from farlight_env.game.config import ConfigError
-from farlight_env.game.seeds import derive_seed, is_deal_key
 from farlight_env.platform.agents import named_opponent, opponent_for, reseed
+from farlight_env.seeding import derive_seed, is_deal_key
 
 #: An opponent: a callable (observation vector, action mask) -> action index, or an Agent
 #: (an object with act(observation, action_mask, info) -> int, given info["view"]), or an
@@ -172,7 +172,7 @@ class FarlightSingleAgentEnv(gym.Env):
 
     def _game_seed(self, drawn: int) -> int:
         """The next game's seed: the draw itself, or with a deal key a wide seed drawn one-way
-        from key and draw (farlight_env.game.seeds.derive_seed)."""
+        from key and draw (farlight_env.seeding.derive_seed)."""
         return drawn if self.deal_key is None else derive_seed(self.deal_key, drawn)
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict]:

@@ -17,6 +17,7 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.game.facts import MAX_GRID_SIZE, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
 from farlight_env.game.options import OptionSpec, option
 from farlight_env.game.rules_options import RULES, RuleOptions
+from farlight_env.platform.protocol import GameError, IllegalMove
 
 
 class Phase(str, Enum):
@@ -54,11 +55,11 @@ class Resume(str, Enum):
     RESET = "reset"  # the round reset (R-RESET)
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(IllegalMove):
     """An action that is not legal now; the game state is left unchanged."""
 
 
-class ConfigError(ValueError):
+class ConfigError(GameError):
     """A game configuration that cannot be played."""
 
 

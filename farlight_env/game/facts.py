@@ -19,8 +19,6 @@ MAX_ROUNDS = 10_000
 #: saved game. Crew and science are unlimited by the rules (R-COMP-2), but no game of
 #: MAX_ROUNDS rounds can gain more than a few hundred a round; 10**9 refuses absurd files.
 MAX_COUNT = 10**9
-#: Seeds are non-negative integers below this (numpy's PCG64 takes 128 bits).
-SEED_LIMIT = 2**128
 
 # --- the components (R-SETUP) -------------------------------------------------------------------
 TILES: tuple[int, ...] = (0, 1, 2, 3, 4)  # R-SETUP-1

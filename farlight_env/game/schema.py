@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from farlight_env.game.facts import SEED_LIMIT
 from farlight_env.game.state import FIELDS
+from farlight_env.seeding import SEED_LIMIT
 
 #: `dump_state`'s data: one field per `state.FIELDS` entry, with its declared type and range;
 #: list lengths per seat, slot or card are checked in validate.py.

@@ -14,9 +14,9 @@ from farlight_env.cards.model import FACILITIES, CardSet, Icon, IconKind, Timing
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game.actions import Bid, Target, TargetKind
 from farlight_env.game.config import CardSetError, ConfigError
-from farlight_env.game.facts import NUM_STACKS, PART_SPACES, SEED_LIMIT, TILES
-from farlight_env.game.seeds import SECURE_SEED_BITS
+from farlight_env.game.facts import NUM_STACKS, PART_SPACES, TILES
 from farlight_env.game.ship import connector_mask
+from farlight_env.seeding import SECURE_SEED_BITS, SEED_LIMIT
 
 if TYPE_CHECKING:
     from farlight_env.game.game import FarlightGame

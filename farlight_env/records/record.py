@@ -25,6 +25,7 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
+from farlight_env.platform.protocol import GameError
 from farlight_env.platform.records import PLATFORM_RECORD
 from farlight_env.records.format import kind as _kind
 from farlight_env.records.format import shape_problem
@@ -61,7 +62,7 @@ MAX_RECORD_BYTES = 1 << 30
 CONFIG_KEYS = GAME_OPTIONS
 
 
-class RecordError(ValueError):
+class RecordError(GameError):
     """A record file that cannot be read, is not a Farlight record, or does not replay (the
     message is one line of bounded length: farlight_env.untrusted.messages)."""
 

@@ -370,7 +370,7 @@ def _copy_namespaces(scratch: Path, base: Path, dataset_id: str) -> None:
 # ---- reading a dataset back (from anyone: every field checked) ------------------------------
 #: A description longer than this is no recording's (write_dataset's is well under 2 kB).
 MAX_DESCRIPTION_CHARS = 1 << 20
-#: Game seeds are below 2**128 (farlight_env.game.seeds.secure_seed draws 128 bits).
+#: Game seeds are below 2**128 (farlight_env.seeding.secure_seed draws 128 bits).
 SEED_BOUND = 2**128
 
 

@@ -14,8 +14,8 @@ import secrets
 
 import numpy as np
 
-from farlight_env.game.facts import SEED_LIMIT
-
+#: Seeds are non-negative integers below this (numpy's PCG64 takes 128 bits).
+SEED_LIMIT = 2**128
 #: Env seeds from here up (and unseeded envs) draw 128-bit engine seeds; below, 63-bit ones.
 WIDE_SEEDS = 2**64
 #: The random bits of every seed the project chooses itself.
