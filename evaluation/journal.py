@@ -40,8 +40,7 @@ from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
 from farlight_env.cards.model import CardSet
 from farlight_env.cards.schema import CardFileError
 from farlight_env.platform import GameError
-from farlight_env.platform.records import verify_record
-from farlight_env.records.record import RecordError
+from farlight_env.platform.records import RecordError, verify_record
 from farlight_env.untrusted.files import atomic_write, read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_env.untrusted.messages import clip_message

@@ -253,7 +253,8 @@ class Session:
             say(f"\n── round {game.round} ──")
 
     def save(self, path: Path, quiet: bool = False) -> None:
-        from farlight_env.records.record import build_record, save_record
+        from farlight_env.platform.records import save_record
+        from farlight_env.records.record import build_record
 
         game = self.game
         record = build_record(

@@ -77,13 +77,8 @@ def _error(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from farlight_env.records.record import (
-        RecordError,
-        load_record,
-        new_game,
-        record_actions,
-        verify_record,
-    )
+    from farlight_env.platform.records import RecordError
+    from farlight_env.records.record import load_record, new_game, record_actions, verify_record
 
     try:
         record = load_record(args.file, args.game)

@@ -42,8 +42,8 @@ from starlette.staticfiles import StaticFiles
 from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError
 from farlight_env.game.rules_options import RuleOptionError, option_help
-from farlight_env.platform.records import PLATFORM_RECORD
-from farlight_env.records.record import RecordError, load_record
+from farlight_env.platform.records import PLATFORM_RECORD, RecordError
+from farlight_env.records.record import load_record
 from farlight_env.tools.rules_page import RULES_RELPATH, rules_path
 from farlight_web import library
 from farlight_web.bots import (

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from farlight_env.records.record import RecordError
+from farlight_env.platform.records import RecordError
 from farlight_web.library import inside, walk
 from farlight_web.record_format import BotErrors, read_field
 from farlight_web.seats import HUMAN

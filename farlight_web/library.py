@@ -22,8 +22,8 @@ from typing import Any
 import msgspec
 
 from evaluation.formats.scorecard import SCORECARD, read_scorecard
-from farlight_env.platform.records import PLATFORM_RECORD
-from farlight_env.records.record import RecordError, load_record, validate_record
+from farlight_env.platform.records import PLATFORM_RECORD, RecordError
+from farlight_env.records.record import load_record, validate_record
 from farlight_env.untrusted.files import read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
 from farlight_web.replays import Replay

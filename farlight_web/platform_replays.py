@@ -11,7 +11,7 @@ from array import array
 from typing import Any
 
 from farlight_env.platform import State
-from farlight_env.records.record import RecordError
+from farlight_env.platform.records import RecordError
 from farlight_web.platform_tables import checked_record, move_label, plain_view
 from farlight_web.replays import KEPT_FIELDS, MAX_CHECKPOINTS, MAX_REPLAY_STEPS, MIN_INTERVAL
 

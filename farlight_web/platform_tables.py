@@ -37,9 +37,10 @@ from farlight_env.platform.records import (
     PLATFORM_RECORD,
     PLATFORM_RECORD_VERSION,
     PlatformRecord,
+    RecordError,
     game_of_record,
+    save_record,
 )
-from farlight_env.records.record import RecordError, save_record
 from farlight_web.bots import opponent_seed, parse_bot_errors
 from farlight_web.seats import HUMAN, SeatedTable, parse_seat_keys
 from farlight_web.sessions import MAX_MOVES_SHOWN

@@ -11,7 +11,7 @@ import msgspec
 from msgspec import Meta
 
 from farlight_env.game.facts import MAX_PLAYERS
-from farlight_env.records.record import RecordError
+from farlight_env.platform.records import RecordError
 
 #: A sha256 in hex: the record keeps hashes of tokens and invite codes, never the secrets.
 Hash = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}\Z")]

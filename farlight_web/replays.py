@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from farlight_env.game import FarlightGame
-from farlight_env.records.record import RecordError, iter_replay, record_actions
+from farlight_env.platform.records import RecordError
+from farlight_env.records.record import iter_replay, record_actions
 from farlight_env.view.model import board_view, to_builtins
 from farlight_web.limits import MAX_OPEN_REPLAYS, REPLAYS_PER_CLIENT
 from farlight_web.moves import events_for, move_events, move_label

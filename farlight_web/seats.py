@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from farlight_env.records.record import RecordError
+from farlight_env.platform.records import RecordError
 from farlight_web.record_format import SeatKeys, read_field
 
 HUMAN = "human"

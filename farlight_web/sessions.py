@@ -55,7 +55,8 @@ import numpy as np
 
 from farlight_env.game import FarlightGame
 from farlight_env.platform.agents import reseed
-from farlight_env.records.record import build_record, save_record
+from farlight_env.platform.records import save_record
+from farlight_env.records.record import build_record
 from farlight_env.view.model import board_view, to_builtins
 from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit
 from farlight_web.moves import action_info, events_for, move_events, move_label

@@ -18,8 +18,8 @@ from farlight_env.cards.model import CardSet
 from farlight_env.game.config import ConfigError
 from farlight_env.game.rules_options import RuleOptionError
 from farlight_env.platform import Game
-from farlight_env.platform.records import PLATFORM_RECORD
-from farlight_env.records.record import RecordError, load_record, new_game, record_actions
+from farlight_env.platform.records import PLATFORM_RECORD, RecordError
+from farlight_env.records.record import load_record, new_game, record_actions
 from farlight_web.bots import POLICY_FOLDER, BotUnfit, opponent_problem, parse_bot_errors
 from farlight_web.library import MAX_FILE_BYTES
 from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES

@@ -26,14 +26,9 @@ import msgspec
 
 from farlight_env.cards.schema import CardSetFile
 from farlight_env.game.actions import RECORD_FIELDS  # the recorded fields of each action
-from farlight_env.platform.records import PLATFORM_RECORD
-from farlight_env.records.record import (
-    RECORD_FORMAT,
-    TOURNAMENT_FORMAT,
-    RecordError,
-    validate_record,
-    write_atomic,
-)
+from farlight_env.platform.records import PLATFORM_RECORD, RecordError
+from farlight_env.records.record import RECORD_FORMAT, TOURNAMENT_FORMAT, validate_record
+from farlight_env.untrusted.files import write_atomic
 from farlight_env.untrusted.jsontext import decode
 from farlight_web.replays import MAX_REPLAY_STEPS, Replay
 from farlight_web.schemas import MAX_UPLOAD_BYTES

@@ -17,7 +17,8 @@ from scenarios import facility, mission_stack, part_space, play_bids
 from evaluation.eval_v1 import format_scorecard
 from evaluation.tournament import agent_diagnostics, format_diagnostics
 from farlight_env.game import Bid, FarlightGame
-from farlight_env.records import RecordError, build_record
+from farlight_env.platform.records import RecordError
+from farlight_env.records import build_record
 from farlight_env.tools.auction import COUNTERS, lowest_winning_bid, seat_auctions
 
 ROOT = Path(__file__).resolve().parent.parent

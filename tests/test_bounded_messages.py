@@ -14,7 +14,8 @@ from farlight_env.cards.io import card_set_to_dict, load_card_set, standard_card
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game import FarlightGame
 from farlight_env.game.rules_options import RuleOptionError, RuleOptions
-from farlight_env.records.record import RecordError, load_record
+from farlight_env.platform.records import RecordError
+from farlight_env.records.record import load_record
 from farlight_env.untrusted.messages import MAX_MESSAGE_CHARS, clip_message
 
 #: The cap plus the "… (N more characters)" tail and a file name.

@@ -20,7 +20,8 @@ import pytest
 from processes import terminal_sigint
 
 from farlight_env.game import FarlightGame
-from farlight_env.records.record import build_record, save_record
+from farlight_env.platform.records import save_record
+from farlight_env.records.record import build_record
 
 STANDARD = Path(__file__).parent.parent / "farlight_env" / "cards" / "data" / "standard.toml"
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from farlight_env.game import FarlightGame, Phase
-from farlight_env.records.record import build_record, save_record
+from farlight_env.platform.records import save_record
+from farlight_env.records.record import build_record
 from farlight_env.view.events import (
     AutoDiscard,
     AutoMove,

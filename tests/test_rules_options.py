@@ -43,7 +43,8 @@ from farlight_env.game import (
     RuleOptions,
 )
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS, parse_rule_assignment
-from farlight_env.records.record import build_record, load_record, save_record, verify_record
+from farlight_env.platform.records import save_record
+from farlight_env.records.record import build_record, load_record, verify_record
 
 M0, M1 = mission_stack(0), mission_stack(1)
 SINK = mission_stack(2)

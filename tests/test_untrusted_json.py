@@ -18,7 +18,8 @@ from evaluation.journal import JournalError, read_games, read_spec
 from farlight_env.cards.io import load_card_set
 from farlight_env.cards.schema import CardFileError
 from farlight_env.game import FarlightGame
-from farlight_env.records.record import RecordError, load_record
+from farlight_env.platform.records import RecordError
+from farlight_env.records.record import load_record
 from farlight_env.untrusted.jsontext import decode, loads
 
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -5,13 +5,18 @@ the outcome it must reproduce."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
 
 from farlight_env.platform.protocol import Game, GameError, State
 from farlight_env.platform.registry import get_game
+from farlight_env.untrusted.files import write_atomic
+from farlight_env.untrusted.messages import clip_message
 
 PLATFORM_RECORD = "platform-record"
 PLATFORM_RECORD_VERSION = 1
@@ -21,6 +26,22 @@ OWN_FORMATS = {"farlight-record": "farlight"}
 MAX_ACTIONS = 1_000_000
 
 Scalar = str | int | float | bool | None
+
+
+class RecordError(GameError):
+    """A record file of any game that cannot be read, is not a record, or does not replay (the
+    message is one line of bounded length: farlight_env.untrusted.messages)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(clip_message(str(message)))
+
+
+def save_record(record: Mapping[str, Any], path: str | os.PathLike) -> Path:
+    """Write any game's `record` as JSON atomically (`write_atomic`)."""
+    path = Path(path)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    write_atomic(path, text.encode("utf-8"))
+    return path
 
 
 class PlatformRecord(msgspec.Struct):

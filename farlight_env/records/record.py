@@ -25,13 +25,10 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.game import Action, FarlightGame, action_from_dict, action_to_dict
 from farlight_env.game.config import GAME_OPTIONS
 from farlight_env.game.rules_options import LEGACY_RULE_OPTIONS
-from farlight_env.platform.protocol import GameError
-from farlight_env.platform.records import PLATFORM_RECORD
+from farlight_env.platform.records import PLATFORM_RECORD, RecordError, save_record
 from farlight_env.records.format import kind as _kind
 from farlight_env.records.format import shape_problem
-from farlight_env.untrusted.files import write_atomic
 from farlight_env.untrusted.jsontext import loads
-from farlight_env.untrusted.messages import clip_message
 
 __all__ = [
     "RECORD_FORMAT",
@@ -60,14 +57,6 @@ MAX_RECORD_BYTES = 1 << 30
 
 #: GameConfig fields a record's config may hold (a card set is stored beside it, "card_set").
 CONFIG_KEYS = GAME_OPTIONS
-
-
-class RecordError(GameError):
-    """A record file that cannot be read, is not a Farlight record, or does not replay (the
-    message is one line of bounded length: farlight_env.untrusted.messages)."""
-
-    def __init__(self, message: object = "") -> None:
-        super().__init__(clip_message(str(message)))
 
 
 # ------------------------------------------------------------------------------ building
@@ -325,9 +314,3 @@ def _check_outcome(record: Mapping[str, Any], game: FarlightGame) -> None:
 
 
 # ------------------------------------------------------------------------------ saving
-def save_record(record: Mapping[str, Any], path: str | os.PathLike) -> Path:
-    """Write `record` as JSON atomically (`write_atomic`)."""
-    path = Path(path)
-    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    write_atomic(path, text.encode("utf-8"))
-    return path
