@@ -6,7 +6,8 @@ Monte Carlo tree search), `ppo` (the trained policy shipped in agents/data, need
 measuring them (tournaments, the evaluation protocols, exploitability) is `evaluation`.
 """
 
-from agents.base import Agent, EngineAgent
+from agents.base import Agent
+from agents.farlight.engine_agent import EngineAgent
 from agents.registry import AGENT_NAMES, make
 
 __all__ = ["AGENT_NAMES", "Agent", "EngineAgent", "make"]

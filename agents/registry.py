@@ -41,7 +41,7 @@ def policy_file_game(path: str | Path) -> str | None:
     file that cannot be read, or without torch)."""
     if not torch_installed():
         return None
-    from agents.policy.game_file import file_game
+    from agents.game_policy.file import file_game
 
     return file_game(path)
 
@@ -76,13 +76,13 @@ def _random(**kw: Any) -> Agent:
 
 
 def _heuristic(**kw: Any) -> Agent:
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
 
     return HeuristicAgent(**kw)
 
 
 def _ismcts(**kw: Any) -> Agent:
-    from agents.ismcts import ISMCTSAgent
+    from agents.farlight.ismcts import ISMCTSAgent
 
     return ISMCTSAgent(**kw)
 
@@ -90,7 +90,7 @@ def _ismcts(**kw: Any) -> Agent:
 def _ppo(**kw: Any) -> Agent:
     """The policy shipped with the project (needs torch: the `train` extra)."""
     _import_network_agents("ppo")
-    from agents.policy import SHIPPED_POLICY, PolicyAgent
+    from agents.farlight.policy import SHIPPED_POLICY, PolicyAgent
 
     return PolicyAgent(kw.pop("path", SHIPPED_POLICY), **kw)
 
@@ -98,7 +98,7 @@ def _ppo(**kw: Any) -> Agent:
 def _rollout(**kw: Any) -> Agent:
     """The shipped policy (or `path=`) improved by play-outs where it hesitates (needs torch)."""
     _import_network_agents("rollout")
-    from agents.rollout import RolloutAgent
+    from agents.farlight.rollout import RolloutAgent
 
     return RolloutAgent(**kw)
 
@@ -107,7 +107,7 @@ def _bidder(**kw: Any) -> Agent:
     """The shipped bidding policy for bids, the heuristic for every other decision (a policy
     trained with --learner-decisions bidding --autopilot heuristic; needs torch)."""
     _import_network_agents("bidder")
-    from agents.policy import BIDDER_POLICY, PolicyAgent
+    from agents.farlight.policy import BIDDER_POLICY, PolicyAgent
 
     return PolicyAgent(kw.pop("path", BIDDER_POLICY), **kw)
 
@@ -182,11 +182,11 @@ def make(name: str, **kwargs: Any) -> Agent:
         if not path.exists():
             raise FileNotFoundError(f"no saved policy at {path}")
         _import_network_agents(name)
-        from agents.policy import PolicyAgent
-        from agents.policy.game_file import is_game_policy
+        from agents.farlight.policy import PolicyAgent
+        from agents.game_policy.file import is_game_policy
 
         if is_game_policy(path):  # a policy of another game (#50): its own small network
-            from agents.policy.game_agent import GamePolicyAgent
+            from agents.game_policy.agent import GamePolicyAgent
 
             return GamePolicyAgent(path, **kwargs)
         return PolicyAgent(path, **kwargs)

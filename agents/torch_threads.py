@@ -5,8 +5,8 @@ a short MaskablePPO run those threads mostly wait for one another, and as soon a
 process is busy they fight it for the cores: on a shared 2-core machine a 2,048-step MaskablePPO
 run took several times longer with torch's default than with one thread (figures in
 docs/training.md, "Torch threads in your own scripts"). So the first time the library builds a
-network (`agents.policy`) or loads a policy (`agents.make("ppo")`, a `*.pt`), it sets torch to
-one thread, unless the user chose:
+network (`agents.farlight.policy`) or loads a policy (`agents.make("ppo")`, a `*.pt`), it sets torch
+to one thread, unless the user chose:
 
 - `OMP_NUM_THREADS` or `MKL_NUM_THREADS` is set (torch read it at import);
 - `FARLIGHT_TORCH_THREADS=N` is set: N threads; `FARLIGHT_TORCH_THREADS=0` leaves torch alone;
@@ -16,8 +16,8 @@ one thread, unless the user chose:
   CLI's game loops, tournament workers).
 
 It happens once per process and changes a global of torch, so it is said here, in docs/training.md
-and in `agents.policy`'s docstring. A script that builds its own SB3 policy never meets this
-code: set `torch.set_num_threads(1)` there yourself.
+and in `agents.farlight.policy`'s docstring. A script that builds its own SB3 policy never meets
+this code: set `torch.set_num_threads(1)` there yourself.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from farlight_env.seeding import SECURE_SEED_BITS
 from farlight_env.untrusted.files import atomic_write
 
 if TYPE_CHECKING:  # the tournament machinery is imported when a protocol runs: `import agents`
-    from agents.sealed import MoveBudget  # stays light
+    from agents.farlight.sealed import MoveBudget  # stays light
     from evaluation.tournament import GameSpec
 
 #: Farlight's protocol, as its declaration states it (farlight_env/declaration.py).
@@ -150,7 +150,8 @@ def cell_specs(
 ) -> list[GameSpec]:
     """The cell's games: the tournament schedule of [policy, opponent x (N-1)], so over each
     block of N rotations the policy sits once in every seat and every game shares the deal.
-    With `sealed`, the policy plays sealed (agents.sealed), each decision within `move_budget`;
+    With `sealed`, the policy plays sealed (agents.farlight.sealed), each decision within
+    `move_budget`;
     the shipped opponents do not."""
     from evaluation.tournament import schedule
 
@@ -221,7 +222,7 @@ def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | 
     and `bidder` the one its `path` keyword names, by default the shipped one (it changes
     between releases while the name stays)."""
     if name in POLICY_AGENTS:
-        from agents.policy import BIDDER_POLICY, SHIPPED_POLICY
+        from agents.farlight.policy import BIDDER_POLICY, SHIPPED_POLICY
 
         shipped = BIDDER_POLICY if name == "bidder" else SHIPPED_POLICY
         name = str((policy_kwargs or {}).get("path", shipped))
@@ -238,7 +239,7 @@ def policy_settings(agent: str | Agent, policy_kwargs: dict[str, Any]) -> dict[s
     if agent == "rollout":
         import inspect
 
-        from agents.rollout import RolloutAgent
+        from agents.farlight.rollout import RolloutAgent
 
         parameters = inspect.signature(RolloutAgent).parameters.values()
         # where it runs (device) does not change what it plays: not a search setting
@@ -269,10 +270,10 @@ def evaluate(
     scorecard (a JSON-able dict; see docs/evaluation.md for every field).
 
     With `sealed` (an agent by name or path only) the policy plays from its own process and
-    sees only its observation, mask and a view of its seat's redacted game (agents.sealed);
+    sees only its observation, mask and a view of its seat's redacted game (agents.farlight.sealed);
     the scorecard says `"sealed": true`. `protocol` farlight-eval-v2 plays v1's cells
     sealed (its exploitability cell is added by evaluation.eval_v2). A sealed policy's decision
-    over `move_budget` is forfeited (agents.sealed.MoveBudget); the scorecard counts them.
+    over `move_budget` is forfeited (agents.farlight.sealed.MoveBudget); the scorecard counts them.
 
     `config` changes the game (rule options, grid, round cap, card set; `card_file` names the
     card file for the hash): the scorecard records it and is then marked non-standard. With
@@ -440,7 +441,7 @@ def _stored_budget(budget: MoveBudget | None) -> tuple[float | None, float | Non
 
 def _budget_of(spec: Any) -> MoveBudget | None:
     """The move budget an evaluation spec stored (None if it had none)."""
-    from agents.sealed import MoveBudget
+    from agents.farlight.sealed import MoveBudget
 
     return MoveBudget.given(spec.move_seconds, spec.move_cpu_seconds)
 
@@ -470,7 +471,7 @@ def _scorecard(
     plan = cells(quick, secret, benchmark)
     specs = _specs(agent, quick, config, policy_kwargs, sealed, secret, move_budget, game)
     if sealed:  # the games and their journal stay out of the sealed children's reach
-        from agents.sealed import guard_process, protect_folder
+        from agents.farlight.sealed import guard_process, protect_folder
 
         guard_process()
         if journal is not None:

@@ -2,7 +2,7 @@
 
 The cells are v1's, unchanged (same seeds, games and counting, so v1 numbers stay comparable),
 but the policy plays every game sealed: from its own process, seeing only its seat's
-observation, mask and redacted game (agents.sealed). The exploitability cell is
+observation, mask and redacted game (agents.farlight.sealed). The exploitability cell is
 `farlight exploit` at fixed settings (EXPLOIT_CELL): a best response warm-started from the
 shipped network, trained against the policy (sealed too) at 2 players for 50,000 learner
 steps, then evaluated on 200 seat-rotated games of the fixed evaluation set. Its win rate
@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from agents.sealed import MoveBudget
+from agents.farlight.sealed import MoveBudget
 from evaluation.eval_v1 import (
     PROTOCOL_V2,
     evaluate,

@@ -237,7 +237,7 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
 
 def search_positions(num_players: int, count: int, seed: int) -> list:
     """Decision points from heuristic self-play: the positions ismcts is timed on."""
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
     from farlight_env.game import FarlightGame
 
     out, game_seed = [], seed
@@ -254,7 +254,7 @@ def search_positions(num_players: int, count: int, seed: int) -> list:
 
 def ismcts_figure(args: argparse.Namespace) -> str:
     """ismcts iterations per CPU-second at its default budget, at 2 and 4 players."""
-    from agents.ismcts import ISMCTSAgent
+    from agents.farlight.ismcts import ISMCTSAgent
     from farlight_env.game.hidden import PlayerView
 
     parts = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.fit import AgentUnfit
+from agents.farlight.fit import AgentUnfit
 from agents.torch_device import DeviceError
 from agents.torch_threads import ThreadSettingError
 from farlight_env.platform import GameError

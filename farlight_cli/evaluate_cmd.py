@@ -11,7 +11,7 @@ from farlight_cli.errors import InputError
 from farlight_env.platform import DEFAULT_GAME
 
 if TYPE_CHECKING:
-    from agents.sealed import MoveBudget
+    from agents.farlight.sealed import MoveBudget
 
 DESCRIPTION = """\
 Benchmark one policy with the fixed protocol farlight-eval-v1 (docs/evaluation.md), so that

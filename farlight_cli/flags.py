@@ -178,7 +178,7 @@ def move_budget_flags(parser: Where, player: str, when: str) -> None:
 def move_budget(args: argparse.Namespace, sealed: bool, needs: str) -> Any:
     """The MoveBudget the two flags give (None if neither); a budget without sealed play is
     refused, naming what it `needs`."""
-    from agents.sealed import MoveBudget
+    from agents.farlight.sealed import MoveBudget
     from farlight_cli.errors import InputError
 
     budget = MoveBudget.given(args.move_seconds, args.move_cpu_seconds)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.fit import check_fit
+from agents.farlight.fit import check_fit
 from farlight_cli import argtypes, board, flags, game_flags, play_platform
 from farlight_cli.play_platform import Quit, read_line
 from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture

@@ -123,7 +123,7 @@ def print_resuming(out: Path) -> None:
 
 
 def _play(args: argparse.Namespace):
-    from agents.fit import check_fit
+    from agents.farlight.fit import check_fit
     from evaluation.tournament import resume_tournament, run_tournament
 
     _check_backend(args)

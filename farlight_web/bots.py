@@ -71,7 +71,7 @@ def opponent_seed(seed: int, seat: int) -> int:
 
 def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
     """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
 
     for agent in (bot, getattr(bot, "policy", None)):
         if isinstance(agent, PolicyAgent):

@@ -181,7 +181,7 @@ class Table(SeatedTable):
             )
         stand_in = self.stand_ins.get(seat)
         if stand_in is None:
-            from agents.heuristic import HeuristicAgent
+            from agents.farlight.heuristic import HeuristicAgent
 
             stand_in = self.stand_ins[seat] = HeuristicAgent()
         reseed(stand_in, self.seed, seat + STAND_IN_SEAT_OFFSET, self.version)

@@ -23,7 +23,7 @@ from speed_vs import run_in_tree  # noqa: E402  (this folder is sys.path[0])
 PLAY = r"""
 import hashlib, json, sys
 import numpy as np
-from agents.heuristic import HeuristicAgent
+from agents.farlight.heuristic import HeuristicAgent
 from farlight_env.game import FarlightGame, Phase
 
 def digest(seed, players):

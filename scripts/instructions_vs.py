@@ -41,7 +41,7 @@ WORKLOAD = (
     DEFINITIONS
     + r"""
 def heuristic_env(players):
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
     from farlight_env import farlight_v0
     from farlight_env.game.hidden import PlayerView
     env = farlight_v0.env(num_players=players).unwrapped
@@ -58,8 +58,8 @@ kind, players, setup_only = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "setup
 work = {"heuristic-env": heuristic_env, "heuristic": heuristic, "ismcts": ismcts, "env": env}
 from farlight_env import farlight_v0  # every workload's imports, in both runs
 from farlight_env.game.hidden import PlayerView
-from agents.heuristic import HeuristicAgent
-from agents.ismcts import ISMCTSAgent
+from agents.farlight.heuristic import HeuristicAgent
+from agents.farlight.ismcts import ISMCTSAgent
 if not setup_only:
     work[kind](players)
 elif kind == "ismcts":

@@ -6,12 +6,12 @@ Collects one rollout of `farlight train ppo`'s defaults (16 games in one process
 each, the shipped policy against the heuristic) and draws minibatches of 256 rows from it the
 way the learner does for each `--minibatch-chunk` (shuffled runs of that many consecutive steps
 of one game; 1: single steps). The ship CNN runs once per distinct grid of a minibatch
-(agents/policy/cache.py), so these counts are its work per update step. Grids are compared by
-their bytes, exactly. It also says how much of each grid a ship covers: the CNN's two 3x3
+(agents/farlight/policy/cache.py), so these counts are its work per update step. Grids are compared
+by their bytes, exactly. It also says how much of each grid a ship covers: the CNN's two 3x3
 layers see two cells around a cell, so beyond two cells of a ship every grid's map is the same,
 and only the cells near ships carry work that differs from grid to grid. Last, how many of the
 other observation columns (the flat layer's inputs) are non-zero somewhere in a minibatch of
-single steps: the learner's flat layer reads only those (agents/policy/nets.py).
+single steps: the learner's flat layer reads only those (agents/farlight/policy/nets.py).
 """
 
 from __future__ import annotations

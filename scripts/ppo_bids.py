@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from agents.policy import SHIPPED_POLICY, save_policy
+from agents.farlight.policy import SHIPPED_POLICY, save_policy
 
 
 def main() -> None:

@@ -3,8 +3,8 @@
     python scripts/sealed_cost.py --agent heuristic --games 20 --seed 5
 
 Each game is played twice from the same seed, the measured seat first in-process and then
-sealed (agents.sealed: its own process, a redacted copy of the game per decision). The seat's
-decisions are identical both ways (checked), so the difference is the sealing: the parent's
+sealed (agents.farlight.sealed: its own process, a redacted copy of the game per decision). The
+seat's decisions are identical both ways (checked), so the difference is the sealing: the parent's
 wall seconds per decision of that seat, in-process against sealed, side by side in one run.
 Prints the CPU model; the ratio is the figure, the absolute times hold for that CPU only.
 """
@@ -15,7 +15,7 @@ import argparse
 import statistics
 from dataclasses import replace
 
-from agents.sealed import close_children
+from agents.farlight.sealed import close_children
 from evaluation.tournament import play_game, schedule
 from farlight_env.tools.bench import cpu_model
 

@@ -66,7 +66,7 @@ def env(players):
     return steps / (time.thread_time() - start)
 
 def positions(players, count):
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
     out, seed = [], 0
     while len(out) < count:
         game, policy, step = FarlightGame(players, seed=seed), HeuristicAgent(1), 0
@@ -79,7 +79,7 @@ def positions(players, count):
     return out
 
 def ismcts(players):
-    from agents.ismcts import ISMCTSAgent
+    from agents.farlight.ismcts import ISMCTSAgent
     from farlight_env.game.hidden import PlayerView
     agent, games = ISMCTSAgent(seed=0), positions(players, 12)
     start = time.thread_time()
@@ -88,7 +88,7 @@ def ismcts(players):
     return len(games) * agent.iterations / (time.thread_time() - start)
 
 def heuristic(players):
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
     decisions = 0
     start = time.thread_time()
     for seed in range(8):

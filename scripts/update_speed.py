@@ -6,8 +6,8 @@ Collects one rollout of `farlight train ppo`'s stage-2 setup (structured network
 features, warm-started from the shipped policy, margin reward against the heuristic, seed 1,
 today's default environments: 16 games x 64 steps), then times `model.train()` on it (4
 passes in minibatches of 256) from the same weights and optimiser state, alternating the
-network's `use_reach` switch (`agents/policy/reach.py`) so that load from other jobs falls on
-both alike. Thread CPU time; the table gives each setting's median and best turn.
+network's `use_reach` switch (`agents/farlight/policy/reach.py`) so that load from other jobs falls
+on both alike. Thread CPU time; the table gives each setting's median and best turn.
 """
 
 from __future__ import annotations

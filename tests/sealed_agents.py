@@ -356,7 +356,7 @@ class Desync:
     def act(self, observation: Any, action_mask: Any, info: Any) -> int:
         import msgspec
 
-        from agents.sealed.protocol import Chose, write_frame
+        from agents.farlight.sealed.protocol import Chose, write_frame
 
         if not self.done:
             self.done = True

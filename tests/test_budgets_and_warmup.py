@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.ismcts import ISMCTSAgent
+from agents.farlight.ismcts import ISMCTSAgent
 from agents.registry import budget_spec, make, unknown_agents
 
 
@@ -100,7 +100,7 @@ def test_a_malformed_budget_is_one_line_from_the_cli() -> None:
 torch = pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
-from agents.policy import SHIPPED_POLICY, load_policy  # noqa: E402
+from agents.farlight.policy import SHIPPED_POLICY, load_policy  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
 from training.sb3 import self_play, train_ppo  # noqa: E402
 from training.sb3.callbacks import VALUE_PREFIXES  # noqa: E402

@@ -350,7 +350,7 @@ def test_a_policy_for_another_grid_is_refused_before_any_game(argv, tmp_path):
 def test_the_fit_check_passes_what_can_play() -> None:
     """Agents without a network play any grid; the shipped policies play their own."""
     pytest.importorskip("torch")
-    from agents.fit import AgentUnfit, check_fit
+    from agents.farlight.fit import AgentUnfit, check_fit
 
     check_fit(["random", "heuristic", "ismcts@5"], 3, {"grid_size": 7})
     check_fit(["ppo", "rollout", "bidder"], 4, {"grid_size": 13})

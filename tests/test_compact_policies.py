@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from env_states import random_states
 
-from agents.policy import SHIPPED_POLICY, PolicyAgent
+from agents.farlight.policy import SHIPPED_POLICY, PolicyAgent
 from agents.registry import make
 from farlight_env import farlight_v0
 from farlight_env.encode.compact import CompactCodec

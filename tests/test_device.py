@@ -154,7 +154,7 @@ class LooksOnAGpu(torch.Tensor):
 
 
 def test_exported_policies_and_checkpoints_move_every_tensor_to_the_cpu(cpu_run, tmp_path) -> None:
-    from agents.policy import ACTOR_PREFIXES, load_policy, save_policy
+    from agents.farlight.policy import ACTOR_PREFIXES, load_policy, save_policy
     from training.checkpoints import on_cpu
 
     path = cpu_run[0] / "policy.pt"
@@ -265,7 +265,7 @@ def test_on_a_gpu_the_learner_trains_there_and_its_files_load_on_the_cpu(tmp_pat
     import io
     import zipfile
 
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
     from training.checkpoints import WEIGHTS_MEMBER
     from training.sb3 import train_ppo
 

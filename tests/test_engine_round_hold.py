@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.ismcts import ISMCTSAgent, evaluate
+from agents.farlight.heuristic import HeuristicAgent
+from agents.farlight.ismcts import ISMCTSAgent, evaluate
 from farlight_env.game import FarlightGame, IllegalActionError
 from farlight_env.game.hidden import PlayerView
 

@@ -19,7 +19,7 @@ pytest.importorskip("sb3_contrib", reason="the best response trains with sb3-con
 
 import agents  # noqa: E402 - after the importorskips above
 import evaluation  # noqa: E402 - after the importorskips above
-from agents.sealed import SealedAgent  # noqa: E402
+from agents.farlight.sealed import SealedAgent  # noqa: E402
 from evaluation.eval_v1 import (  # noqa: E402
     PROTOCOL,
     PROTOCOL_V2,

@@ -177,7 +177,7 @@ def test_quick_ppo_scorecard_from_the_cli(quick_cli) -> None:
     assert card["protocol"] == PROTOCOL and card["quick"] is True and card["standard_game"]
     assert card["agent"] == "ppo"
     # The name stays while the shipped file changes between releases: the card says which.
-    from agents.policy import SHIPPED_POLICY
+    from agents.farlight.policy import SHIPPED_POLICY
 
     shipped = hashlib.sha256(SHIPPED_POLICY.read_bytes()).hexdigest()
     assert card["agent_file_hash"] == f"sha256:{shipped}"

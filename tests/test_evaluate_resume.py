@@ -134,7 +134,7 @@ def test_a_journal_of_another_schedule_is_refused(started: Path) -> None:
 
 def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="saved policies need the train extra")
-    from agents.policy import SHIPPED_POLICY
+    from agents.farlight.policy import SHIPPED_POLICY
 
     policy = tmp_path / "mine.pt"
     shutil.copy(SHIPPED_POLICY, policy)
@@ -174,13 +174,13 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
     """`ppo` names whatever file is shipped: a journal started with one file is not finished
     with another."""
     pytest.importorskip("torch", reason="saved policies need the train extra")
-    import agents.policy
+    import agents.farlight.policy
     from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
     from evaluation.formats.journal import EvaluationSpec
 
     shipped = tmp_path / "shipped.pt"
-    shutil.copy(agents.policy.SHIPPED_POLICY, shipped)
-    monkeypatch.setattr(agents.policy, "SHIPPED_POLICY", shipped)
+    shutil.copy(agents.farlight.policy.SHIPPED_POLICY, shipped)
+    monkeypatch.setattr(agents.farlight.policy, "SHIPPED_POLICY", shipped)
     spec = EvaluationSpec(
         "farlight-eval-spec", 1, PROTOCOL, "ppo", _file_hash("ppo"), True, card_set_hash(None)
     )
@@ -194,12 +194,12 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
     pytest.importorskip("torch", reason="saved policies need the train extra")
     import hashlib
 
-    import agents.policy
+    import agents.farlight.policy
     from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
     from evaluation.formats.journal import EvaluationSpec
 
     mine = tmp_path / "mine.pt"
-    shutil.copy(agents.policy.SHIPPED_POLICY, mine)
+    shutil.copy(agents.farlight.policy.SHIPPED_POLICY, mine)
     with mine.open("ab") as fh:
         fh.write(b"\0")  # another file than the shipped one
     kwargs = {"path": str(mine)}

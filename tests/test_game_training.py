@@ -19,9 +19,9 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 
 from agents import make  # noqa: E402
-from agents.policy.file import SHIPPED_POLICY  # noqa: E402
-from agents.policy.game_agent import GamePolicyAgent  # noqa: E402
-from agents.policy.game_file import (  # noqa: E402
+from agents.farlight.policy.file import SHIPPED_POLICY  # noqa: E402
+from agents.game_policy.agent import GamePolicyAgent  # noqa: E402
+from agents.game_policy.file import (  # noqa: E402
     GameNet,
     file_game,
     is_game_policy,
@@ -248,7 +248,7 @@ def test_foreign_and_oversized_files_are_refused_in_one_line(tmp_path, monkeypat
         with pytest.raises(ValueError, match="^" + str(path)) as caught:
             load_game_policy(path)
         assert message in str(caught.value) and "\n" not in str(caught.value)
-    import agents.policy.game_file as game_file
+    import agents.game_policy.file as game_file
 
     monkeypatch.setattr(game_file, "MAX_POLICY_BYTES", 100)
     with pytest.raises(ValueError, match="larger than 100 bytes; not a policy file"):

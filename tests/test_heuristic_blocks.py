@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 
-from agents.heuristic.placements import (
+from agents.farlight.heuristic.placements import (
     SLOT_BLOCK,
     OpenRows,
     Placements,
@@ -57,8 +57,8 @@ def test_progress_equals_the_sum_of_gaps() -> None:
     """`Planner.progress` writes `_gap` out inline: over positions of heuristic play at 2-5
     players and changes of dice, bio-tech, science and crew, it gives the float that summing
     `_gap` per target gives."""
-    from agents.heuristic import HeuristicAgent
-    from agents.heuristic.planner import Planner
+    from agents.farlight.heuristic import HeuristicAgent
+    from agents.farlight.heuristic.planner import Planner
     from farlight_env.game import FarlightGame
 
     for players in (2, 3, 4, 5):

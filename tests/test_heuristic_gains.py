@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import EngineAgent
-from agents.heuristic import UNKNOWN_TILE, HeuristicAgent, _placement_gains, valuation_key
+from agents.farlight.engine_agent import EngineAgent
+from agents.farlight.heuristic import UNKNOWN_TILE, HeuristicAgent, _placement_gains, valuation_key
 from farlight_env import farlight_v0
 from farlight_env.game import FarlightGame, Phase
 from farlight_env.game.hidden import PlayerView

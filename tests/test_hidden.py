@@ -238,8 +238,8 @@ def test_a_shared_redacted_copy_never_shows_later_hidden_facts() -> None:
 def test_the_heuristic_decides_on_shared_copies_as_on_full_ones() -> None:
     """`act` hands the heuristic (reads_only) a shared copy: the same moves as on full copies,
     and the live game is untouched by its decisions."""
-    from agents.base import EngineAgent
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.engine_agent import EngineAgent
+    from agents.farlight.heuristic import HeuristicAgent
     from farlight_env.encode.codec import ActionCodec
 
     class FullCopies(HeuristicAgent):

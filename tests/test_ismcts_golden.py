@@ -16,8 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from agents.heuristic import HeuristicAgent
-from agents.ismcts import ISMCTSAgent
+from agents.farlight.heuristic import HeuristicAgent
+from agents.farlight.ismcts import ISMCTSAgent
 from farlight_env.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
 

@@ -12,7 +12,7 @@ from env_states import random_states
 
 torch = pytest.importorskip("torch", reason="policies need the train extra (torch)")
 
-from agents.policy import (  # noqa: E402 - after the importorskip above
+from agents.farlight.policy import (  # noqa: E402 - after the importorskip above
     SHIPPED_POLICY,
     PolicyNet,
     StructuredNet,
@@ -20,7 +20,7 @@ from agents.policy import (  # noqa: E402 - after the importorskip above
     load_policy,
     set_ship_cnn_frozen,
 )
-from agents.policy import cache as policy_module  # noqa: E402 - after the importorskip above
+from agents.farlight.policy import cache as policy_module  # noqa: E402 - after the importorskip above
 from farlight_env import farlight_v0  # noqa: E402
 
 torch.set_num_threads(1)
@@ -276,7 +276,7 @@ def test_frozen_ship_cnn_runs_once_per_grid_and_follows_its_weights() -> None:
 def test_frozen_ship_cnn_keyed_by_a_buffers_grid_ids_gives_the_same_outputs() -> None:
     """With the rollout buffer's grid ids on a minibatch (`SHIP_IDS`) the pooled cache keys by
     them instead of hashing each grid: the same logits and values, one entry per id."""
-    from agents.policy.cache import SHIP_IDS
+    from agents.farlight.policy.cache import SHIP_IDS
 
     net = structured_net(9)
     set_ship_cnn_frozen(net, True)
@@ -539,7 +539,7 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
     rollout."""
     from gymnasium import spaces
 
-    from agents.policy.cache import SHIP_IDS
+    from agents.farlight.policy.cache import SHIP_IDS
     from training.sb3.policy import EnvMajorRolloutBuffer
 
     rng = np.random.default_rng(4)

@@ -20,7 +20,7 @@ from processes import terminal_sigint
 from test_engine_saved_state import BAD_VALUES, _leaves
 
 from agents import registry
-from agents.base import EngineAgent
+from agents.farlight.engine_agent import EngineAgent
 from farlight_cli.main import main
 from farlight_env.env.render_picture import RGB_SIZE
 from farlight_env.game import Bid, FarlightGame, Phase, RuleOptions, Target, TargetKind

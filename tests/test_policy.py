@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch", reason="policies need the train extra (torc
 
 from tiny_policies import ACTION_SIZE, OBS_SIZE, tiny_config, write_payload  # noqa: E402
 
-from agents.policy import (  # noqa: E402 - after the importorskip above
+from agents.farlight.policy import (  # noqa: E402 - after the importorskip above
     ACTOR_PREFIXES,
     POLICY_FORMAT,
     POLICY_VERSION,
@@ -465,7 +465,7 @@ def test_every_config_field_is_validated(tmp_path: Path, change: dict, message: 
 def test_a_network_beyond_the_parameter_limit_is_refused_unbuilt(tmp_path: Path) -> None:
     """Widths within bounds can still multiply to a huge network: counted on the meta
     device (no memory) and refused by its size."""
-    from agents import policy as policy_module
+    from agents.farlight import policy as policy_module
 
     net, config = random_net()
     config = {**config, "embed": 4096, "pi": [4096, 4096, 4096, 4096]}
@@ -482,7 +482,7 @@ def test_a_network_beyond_the_parameter_limit_is_refused_unbuilt(tmp_path: Path)
 
 
 def test_an_oversized_file_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
-    from agents.policy import file as policy_module
+    from agents.farlight.policy import file as policy_module
 
     path = tmp_path / "big.pt"
     path.write_bytes(b"\0" * 2048)

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch", reason="policies need the train extra (torc
 
 from tiny_policies import tiny_config, write_payload  # noqa: E402
 
-from agents.policy import (  # noqa: E402
+from agents.farlight.policy import (  # noqa: E402
     POLICY_FORMAT,
     POLICY_VERSION,
     PolicyAgent,

@@ -371,7 +371,7 @@ def test_every_game_of_every_env_runner_deals_its_own_games():
 
 def test_league_snapshots_play_from_their_bytes():
     """A snapshot shipped as policy-file bytes is loaded and plays its seat."""
-    from agents.policy import SHIPPED_POLICY
+    from agents.farlight.policy import SHIPPED_POLICY
     from training.rllib.env import LeagueEnv
 
     env = LeagueEnv({"num_players": 2, "baselines": [], "self_play_fraction": 0.0, "seed": 1})

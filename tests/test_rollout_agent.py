@@ -24,7 +24,7 @@ from test_hidden import board_tiles, with_other_hidden_facts
 torch = pytest.importorskip("torch", reason="the rollout agent plays a policy (train extra)")
 
 from agents import make  # noqa: E402 - after the importorskip above
-from agents.policy import SHIPPED_POLICY  # noqa: E402
+from agents.farlight.policy import SHIPPED_POLICY  # noqa: E402
 from evaluation.eval_v1 import _file_hash  # noqa: E402
 from farlight_env.game import FarlightGame  # noqa: E402
 
@@ -97,7 +97,7 @@ def test_self_play_outs_are_legal_and_never_ask_the_heuristic(
 ) -> None:
     """With opponents="self" (the default) the policy plays every seat of its play-outs; the
     heuristic must never be consulted, and with opponents="heuristic" it must be."""
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
 
     monkeypatch.setattr(HeuristicAgent, "choose", _refuse)
     agent = searcher(seed=num_players)

@@ -26,8 +26,8 @@ from scenarios import (
     win_parts,
 )
 
-from agents.heuristic import LONE_ZERO_SHARE, HeuristicAgent
-from agents.ismcts import _projection
+from agents.farlight.heuristic import LONE_ZERO_SHARE, HeuristicAgent
+from agents.farlight.ismcts import _projection
 from farlight_env import farlight_v0
 from farlight_env.encode.layout import PLAYER_FEATURES
 from farlight_env.encode.observation import ObservationEncoder

@@ -1,6 +1,6 @@
-"""Sealed seats (agents.sealed): the agent under test plays from its own process on a view of its
-seat's redacted game; shipped agents decide exactly as unsealed, and a spy finds nothing hidden
-and changes nothing."""
+"""Sealed seats (agents.farlight.sealed): the agent under test plays from its own process on a view
+of its seat's redacted game; shipped agents decide exactly as unsealed, and a spy finds nothing
+hidden and changes nothing."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.sealed import MoveBudget
-from agents.sealed import agent as sealed_agent
+from agents.farlight.sealed import MoveBudget
+from agents.farlight.sealed import agent as sealed_agent
 from evaluation.eval_v1 import POLICY_LABEL, Cell, cell_specs, evaluate
 from evaluation.tournament import GameFailure, GameSpec, play_game, run_tournament, schedule
 from farlight_env.env.aec import raw_env

@@ -1,5 +1,5 @@
-"""The box a sealed agent plays in (agents.sealed.box, docs/safety.md): as root the child runs
-as a uid of its own that reads neither the parent's memory nor the evaluation's files; its
+"""The box a sealed agent plays in (agents.farlight.sealed.box, docs/safety.md): as root the child
+runs as a uid of its own that reads neither the parent's memory nor the evaluation's files; its
 import path is clean; nothing it starts outlives its game; the parent measures its time, and
 a decision over budget is forfeited while the game goes on."""
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.sealed import (
+from agents.farlight.sealed import (
     MoveBudget,
     SealedAgent,
     box,
@@ -28,7 +28,7 @@ from agents.sealed import (
     fallback_action,
     protect_folder,
 )
-from agents.sealed.box import UID_BASE, dumpable
+from agents.farlight.sealed.box import UID_BASE, dumpable
 from evaluation.eval_v1 import evaluate
 from evaluation.journal import read_eval_spec
 from evaluation.tournament import GameFailure, GameSpec, play_game, schedule

@@ -85,7 +85,7 @@ def test_ismcts_refuses_a_seat_view_it_is_not_given() -> None:
 
 
 def test_farlights_ismcts_is_the_shared_loop() -> None:
-    from agents.ismcts import ISMCTSAgent
+    from agents.farlight.ismcts import ISMCTSAgent
 
     assert issubclass(ISMCTSAgent, TreeSearch)
     assert ISMCTSAgent._iterate is TreeSearch._iterate and ISMCTSAgent.run is TreeSearch.run

@@ -22,7 +22,7 @@ from training_runs import (  # noqa: E402
     tiny_league,
 )
 
-from agents.policy import PolicyAgent, load_policy  # noqa: E402
+from agents.farlight.policy import PolicyAgent, load_policy  # noqa: E402
 from training.checkpoints import CHECKPOINT, check_checkpoint  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
 from training.sb3 import self_play, train_ppo  # noqa: E402

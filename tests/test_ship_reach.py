@@ -1,5 +1,5 @@
-"""The ship CNN computed only where ships reach (`agents/policy/reach.py`) is the dense CNN:
-the same maps, pooled features and parameter gradients up to float rounding, on real ship
+"""The ship CNN computed only where ships reach (`agents/farlight/policy/reach.py`) is the dense
+CNN: the same maps, pooled features and parameter gradients up to float rounding, on real ship
 grids and on grids that press against the edges, with `amax`'s even split of a tied maximum's
 gradient kept; any other CNN shape runs dense.
 """
@@ -14,9 +14,9 @@ torch = pytest.importorskip("torch", reason="policies need the train extra (torc
 
 from torch import nn  # noqa: E402 - after the importorskip above
 
-from agents.policy import pool_maps  # noqa: E402
-from agents.policy.nets import ObservationNet  # noqa: E402
-from agents.policy.reach import _GatherSum, _PoolRows, reach_layers, reach_maps  # noqa: E402
+from agents.farlight.policy import pool_maps  # noqa: E402
+from agents.farlight.policy.nets import ObservationNet  # noqa: E402
+from agents.farlight.policy.reach import _GatherSum, _PoolRows, reach_layers, reach_maps  # noqa: E402
 from farlight_env import farlight_v0  # noqa: E402
 
 torch.set_num_threads(1)
@@ -204,7 +204,7 @@ def test_pointwise_convolution_on_reach_maps_equals_it_on_dense_maps(seed: int) 
 
 def test_the_structured_net_trains_the_same_with_and_without_reach() -> None:
     """Logits, values and every gradient, on batches mixing install and other decisions."""
-    from agents.policy import StructuredNet
+    from agents.farlight.policy import StructuredNet
 
     env = farlight_v0.raw_env(num_players=2)
     layout = {k: (f.start, f.start + f.size, f.shape) for k, f in env.encoder.fields.items()}
@@ -227,7 +227,7 @@ def test_the_structured_net_trains_the_same_with_and_without_reach() -> None:
 def test_a_gradient_for_the_observations_is_the_dense_networks() -> None:
     """Saliency maps differentiate the observations themselves: the speed-ups that give no
     gradient to the inputs (reach, the flat layer's zero columns) step aside for them."""
-    from agents.policy import StructuredNet
+    from agents.farlight.policy import StructuredNet
 
     env = farlight_v0.raw_env(num_players=2)
     layout = {k: (f.start, f.start + f.size, f.shape) for k, f in env.encoder.fields.items()}

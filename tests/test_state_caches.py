@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.heuristic import HeuristicAgent
+from agents.farlight.heuristic import HeuristicAgent
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.game import FarlightGame, Phase

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.subgame import SubgameAgent
+from agents.farlight.subgame import SubgameAgent
 from farlight_env import farlight_v0
 from farlight_env.env.autopilot import DECISION_KINDS
 from farlight_env.env.single_agent import FarlightSingleAgentEnv

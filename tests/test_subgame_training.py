@@ -19,8 +19,8 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 import env_states  # noqa: E402
 
 from agents import make  # noqa: E402
-from agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
-from agents.subgame import decision_of  # noqa: E402
+from agents.farlight.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
+from agents.farlight.subgame import decision_of  # noqa: E402
 from training.config import PPOConfig, SelfPlayConfig, ship_encoder_frozen  # noqa: E402
 from training.sb3 import self_play, train_ppo  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from agents import make
-from agents.heuristic import HeuristicAgent
-from agents.subgame import KIND_AT, SubgameAgent, decision_of
+from agents.farlight.heuristic import HeuristicAgent
+from agents.farlight.subgame import KIND_AT, SubgameAgent, decision_of
 from farlight_env import farlight_v0
 from farlight_env.env.autopilot import DECISION_KINDS, KIND_BLOCKS, parse_decisions
 from farlight_env.env.single_agent import FarlightSingleAgentEnv

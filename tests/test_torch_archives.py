@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch", reason="checkpoints and policies need the t
 
 from test_cli_errors import assert_one_clear_error, farlight  # noqa: E402
 
-from agents.policy import load_policy  # noqa: E402
-from agents.policy.file import MAX_POLICY_BYTES  # noqa: E402
+from agents.farlight.policy import load_policy  # noqa: E402
+from agents.farlight.policy.file import MAX_POLICY_BYTES  # noqa: E402
 from farlight_env.untrusted.files import check_torch_archive  # noqa: E402
 from training.checkpoints import (  # noqa: E402
     META_MEMBER,

@@ -155,7 +155,7 @@ def test_cli_resume_of_a_foreign_folder_is_one_line(tmp_path: Path) -> None:
 def broken_policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A well-formed policy for another action space: loading works, acting raises."""
     torch = pytest.importorskip("torch")
-    from agents.policy import PolicyNet, save_policy
+    from agents.farlight.policy import PolicyNet, save_policy
     from farlight_env import farlight_v0
 
     fields = farlight_v0.raw_env(num_players=2).encoder.fields

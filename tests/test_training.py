@@ -44,7 +44,7 @@ from training_runs import (  # noqa: E402
     tiny_ppo,
 )
 
-from agents.policy import PolicyAgent, load_policy  # noqa: E402
+from agents.farlight.policy import PolicyAgent, load_policy  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
 from training.checkpoints import (  # noqa: E402
     CHECKPOINT,

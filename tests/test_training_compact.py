@@ -12,8 +12,8 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
 from training_runs import tiny_ppo  # noqa: E402
 
-from agents.policy.cache import SHIP_IDS  # noqa: E402
-from agents.policy.compact_input import CompactInput  # noqa: E402
+from agents.farlight.policy.cache import SHIP_IDS  # noqa: E402
+from agents.farlight.policy.compact_input import CompactInput  # noqa: E402
 from farlight_env.encode.compact import BYTE_HIGH  # noqa: E402
 from farlight_env.encode.layout import COUNTER_HIGH  # noqa: E402
 from tests import scenarios  # noqa: E402
@@ -81,7 +81,7 @@ def test_training_envs_observe_and_buffers_store_the_compact_form(tmp_path) -> N
     model = train_ppo.train(config, progress=False)
     stored = model.rollout_buffer.observations
     assert stored.dtype == np.uint8 and stored.shape[-1] == CODEC.compact_size
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
 
     agent = PolicyAgent(str(tmp_path / "run" / "policy.pt"))
     assert agent.config["obs_size"] == CODEC.size

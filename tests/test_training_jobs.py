@@ -329,7 +329,7 @@ def test_card_set_is_trained_on_and_recorded(tmp_path: Path) -> None:
     train_ppo.train(config, progress=False)
     stored = json.loads((run_dir / RUN_CONFIG).read_text())
     assert stored["card_set"] == str(cards) and stored["max_rounds"] == 5
-    from agents.policy import load_policy
+    from agents.farlight.policy import load_policy
 
     assert load_policy(run_dir / "policy.pt")[1]["card_set"] == str(cards)
 

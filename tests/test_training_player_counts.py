@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)")
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
-from agents.policy import SHIPPED_POLICY, PolicyAgent, load_policy  # noqa: E402
+from agents.farlight.policy import SHIPPED_POLICY, PolicyAgent, load_policy  # noqa: E402
 from training.config import (  # noqa: E402
     PPOConfig,
     SelfPlayConfig,

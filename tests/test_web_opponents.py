@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents.policy import SHIPPED_POLICY  # noqa: E402
+from agents.farlight.policy import SHIPPED_POLICY  # noqa: E402
 from farlight_env.records.record import load_record  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
 from farlight_web.bots import WEB_MAX_ITERATIONS  # noqa: E402

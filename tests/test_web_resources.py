@@ -310,7 +310,7 @@ def _variant_record() -> dict[str, Any]:
     more than the standard one), so the record carries its "card_set"."""
     import dataclasses
 
-    from agents.heuristic import HeuristicAgent
+    from agents.farlight.heuristic import HeuristicAgent
     from farlight_env.cards.io import standard_card_set
     from farlight_env.game import FarlightGame
     from farlight_env.records.record import build_record

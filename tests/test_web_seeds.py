@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.farlight.heuristic import HeuristicAgent  # noqa: E402
 from farlight_env.game import FarlightGame  # noqa: E402
 from farlight_env.platform.agents import reseed  # noqa: E402
 from farlight_env.records.record import load_record, new_game  # noqa: E402

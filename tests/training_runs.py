@@ -16,7 +16,7 @@ from training.config import PPOConfig, SelfPlayConfig
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 #: One rollout is N_STEPS x N_ENVS = 256 steps; checkpoints and evaluations every rollout.

@@ -35,7 +35,7 @@ CHECKPOINT_VERSION = 1
 META_MEMBER = "checkpoint.json"
 WEIGHTS_MEMBER = "weights.pt"
 #: Upper bounds on what is read: a checkpoint of the largest network a policy file may hold
-#: (agents.policy.MAX_PARAMETERS) with its Adam moments is well under these.
+#: (agents.farlight.policy.MAX_PARAMETERS) with its Adam moments is well under these.
 MAX_META_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 1 << 30
 #: SB3's MaskablePPO keeps the last 100 episodes for its rollout statistics.

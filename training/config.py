@@ -29,7 +29,8 @@ Arch = Literal["structured", "flat"]
 VecEnv = Literal["subproc", "dummy"]
 RewardMode = Literal["win", "margin", "rank"]
 ShipEncoder = Literal["auto", "train", "freeze"]
-#: Widest layer a run may ask for; the same bound holds for policy files (agents.policy).
+#: Widest layer a run may ask for; the same bound holds for policy files
+#: (agents.farlight.policy).
 MAX_WIDTH = 4096
 
 
@@ -87,7 +88,8 @@ class PPOConfig(SubGameOptions, GameOptions):
     sealed_opponents: bool = opt(
         False,
         "the opponents play sealed: each from its own process, seeing only its seat's "
-        "observation, mask and redacted game (agents.sealed; farlight-eval-v2's best response)",
+        "observation, mask and redacted game (agents.farlight.sealed; farlight-eval-v2's best "
+        "response)",
     )
     card_set: str = opt("", "card file (TOML/JSON) to train on; empty: the standard set")
     #: A wide secret mixed one-way into every training game's seed (the env's `deal_key`): a

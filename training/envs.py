@@ -10,7 +10,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from agents.policy import PolicyAgent
+from agents.farlight.policy import PolicyAgent
 from agents.registry import make_shared
 from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
@@ -54,9 +54,9 @@ def opponent_policies(
     names: Sequence[str], seed: int, sealed_cards: CardSet | None = None
 ) -> list[Any]:
     """Agents for the opponent seats, from names or saved policy paths; with `sealed_cards`
-    (the game's card set) each plays sealed, from its own process (agents.sealed)."""
+    (the game's card set) each plays sealed, from its own process (agents.farlight.sealed)."""
     if sealed_cards is not None:
-        from agents.sealed import SealedAgent
+        from agents.farlight.sealed import SealedAgent
         from farlight_env.cards.io import card_set_to_dict
 
         cards = card_set_to_dict(sealed_cards)

@@ -3,7 +3,7 @@ the others (`--learner-decisions bidding --autopilot heuristic`; docs/subgames.m
 
 The learner's env asks it only for decisions of those kinds; evaluations seat it as the same
 sub-game agent, and the policy files it exports name the sub-game, so a snapshot or the final
-`policy.pt` plays as the learner did (agents/subgame.py, agents/policy/agent.py).
+`policy.pt` plays as the learner did (agents/farlight/subgame.py, agents/farlight/policy/agent.py).
 
 The run config keeps the user's list (for flags and run_config.json); `learner_kinds` parses
 it once per config into the typed `LearnerDecisions` that every env and agent is handed.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from agents.farlight.subgame import SubgameAgent
 from agents.registry import FACTORIES, SUBGAME_AGENTS, is_plain_agent, make
-from agents.subgame import SubgameAgent
 from farlight_env.env.autopilot import DECISION_KINDS
 from farlight_env.env.subgame import LearnerDecisions
 from farlight_env.game.config import ConfigError

@@ -33,9 +33,10 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     seed: Annotated[int, msgspec.Meta(ge=0)]
     config: dict[str, Scalar | dict[str, Any]] = {}
     agent_kwargs: dict[str, dict[str, Scalar]] = {}
-    #: Every agent plays sealed (agents.sealed); absent from specs written before it existed.
+    #: Every agent plays sealed (agents.farlight.sealed); absent from specs written before it
+    #: existed.
     sealed: bool = False
-    #: Each sealed decision's budget (agents.sealed.MoveBudget): wall and CPU seconds.
+    #: Each sealed decision's budget (agents.farlight.sealed.MoveBudget): wall and CPU seconds.
     move_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     #: The game played (the platform's registry); absent from specs written before #50.
@@ -54,9 +55,11 @@ class EvaluationSpec(msgspec.Struct, forbid_unknown_fields=True):
     card_set_hash: Annotated[str, msgspec.Meta(max_length=100)] | None
     policy_kwargs: dict[str, Scalar] = {}
     config: dict[str, Scalar | dict[str, Any]] = {}
-    #: The policy plays sealed (agents.sealed); absent from specs written before it existed.
+    #: The policy plays sealed (agents.farlight.sealed); absent from specs written before it
+    #: existed.
     sealed: bool = False
-    #: A sealed policy's budget per decision (agents.sealed.MoveBudget): wall and CPU seconds.
+    #: A sealed policy's budget per decision (agents.farlight.sealed.MoveBudget): wall and CPU
+    #: seconds.
     move_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     move_cpu_seconds: Annotated[float, msgspec.Meta(gt=0, le=1e6)] | None = None
     #: "held-out": the cells' deals come from the run's secret (RUN_KEY), not the protocol's

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from agents.farlight.sealed import SealedAgent
 from agents.registry import make
-from agents.sealed import SealedAgent
 from evaluation.arena import play_episode
 from evaluation.tournament.scheduling import GameSpec, agent_seed
 from farlight_env.platform import Game, GameError, get_game
@@ -28,7 +28,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game of `spec.game` through the env its declaration names (the
     platform's generic one where it names none); returns its record (JSON-able). An agent
     that raises (or plays an illegal move) ends the game with a GameFailure naming it. The
-    labels in `spec.sealed` play from their own processes (agents.sealed); the record then
+    labels in `spec.sealed` play from their own processes (agents.farlight.sealed); the record then
     says `"sealed": true`, which seats were, and how many decisions of each seat were
     forfeited for going over `spec.move_budget`."""
     building: int | None = None  # the seat whose agent is being made, if any

@@ -65,7 +65,8 @@ def write_results(result: TournamentResult, out_dir: Path) -> dict[str, Path]:
         "agents": result.agents,
         "num_players": result.num_players,
         "seed": result.seed,
-        # every agent played sealed (agents.sealed): from its own process, redacted views only
+        # every agent played sealed (agents.farlight.sealed): from its own process, redacted views
+        # only
         "sealed": bool(records) and all(r.get("sealed", False) for r in records),
         "summary": summary,
         "diagnostics": result.diagnostics(),

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.farlight.sealed import MoveBudget
 from agents.registry import agent_names_help, unknown_agents
-from agents.sealed import MoveBudget
 from evaluation.formats.journal import TournamentSpec
 from evaluation.journal import Journal, game_options, new_spec, read_games, read_spec
 from evaluation.tournament.backends import Record, run_local, run_ray
@@ -37,8 +37,9 @@ def run_tournament(
     """Schedule, play (locally or on Ray) and summarise a tournament. `games` is rounded up to
     whole duplicate blocks of len(agents) games (3 games with 2 agents play 4). With
     `out_dir`, each game's record is appended to its journal as it ends. With `sealed`, every
-    agent plays from its own process and sees only its seat's redacted game (agents.sealed);
-    a decision over `move_budget` is forfeited to the lowest-numbered legal action, and each
+    agent plays from its own process and sees only its seat's redacted game
+    (agents.farlight.sealed); a decision over `move_budget` is forfeited to the lowest-numbered
+    legal action, and each
     record counts its seats' forfeits. `game` names the game (the platform's registry)."""
     if move_budget is not None and not sealed:
         raise ValueError("a move budget bounds sealed agents only: give sealed=True")
@@ -108,8 +109,8 @@ def _play_spec(
             journal = Journal(out_dir)
         else:
             journal = Journal.create(out_dir, spec)
-        if spec.sealed:  # out of the sealed children's reach (agents.sealed.box)
-            from agents.sealed import guard_process, protect_folder
+        if spec.sealed:  # out of the sealed children's reach (agents.farlight.sealed.box)
+            from agents.farlight.sealed import guard_process, protect_folder
 
             guard_process()
             protect_folder(out_dir)

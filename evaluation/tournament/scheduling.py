@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.sealed import MoveBudget
+from agents.farlight.sealed import MoveBudget
 from farlight_env.platform import DEFAULT_GAME
 from farlight_env.seeding import derive_seed
 
@@ -27,9 +27,10 @@ class GameSpec:
     #: another budget); labels key agent_kwargs.
     aliases: dict[str, Any] = field(default_factory=dict)
     #: Lineup labels whose agents play sealed: each from its own process, seeing only its
-    #: seat's redacted game (agents.sealed); such an agent must be given by name or path.
+    #: seat's redacted game (agents.farlight.sealed); such an agent must be given by name or path.
     sealed: tuple[str, ...] = ()
-    #: What each decision of a sealed agent may spend (agents.sealed.MoveBudget); None: no budget.
+    #: What each decision of a sealed agent may spend (agents.farlight.sealed.MoveBudget); None: no
+    #: budget.
     move_budget: MoveBudget | None = None
     #: The game played: a name in the platform's registry (farlight_env.platform).
     game: str = DEFAULT_GAME

@@ -3,8 +3,9 @@
 RLlib sees PettingZoo's observation dict as it is (`observation`, `action_mask`); the mask
 replaces illegal logits by the lowest finite float in every forward pass (sampling, greedy
 inference and the PPO loss alike), so an illegal action has probability 0 and log-probs and
-entropy stay consistent. The network's weights keep the names `agents.policy.PolicyNet` uses
-for a structured policy, so `export_policy` writes a `.pt` file every tool of the project loads.
+entropy stay consistent. The network's weights keep the names `agents.farlight.policy.PolicyNet`
+uses for a structured policy, so `export_policy` writes a `.pt` file every tool of the project
+loads.
 Needs the `rllib` extra.
 """
 
@@ -21,12 +22,12 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-from agents.policy import StructuredNet, save_policy
-from agents.policy.compact_input import CompactInput
+from agents.farlight.policy import StructuredNet, save_policy
+from agents.farlight.policy.compact_input import CompactInput
 
 #: Finite, so an all-masked row (a terminal observation) gives no NaN.
 MASKED_LOGIT = torch.finfo(torch.float32).min
-#: The prefix `agents.policy.PolicyNet` gives the structured network's weights.
+#: The prefix `agents.farlight.policy.PolicyNet` gives the structured network's weights.
 EXPORT_PREFIX = "mlp_extractor.net."
 
 

@@ -192,8 +192,8 @@ def prepare(
 
 def check_init_from(config: RLlibConfig) -> None:
     """Refuse an --init-from that cannot load or holds another network than the run's."""
-    from agents.policy import load_policy
-    from agents.policy.compact_input import expanded_size
+    from agents.farlight.policy import load_policy
+    from agents.farlight.policy.compact_input import expanded_size
 
     try:
         _net, stored = load_policy(config.init_from)
@@ -222,7 +222,7 @@ def check_init_from(config: RLlibConfig) -> None:
 def warm_start(algo: Any, path: str) -> None:
     """Load a policy file's actor into the learners' module and hand it to the env runners
     (RLlib's value head stays fresh)."""
-    from agents.policy import load_policy
+    from agents.farlight.policy import load_policy
     from training.rllib.module import import_state
 
     net, _config = load_policy(path)
@@ -235,7 +235,7 @@ def warm_start(algo: Any, path: str) -> None:
 
 def freeze_ship_encoder(algo: Any) -> None:
     """`--ship-encoder freeze` (or auto's choice): every learner's ship CNN stops learning."""
-    from agents.policy import set_ship_cnn_frozen
+    from agents.farlight.policy import set_ship_cnn_frozen
 
     algo.learner_group.foreach_learner(
         lambda learner, **_: set_ship_cnn_frozen(learner.module[MODULE], True)
@@ -380,7 +380,7 @@ def module_state(algo: Any) -> dict[str, Any]:
 
 
 def policy_config(config: RLlibConfig, state: RunState) -> dict[str, Any]:
-    from agents.policy.compact_input import expanded_size
+    from agents.farlight.policy.compact_input import expanded_size
 
     spec = module_spec(config)
     return {

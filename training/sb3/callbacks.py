@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.policy import set_ship_cnn_frozen
+from agents.farlight.policy import set_ship_cnn_frozen
 
 #: Parameter names of the critic; everything else is the actor (or features both share).
 VALUE_PREFIXES = ("value_net.", "mlp_extractor.value_net.")
@@ -46,7 +46,7 @@ class ValueWarmup(BaseCallback):
 class FreezeShipEncoder(BaseCallback):
     """Keeps the ship CNN at its starting weights (`--ship-encoder`): the updates then take
     each ship grid's features from a cache instead of running the CNN forward and backward
-    every minibatch (agents.policy.nets, `distinct_ships`)."""
+    every minibatch (agents.farlight.policy.nets, `distinct_ships`)."""
 
     def __init__(self, frozen: bool) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ play any game (random, ismcts, a game policy file), with SB3's plain MLP policy.
 A run writes what Farlight's runs do, with the same plumbing (training/checkpoints.py,
 training/sb3/run_files.py): run_config.json, CSV and TensorBoard logs, an atomic checkpoint
 every `checkpoint_every` steps and at the end, and policy.pt, a game policy file
-(agents/policy/game_file.py) that `agents.make` plays.
+(agents/game_policy/file.py) that `agents.make` plays.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.policy.game_file import save_game_policy
+from agents.game_policy.file import save_game_policy
 from agents.registry import plays_game
 from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import PolicyAgent
+from agents.farlight.policy import PolicyAgent
 from agents.registry import make
 from evaluation.arena import play_episode
 from training.envs import TRAINING_OBSERVATION

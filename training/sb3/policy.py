@@ -14,13 +14,14 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableR
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from agents.policy import ARCHITECTURES, ObservationNet, StructuredNet
-from agents.policy.cache import SHIP_IDS
-from agents.policy.compact_input import CompactInput
+from agents.farlight.policy import ARCHITECTURES, ObservationNet, StructuredNet
+from agents.farlight.policy.cache import SHIP_IDS
+from agents.farlight.policy.compact_input import CompactInput
 
 
 class FarlightExtractor(BaseFeaturesExtractor):
-    """SB3 wrapper of `agents.policy.ObservationNet` (attribute `net`, as PolicyNet expects),
+    """SB3 wrapper of `agents.farlight.policy.ObservationNet` (attribute `net`, as PolicyNet
+    expects),
     reading compact observations expanded (`CompactInput`)."""
 
     def __init__(
@@ -215,7 +216,7 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
         self.ships = ships
         self._ids: np.ndarray | None = None
         #: The first id the next rollout's grids take: ids are never reused within a run, so a
-        #: cache keyed by them (the frozen ship CNN's, agents.policy.cache) stays exact.
+        #: cache keyed by them (the frozen ship CNN's, agents.farlight.policy.cache) stays exact.
         self._next_id = 0
 
     def reset(self) -> None:
@@ -229,7 +230,7 @@ class EnvMajorRolloutBuffer(MaskableRolloutBuffer):
     def get(self, batch_size: int | None = None) -> Iterator[MaskableRolloutBufferSamples]:  # type: ignore[override]
         """Minibatches of shuffled runs of `chunk` consecutive steps of one environment (1:
         single steps, sb3-contrib's shuffle). A run's steps share most ship grids, which the
-        network computes once per distinct grid of a minibatch (agents.policy.cache), so
+        network computes once per distinct grid of a minibatch (agents.farlight.policy.cache), so
         runs of 16 steps hold about half as many grids as 256 scattered steps. Each row's grids
         come named by ids found once per rollout (`_ship_ids`)."""
         if not self.generator_ready:

@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from agents.policy import save_policy
-from agents.policy.compact_input import expanded_size
+from agents.farlight.policy import save_policy
+from agents.farlight.policy.compact_input import expanded_size
 from agents.torch_device import resolve_device
 from farlight_env.encode.observation import ObservationEncoder
 from training.checkpoints import restore_checkpoint
@@ -60,7 +60,7 @@ def policy_kwargs(config: PPOConfig) -> dict[str, Any]:
 def policy_config(
     model: Any, config: PPOConfig, name: str, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """What `agents.policy.PolicyNet` needs to rebuild the actor, plus provenance."""
+    """What `agents.farlight.policy.PolicyNet` needs to rebuild the actor, plus provenance."""
     layout = observation_layout(config)
     return {
         "name": name,

@@ -24,7 +24,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.policy import PolicyAgent
+from agents.farlight.policy import PolicyAgent
 from agents.registry import make_shared
 from agents.torch_threads import set_threads
 from evaluation.arena import play_episode

@@ -21,7 +21,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.policy import load_policy
+from agents.farlight.policy import load_policy
 from agents.torch_device import resolve_device
 from agents.torch_threads import set_threads
 from evaluation.collector import fewer_collections

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy.cache import (
+from agents.farlight.policy.cache import (
     SHIP_IDS,
     DistinctShips,
     PooledCache,
@@ -21,7 +21,7 @@ from agents.policy.cache import (
     gather_rows,
     pool_maps,
 )
-from agents.policy.reach import ReachMaps, reach_layers, reach_maps
+from agents.farlight.policy.reach import ReachMaps, reach_layers, reach_maps
 from agents.torch_threads import library_default
 from farlight_env.encode.layout import DECISIONS
 from farlight_env.game.config import Phase

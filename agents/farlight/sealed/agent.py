@@ -1,5 +1,5 @@
 """The parent's side of a sealed seat: `SealedAgent` plays an agent from a boxed child
-(agents.sealed.box), checks every answer, measures every decision itself and forfeits one
+(agents.farlight.sealed.box), checks every answer, measures every decision itself and forfeits one
 that goes over its budget (`MoveBudget`)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from agents.sealed.box import Box, close_all
-from agents.sealed.protocol import (
+from agents.farlight.sealed.box import Box, close_all
+from agents.farlight.sealed.protocol import (
     ANSWERS,
     MAX_REPLY_BYTES,
     Act,

@@ -1,4 +1,4 @@
-"""`HeuristicAgent`: the rule-based baseline (how it plays: agents/heuristic/__init__.py).
+"""`HeuristicAgent`: the rule-based baseline (how it plays: agents/farlight/heuristic/__init__.py).
 
 It asks a `Planner` what things are worth and scores bids with `placements`; this module holds
 its choices per phase and the caches that make it cheap to call from search agents.
@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from agents.base import EngineAgent
-from agents.heuristic.placements import (
+from agents.farlight.engine_agent import EngineAgent
+from agents.farlight.heuristic.placements import (
     SLOT_BLOCK,
     UNKNOWN_TILE,
     OpenRows,
@@ -22,7 +22,7 @@ from agents.heuristic.placements import (
     open_gains,
     win_chance,
 )
-from agents.heuristic.planner import Planner, _seat_facts, board_facts
+from agents.farlight.heuristic.planner import Planner, _seat_facts, board_facts
 from farlight_env.cards.model import FACILITIES
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.game import (

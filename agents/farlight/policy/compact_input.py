@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import torch
 
-from agents.policy.cache import SHIP_IDS
+from agents.farlight.policy.cache import SHIP_IDS
 from farlight_env.encode.compact import CompactCodec
 
 

@@ -1,4 +1,4 @@
-"""`GamePolicyAgent`: plays a game policy file (agents/policy/game_file.py) of a game other
+"""`GamePolicyAgent`: plays a game policy file (agents/game_policy/file.py) of a game other
 than Farlight: the network's most probable legal action (or a sample)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy.game_file import load_game_policy
+from agents.game_policy.file import load_game_policy
 from agents.torch_threads import library_default
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from agents.sealed.protocol import (
+from agents.farlight.sealed.protocol import (
     MAX_REQUEST_BYTES,
     Act,
     Chose,

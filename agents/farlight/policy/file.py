@@ -15,7 +15,16 @@ from typing import Annotated, Any, Literal
 import msgspec
 import torch
 
-from agents.policy.nets import ARCHITECTURES, PolicyNet, set_one_at_a_time
+from agents.farlight.policy.nets import ARCHITECTURES, PolicyNet, set_one_at_a_time
+from agents.game_policy.payload import (
+    MAX_ACTIONS,
+    MAX_OBSERVATION,
+    MAX_PARAMETERS,
+    MAX_POLICY_BYTES,
+    MAX_WIDTH,
+    ZIP_MAGIC,
+    write_payload,
+)
 from agents.torch_threads import library_default
 from farlight_env.env.subgame import LearnerDecisions
 from farlight_env.game.config import ConfigError
@@ -31,16 +40,9 @@ ACTOR_PREFIXES = (
     "mlp_extractor.net.",
     "action_net.",
 )
-SHIPPED_POLICY = Path(__file__).parent.parent / "data" / "ppo.pt"
+SHIPPED_POLICY = Path(__file__).parents[2] / "data" / "ppo.pt"
 #: The shipped bidding-only policy (agents.make("bidder")): bids only, the heuristic for the rest.
-BIDDER_POLICY = Path(__file__).parent.parent / "data" / "bidder.pt"
-#: Bounds on what a policy file may ask for: the shipped policy has 0.5 M parameters in a
-#: 2 MB file; a file asking for more than MAX_PARAMETERS is refused before anything is built.
-MAX_POLICY_BYTES = 256 << 20
-MAX_PARAMETERS = 50_000_000
-MAX_WIDTH = 4096
-MAX_OBSERVATION = 1_000_000
-MAX_ACTIONS = 100_000
+BIDDER_POLICY = Path(__file__).parents[2] / "data" / "bidder.pt"
 Width = Annotated[int, msgspec.Meta(ge=1, le=MAX_WIDTH)]
 #: What a policy file may name as its autopilot: a registered agent name, never a file.
 AUTOPILOT_NAME = "^[a-z]+(@[0-9]{1,6})?$"
@@ -63,15 +65,6 @@ def save_policy(
     write_payload(payload, path)
 
 
-def write_payload(payload: Mapping[str, Any], path: str | Path) -> None:
-    """`torch.save` a policy file's payload atomically: a temp file, then a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(dict(payload), tmp)
-    tmp.replace(path)
-
-
 class PolicyConfig(msgspec.Struct):
     """What a policy file must say about its network; unknown keys (provenance such as
     trained_steps or opponents) are kept but not used to build anything."""
@@ -87,7 +80,7 @@ class PolicyConfig(msgspec.Struct):
     pi: Annotated[list[Width], msgspec.Meta(max_length=8)] = msgspec.field(default_factory=list)
     name: Annotated[str, msgspec.Meta(max_length=200)] = "policy"
     #: A sub-game policy (trained with --learner-decisions) plays only these decision kinds;
-    #: `autopilot`, an agent name (never a path), plays the others (agents/subgame.py).
+    #: `autopilot`, an agent name (never a path), plays the others (agents/farlight/subgame.py).
     learner_decisions: Annotated[str, msgspec.Meta(max_length=200)] = "all"
     autopilot: Annotated[str, msgspec.Meta(max_length=40, pattern=AUTOPILOT_NAME)] = "heuristic"
 
@@ -133,10 +126,6 @@ def parameter_count(config: Mapping[str, Any]) -> int:
     """Parameters the config's network would have, counted without allocating them."""
     with torch.device("meta"):
         return sum(p.numel() for p in PolicyNet(config).parameters())
-
-
-#: How every file torch.save writes (a zip archive) begins.
-ZIP_MAGIC = b"PK\x03\x04"
 
 
 def _load_failure(exc: Exception) -> str:

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy.file import SHIPPED_POLICY, load_policy, shared_policy
-from agents.subgame import decision_of
+from agents.farlight.policy.file import SHIPPED_POLICY, load_policy, shared_policy
+from agents.farlight.subgame import decision_of
 from agents.torch_device import resolve_device
 from farlight_env.encode.compact import CompactCodec
 from farlight_env.env.subgame import LearnerDecisions

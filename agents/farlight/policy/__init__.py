@@ -14,8 +14,8 @@ networks), `file` (saving, checking and loading policy files), `agent` (`PolicyA
 
 from __future__ import annotations
 
-from agents.policy.agent import PolicyAgent
-from agents.policy.cache import (
+from agents.farlight.policy.agent import PolicyAgent
+from agents.farlight.policy.cache import (
     CHECK_BYTES,
     ROW_HASH_SEED,
     DistinctShips,
@@ -25,7 +25,7 @@ from agents.policy.cache import (
     gather_rows,
     pool_maps,
 )
-from agents.policy.file import (
+from agents.farlight.policy.file import (
     ACTOR_PREFIXES,
     BIDDER_POLICY,
     MAX_ACTIONS,
@@ -44,7 +44,7 @@ from agents.policy.file import (
     shared_policy,
     validated_config,
 )
-from agents.policy.nets import (
+from agents.farlight.policy.nets import (
     ARCHITECTURES,
     ObservationNet,
     PolicyNet,

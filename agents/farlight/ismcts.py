@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import EngineAgent, needs_view
-from agents.heuristic import HeuristicAgent, Planner
+from agents.farlight.engine_agent import EngineAgent, needs_view
+from agents.farlight.heuristic import HeuristicAgent, Planner
 from agents.search import PlatformSearch, TreeSearch
 from farlight_env.game import Action, FarlightGame, Phase
 from farlight_env.game.facts import AWARD_POINTS

@@ -16,7 +16,7 @@ class AgentUnfit(ValueError):
 def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
     """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes, its
     own or the one a search agent such as `rollout` plays out with), or None when it can."""
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
 
     for agent in (bot, getattr(bot, "policy", None)):
         if isinstance(agent, PolicyAgent):
@@ -38,7 +38,7 @@ def game_sizes(num_players: int, game_config: Mapping[str, Any]) -> tuple[int, i
 def trained_grid(bot: Any) -> int | None:
     """The grid size a policy agent's network was built for (its observation layout's ship
     planes are grid x grid), or None for an agent without one."""
-    from agents.policy import PolicyAgent
+    from agents.farlight.policy import PolicyAgent
 
     for agent in (bot, getattr(bot, "policy", None)):
         if isinstance(agent, PolicyAgent):

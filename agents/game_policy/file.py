@@ -18,7 +18,7 @@ import msgspec
 import torch
 from torch import nn
 
-from agents.policy.file import (
+from agents.game_policy.payload import (
     MAX_ACTIONS,
     MAX_OBSERVATION,
     MAX_PARAMETERS,

@@ -84,7 +84,7 @@ def _prctl(option: int, value: int) -> int:
 def import_path() -> list[str]:
     """The folders a child imports from before its interpreter's own: the project, then the
     absolute PYTHONPATH folders that are not the working folder."""
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     here = os.path.realpath(os.getcwd())
     paths = [root]
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
@@ -144,7 +144,7 @@ if uid is not None:
     if os.getuid() != uid or os.getgid() != uid or os.getgroups():
         os._exit(70)
 del ctypes, os, stat, reachable, through, uid
-from agents.sealed.child import main
+from agents.farlight.sealed.child import main
 main({parent}, {warm!r})
 """
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import needs_view
-from agents.heuristic import HeuristicAgent
-from agents.policy import SHIPPED_POLICY, PolicyAgent, set_one_at_a_time
+from agents.farlight.engine_agent import needs_view
+from agents.farlight.heuristic import HeuristicAgent
+from agents.farlight.policy import SHIPPED_POLICY, PolicyAgent, set_one_at_a_time
 from farlight_env.encode.codec import ActionCodec
 from farlight_env.encode.observation import ObservationEncoder
 from farlight_env.game import FarlightGame

@@ -22,15 +22,15 @@ its choice per phase and its caches).
 
 from __future__ import annotations
 
-from agents.heuristic.agent import VALUES_CACHE_SIZE, HeuristicAgent
-from agents.heuristic.placements import (
+from agents.farlight.heuristic.agent import VALUES_CACHE_SIZE, HeuristicAgent
+from agents.farlight.heuristic.placements import (
     LONE_ZERO_SHARE,
     SLOT_BLOCK,
     UNKNOWN_TILE,
     Placements,
     _placement_gains,  # noqa: F401 - tests check it
 )
-from agents.heuristic.planner import (
+from agents.farlight.heuristic.planner import (
     ICON_WORTH,
     Planner,
     board_facts,

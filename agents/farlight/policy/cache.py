@@ -10,7 +10,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from agents.policy.reach import ReachMaps
+from agents.farlight.policy.reach import ReachMaps
 
 #: Seed of the fixed random projection that hashes ship grids (not the training RNG's).
 ROW_HASH_SEED = 20_251_123
