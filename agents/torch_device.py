@@ -10,7 +10,7 @@ policy agents default to `cpu`: they score one position at a time, where a GPU's
 costs more than the small network, and tournament workers are forked processes, in which CUDA
 cannot start. Tensors written to files (policies, checkpoints) are always moved to the CPU
 first, so a file from a GPU run loads anywhere. The syntax check reads no torch, so configs
-(training/config.py) can use it without importing torch.
+(training/farlight/config.py) can use it without importing torch.
 """
 
 from __future__ import annotations

@@ -30,10 +30,10 @@ def _untouched() -> bool:
 
 @contextlib.contextmanager
 def fewer_collections(threshold: int = LONG_RUN_THRESHOLD) -> Iterator[None]:
-    """Within the block (or the decorated call: `train` of training/sb3/train_ppo.py and
-    training/sb3/self_play.py), collect the youngest generation every `threshold` allocations;
-    the settings before are restored after (they are process-wide). A collector the user
-    disabled or tuned (a first threshold other than CPython's 700) is left as it is."""
+    """Within the block (or the decorated call: `train` of training/farlight/sb3/train_ppo.py and
+    training/farlight/sb3/self_play.py), collect the youngest generation every `threshold`
+    allocations; the settings before are restored after (they are process-wide). A collector the
+    user disabled or tuned (a first threshold other than CPython's 700) is left as it is."""
     before = gc.get_threshold()
     if not _untouched():
         yield

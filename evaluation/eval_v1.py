@@ -20,16 +20,15 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agents.base import Agent
+from evaluation.farlight.scorecard import auction_diagnostics, card_set_hash, farlight_options
 from evaluation.formats.scorecard import (
     SCORECARD,
-    AuctionDiagnostics,
     Budgets,
     PolicyRating,
     Rating,
@@ -208,15 +207,6 @@ def cell_result(cell: Cell, records: Sequence[dict[str, Any]]) -> ScoreCellFile:
 
 
 # --------------------------------------------------------------------------- provenance
-def card_set_hash(card_file: Path | None) -> str:
-    """sha256 of the card file's bytes (the shipped standard.toml when none is given)."""
-    if card_file is None:
-        data = resources.files("farlight_env.cards").joinpath("data", "standard.toml").read_bytes()
-    else:
-        data = Path(card_file).read_bytes()
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def _file_hash(name: str, policy_kwargs: dict[str, Any] | None = None) -> str | None:
     """sha256 of the policy file an agent name plays: a saved policy's, or for `ppo`, `rollout`
     and `bidder` the one its `path` keyword names, by default the shipped one (it changes
@@ -491,8 +481,8 @@ def _scorecard(
         decisions += record["timing"]["decisions"][seat]
         forfeits += record.get("forfeits", [0] * len(record["players"]))[seat]
     if game == DEFAULT_GAME:
-        rule_options, options, standard = _farlight_options(config, card_hash)
-        diagnostics = _auction_diagnostics(records)
+        rule_options, options, standard = farlight_options(config, card_hash)
+        diagnostics = auction_diagnostics(records, POLICY_LABEL)
     else:  # another game's options are its declaration's, checked; no auction to count
         options = declared.checked_options(config)
         rule_options, standard = {}, options == declared.checked_options()
@@ -537,38 +527,6 @@ def _scorecard(
         **({"game_name": game} if game != DEFAULT_GAME else {}),
     )
     return msgspec.to_builtins(card)
-
-
-def _farlight_options(
-    config: dict[str, Any], card_hash: str | None
-) -> tuple[dict[str, Any], dict[str, Any], bool]:
-    """Farlight's rule options and other offered options as the scorecard stores them, and
-    whether the game is the standard one (the standard cards included)."""
-    from farlight_env.game.config import OFFERED_OPTIONS, OPTION_DEFAULTS, OPTION_SPECS
-
-    specs = {name: OPTION_SPECS[name] for name in OFFERED_OPTIONS}
-    groups = {  # every member in force, stored apart from the other options
-        name: spec.plain(config.get(name, OPTION_DEFAULTS[name]))
-        for name, spec in specs.items()
-        if spec.group is not None
-    }
-    defaults = {name: OPTION_DEFAULTS[name] for name, spec in specs.items() if spec.group is None}
-    options = {name: config.get(name, default) for name, default in defaults.items()}
-    standard = (
-        not any(specs[name].changed(given) for name, given in groups.items())
-        and card_hash == card_set_hash(None)
-        and "card_set" not in config
-        and options == defaults
-    )
-    return groups["rule_options"], options, standard
-
-
-def _auction_diagnostics(records: Sequence[dict[str, Any]]) -> dict[str, AuctionDiagnostics]:
-    """The policy's auction counts over Farlight's records (the scorecard's `diagnostics`)."""
-    from evaluation.tournament import agent_diagnostics
-
-    counts = agent_diagnostics(records, [POLICY_LABEL])[POLICY_LABEL]
-    return {"diagnostics": msgspec.convert(counts, AuctionDiagnostics)}
 
 
 def _ismcts_iterations(benchmark: Benchmark) -> int:
@@ -623,7 +581,7 @@ def format_scorecard(card: dict[str, Any]) -> str:
         f"{card['seconds_per_decision']:.4f}; {card['games']} games in {card['wall_seconds']:.0f} s"
     )
     if "diagnostics" in card:  # scorecards written before the diagnostics have none
-        from evaluation.tournament import diagnostics_line
+        from evaluation.farlight.diagnostics import diagnostics_line
 
         lines.append(diagnostics_line(card["diagnostics"]))
     if "exploitability" in card:  # farlight-eval-v2
@@ -727,7 +685,8 @@ def write_scorecard(card: dict[str, Any], out_dir: Path) -> dict[str, Path]:
     paths = {"json": out_dir / SCORECARD, "plot": out_dir / "scorecard.png"}
     plot_scorecard(card, paths["plot"])
     if "diagnostics" in card:
-        from evaluation.tournament import plot_diagnostics, short_labels
+        from evaluation.farlight.diagnostics import plot_diagnostics
+        from evaluation.tournament import short_labels
 
         paths["diagnostics_plot"] = out_dir / "auction_diagnostics.png"
         name = short_labels([card["agent"]])[card["agent"]]

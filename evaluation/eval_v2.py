@@ -10,7 +10,7 @@ minus 1/2 is the exploitation gap: a lower bound on the policy's exploitability 
 See docs/evaluation.md and docs/exploitability.md.
 
 Training the best response is training's work, so the protocol takes the trainer as an
-argument (`best_response`: `training.sb3.exploit.exploit`, which the command line passes);
+argument (`best_response`: `training.farlight.sb3.exploit.exploit`, which the command line passes);
 evaluation sits below training and never imports it.
 """
 
@@ -43,7 +43,8 @@ EXPLOIT_CELL: dict[str, Any] = {
     "seed": 0,
     "init_from": "ppo",
 }
-#: Trains and evaluates a best response: `farlight exploit`'s entry point (training.sb3.exploit).
+#: Trains and evaluates a best response: `farlight exploit`'s entry point
+#: (training.farlight.sb3.exploit).
 BestResponse = Callable[..., dict[str, Any]]
 #: Where the cell's best-response run lives inside an evaluation's --out folder.
 EXPLOIT_DIR = "exploit"

@@ -36,10 +36,7 @@ from evaluation.run_key import (
     sign,
     verified,
 )
-from farlight_env.cards.io import card_set_from_dict, card_set_to_dict
-from farlight_env.cards.model import CardSet
-from farlight_env.cards.schema import CardFileError
-from farlight_env.platform import GameError
+from farlight_env.platform import DEFAULT_GAME, GameError, get_game
 from farlight_env.platform.records import RecordError, verify_record
 from farlight_env.untrusted.files import atomic_write, read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
@@ -69,19 +66,23 @@ class JournalError(ValueError):
         super().__init__(clip_message(str(message)))
 
 
-def stored_config(config: dict[str, Any]) -> dict[str, Any]:
-    """Game options as plain data for tournament.json: a card set is stored as its table."""
-    return {k: card_set_to_dict(v) if isinstance(v, CardSet) else v for k, v in config.items()}
+def stored_config(config: dict[str, Any], game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """Game options as plain data for tournament.json, as the game declares them (Farlight:
+    a card set is stored as its table)."""
+    return get_game(game).stored_options(config)
 
 
 def game_options(spec: TournamentSpec | EvaluationSpec) -> dict[str, Any]:
-    """The stored game options back as env keyword arguments; a stored card set is re-checked."""
+    """The stored game options back as env keyword arguments: a stored option whose value is
+    content (a table such as a card set) is checked again by its game."""
+    game = get_game(spec.game)
     config = dict(spec.config)
-    if isinstance(config.get("card_set"), dict):
+    names = {o.name for o in game.options if o.store is not None}
+    for name in names & config.keys():
         try:
-            config["card_set"] = card_set_from_dict(config["card_set"], source=SPEC)
-        except CardFileError as exc:
-            raise JournalError(str(exc)) from exc
+            config[name] = game.option(name).check(config[name])
+        except GameError as exc:
+            raise JournalError(f"{SPEC}: {exc}") from exc
     return config
 
 
@@ -104,7 +105,7 @@ def new_spec(
         num_players,
         games,
         seed,
-        stored_config(config),
+        stored_config(config, game),
         dict(agent_kwargs),
         sealed,
         move_seconds,

@@ -278,8 +278,8 @@ def train_figure(args: argparse.Namespace) -> str:
     missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if missing:
         return f"training: skipped: {needs_extra('train', missing[0])}"
-    from training.config import PPOConfig
-    from training.sb3.train_ppo import build_env, build_model
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.train_ppo import build_env, build_model
 
     config = PPOConfig(
         num_players=2,

@@ -2,7 +2,7 @@
 
 One --flag per field, typed and documented from it: `Literal` fields become `{a,b}` choices,
 lists are comma-separated, bools are --name/--no-name, and the game options (the fields of
-`training.game_options.GameOptions`, declared once in GameConfig) take their declared flags
+`training.farlight.game_options.GameOptions`, declared once in GameConfig) take their declared flags
 (typed and checked by their declaration; the rule options are --rule NAME=VALUE,
 repeatable) in a group of their own. Flags not given are
 absent from the parsed namespace (`given_options` tells which were), so a resumed run can tell
@@ -17,8 +17,9 @@ import typing
 from typing import Any
 
 from farlight_cli.game_flags import option_argument
-from training.config import PPOConfig, _choices, _flag, _show
-from training.game_options import GAME_FLAGS
+from training.farlight.config import PPOConfig
+from training.farlight.game_options import GAME_FLAGS
+from training.run_config import flag_name, literal_choices, shown
 
 __all__ = ["add_config_arguments", "config_from_args", "given_options"]
 
@@ -40,15 +41,15 @@ def add_config_arguments(
         )
     for f in fields:
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        flag = GAME_FLAGS.get(f.name) or "--" + _flag(f.name)
-        text = f"{f.metadata.get('help', '')} (default: {_show(default)})".replace("%", "%%")
+        flag = GAME_FLAGS.get(f.name) or "--" + flag_name(f.name)
+        text = f"{f.metadata.get('help', '')} (default: {shown(default)})".replace("%", "%%")
         hint = hints[f.name]
         where = game if f.name in GAME_FLAGS else parser
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": text}
         if f.name in GAME_FLAGS:  # typed by the game's declaration, checked with the config
             where.add_argument(flag, **option_argument(f.name, checked=False), **common)
-        elif _choices(hint):
-            where.add_argument(flag, choices=_choices(hint), **common)
+        elif literal_choices(hint):
+            where.add_argument(flag, choices=literal_choices(hint), **common)
         elif hint is bool:
             where.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif isinstance(default, list):

@@ -14,7 +14,7 @@ DATA_FORMATS = (
     "parquet",
     "hdf5",
     "arrow",
-)  # training.datasets.collect.DATA_FORMATS, without importing it
+)  # training.farlight.datasets.collect.DATA_FORMATS, without importing it
 
 
 def dataset_id(text: str) -> str:
@@ -124,7 +124,7 @@ def _check(args: argparse.Namespace) -> Path:
     if args.record_seat is not None and max(args.record_seat) >= n:
         raise InputError(f"--record-seat: seats are 0..{n - 1} with {n} agents")
     argtypes.check_agents(args.agents)
-    from training.datasets.collect import datasets_root
+    from training.farlight.datasets.collect import datasets_root
 
     root = datasets_root(args.root)
     argtypes.refuse_a_file("--root", root)
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     check_game(args)  # before the interop extra is asked for
     import minari  # noqa: F401 - the interop extra, before any game is played
 
-    from training.datasets.collect import DatasetSpec, write_dataset
+    from training.farlight.datasets.collect import DatasetSpec, write_dataset
 
     root = _check(args)
     spec = DatasetSpec(

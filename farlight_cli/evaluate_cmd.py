@@ -146,7 +146,7 @@ def resume(args: argparse.Namespace) -> int:
     try:
         if read_eval_spec(args.resume).protocol == PROTOCOL_V2:
             from evaluation.eval_v2 import resume_v2
-            from training.sb3.exploit import exploit  # the train extra
+            from training.farlight.sb3.exploit import exploit  # the train extra
 
             card = resume_v2(
                 args.resume, args.workers, progress=not args.no_progress, best_response=exploit
@@ -264,7 +264,7 @@ def _evaluate_v2(
 ) -> dict:
     """farlight-eval-v2: the sealed cells, then the exploitability cell (the train extra)."""
     from evaluation.eval_v2 import evaluate_v2
-    from training.sb3.exploit import exploit  # the train extra
+    from training.farlight.sb3.exploit import exploit  # the train extra
 
     return evaluate_v2(
         policy,

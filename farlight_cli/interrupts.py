@@ -59,7 +59,7 @@ def kept_checkpoint(args: argparse.Namespace) -> str:
 def checkpoint_name(kind: str) -> str:
     """The file (or folder, on RLlib) a training run of `kind` checkpoints into."""
     if kind == "rllib":
-        from training.rllib.config import CHECKPOINT_DIR
+        from training.farlight.rllib.config import CHECKPOINT_DIR
 
         return CHECKPOINT_DIR
     from training.checkpoints import CHECKPOINT

@@ -1,9 +1,9 @@
 """`farlight train ppo|self-play|rllib`: the whole command line of the training scripts.
 
-The options are generated from each script's config dataclass (`training.config`) by
-`farlight_cli.config_flags`; the scripts themselves (`training/sb3/train_ppo.py`, `self_play.py`,
-`rllib_self_play.py`) hold the training logic and take a config, not arguments. Needs the
-`train` extra (`rllib` for rllib).
+The options are generated from each script's config dataclass (`training.farlight.config`)
+by `farlight_cli.config_flags`; the scripts themselves (`training/farlight/sb3/train_ppo.py`,
+`self_play.py`, `training/farlight/rllib/self_play.py`) hold the training logic and take a
+config, not arguments. Needs the `train` extra (`rllib` for rllib).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from farlight_cli import argtypes, flags, train_game
 from farlight_cli.config_flags import add_config_arguments, config_from_args, given_options
 from farlight_cli.errors import InputError, needs_extra
 from farlight_env.untrusted.messages import clip_message
-from training.config import PPOConfig, SelfPlayConfig
+from training.farlight.config import PPOConfig, SelfPlayConfig
 
 HELP = (
     "train an agent: MaskablePPO against fixed opponents, league self-play, or "
@@ -36,14 +36,15 @@ KIND_HELP = {
     "rllib": "league self-play with PPO on Ray RLlib (needs the rllib extra)",
 }
 KIND_DESCRIPTION = {
-    "ppo": "MaskablePPO against fixed opponents (training/sb3/train_ppo.py).",
-    "self-play": "League self-play (training/sb3/self_play.py).",
-    "rllib": "League self-play on Ray RLlib, local or on a cluster (training/rllib/self_play.py).",
+    "ppo": "MaskablePPO against fixed opponents (training/farlight/sb3/train_ppo.py).",
+    "self-play": "League self-play (training/farlight/sb3/self_play.py).",
+    "rllib": "League self-play on Ray RLlib, local or on a cluster "
+    "(training/farlight/rllib/self_play.py).",
 }
 
 
 def add(p: argparse.ArgumentParser) -> None:
-    from training.rllib.config import RLlibConfig
+    from training.farlight.rllib.config import RLlibConfig
 
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     _add_kind(kinds, "ppo", PPOConfig, _run_ppo)
@@ -137,7 +138,7 @@ def _trained(
 def _run_ppo(args: argparse.Namespace) -> int:
     if train_game.other_game(args):
         return train_game.run(args, report)
-    from training.sb3 import train_ppo
+    from training.farlight.sb3 import train_ppo
 
     try:
         train_game.farlight_line(args)
@@ -150,7 +151,7 @@ def _run_ppo(args: argparse.Namespace) -> int:
 
 
 def _run_self_play(args: argparse.Namespace) -> int:
-    from training.sb3 import self_play
+    from training.farlight.sb3 import self_play
 
     try:
         config, model, before = _trained(args, SelfPlayConfig, self_play.train)
@@ -166,7 +167,7 @@ def _run_self_play(args: argparse.Namespace) -> int:
 
 
 def _run_rllib(args: argparse.Namespace) -> int:
-    from training.rllib.config import RLlibConfig
+    from training.farlight.rllib.config import RLlibConfig
 
     command = "farlight train rllib"
     try:
@@ -176,7 +177,7 @@ def _run_rllib(args: argparse.Namespace) -> int:
         return report(command, ValueError(needs_extra("rllib", "ray.rllib")))
     except ValueError as exc:
         return report(command, exc)
-    from training.rllib import self_play as rllib_self_play
+    from training.farlight.rllib import self_play as rllib_self_play
 
     try:
         state = rllib_self_play.train(config, **_run_options(args, RLlibConfig))

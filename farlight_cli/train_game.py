@@ -21,9 +21,9 @@ from typing import Any
 from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_env.platform import DEFAULT_GAME
-from training.config import PPOConfig
+from training.farlight.config import PPOConfig
+from training.farlight.game_options import GAME_FLAGS
 from training.game_config import GamePPOConfig
-from training.game_options import GAME_FLAGS
 
 #: PPOConfig's flags a run on another game honours, by the GamePPOConfig field they set.
 HONOURED = {

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from farlight_env.cards.io import standard_card_set
+from farlight_env.cards.io import card_set_from_dict, card_set_to_dict, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.cards.schema import CardFileError
 from farlight_env.encode.codec import ActionCodec
@@ -109,13 +109,21 @@ class FarlightState:
 
 
 def _card_set(value: Any) -> CardSet | None:
-    """The card_set option: None (the standard set), a CardSet, or a card file's path."""
+    """The card_set option: None (the standard set), a CardSet, a card file's path, or a card
+    set's table as files store it (`_stored_card_set`), checked as a card file is."""
     if value is None or isinstance(value, CardSet):
         return value
     try:
+        if isinstance(value, Mapping):
+            return card_set_from_dict(value, source="the stored card set")
         return resolve_card_set(value)
     except (CardFileError, OSError, TypeError) as exc:
         raise GameError(f"card_set: {exc}") from None
+
+
+def _stored_card_set(value: Any) -> Any:
+    """A card set as plain data (its table), as journals keep it; a path or None as given."""
+    return card_set_to_dict(value) if isinstance(value, CardSet) else value
 
 
 def _checker(name: str) -> Any:
@@ -176,8 +184,6 @@ def _verify_record(record: Mapping[str, Any]) -> FarlightGame:
 
 
 def _sealed_content(env: Any) -> dict[str, Any]:
-    from farlight_env.cards.io import card_set_to_dict
-
     return card_set_to_dict(env.game.cards)
 
 
@@ -211,7 +217,13 @@ FARLIGHT = Game(
             )
             for name in OFFERED_OPTIONS
         ),
-        Option("card_set", None, "card file (TOML/JSON); None: the standard set", _card_set),
+        Option(
+            "card_set",
+            None,
+            "card file (TOML/JSON); None: the standard set",
+            _card_set,
+            _stored_card_set,
+        ),
     ),
     new_state=_new_state,
     load_state=_load_state,

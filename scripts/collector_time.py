@@ -52,8 +52,8 @@ spent, begun = [0.0, 0.0, 0.0], [0.0]
 def train(n):
     import tempfile
     from pathlib import Path
-    from training.config import PPOConfig
-    from training.sb3.train_ppo import train
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.train_ppo import train
     subgame = dict(options)
     if "learner_decisions" in subgame:
         subgame["learner_decisions"] = kinds.split(",")

@@ -16,8 +16,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from training.datasets.collect import DATA_FORMATS, DatasetSpec, Written, write_dataset
-from training.datasets.format import OBSERVATION_FORMS
+from training.farlight.datasets.collect import DATA_FORMATS, DatasetSpec, Written, write_dataset
+from training.farlight.datasets.format import OBSERVATION_FORMS
 
 
 def measure(agents: tuple[str, ...], games: int, seed: int) -> dict[tuple[str, str], tuple]:

@@ -20,8 +20,8 @@ def collected_model(**config: Any) -> Any:
     shipped policy, no evaluations or checkpoints unless given), before its first update."""
     import sb3_contrib
 
-    from training.config import PPOConfig
-    from training.sb3.train_ppo import train
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.train_ppo import train
 
     captured = {}
     original = sb3_contrib.MaskablePPO.train

@@ -68,8 +68,8 @@ class PhaseClock:
 
 
 def measure(run: Run, steps: int, vec_env: str, rollout: int, clock: PhaseClock) -> dict:
-    from training.config import PPOConfig
-    from training.sb3.train_ppo import train
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.train_ppo import train
 
     n_steps = max(1, rollout // run.n_envs)
     clock.spent.clear()

@@ -75,7 +75,7 @@ def main() -> None:
         sys.exit("minibatch_grids: --chunks takes whole numbers, e.g. 1,16,64")
     if not chunks or min(chunks) < 1 or args.draws < 1:
         sys.exit("minibatch_grids: chunks and --draws must be at least 1")
-    from training.sb3.policy import chunked_order
+    from training.farlight.sb3.policy import chunked_order
 
     grids, cover, cells, nonzero = rollout_grids(args.seed)
     envs, steps, seats = grids.shape

@@ -64,8 +64,8 @@ def timed_learn(self, total_timesteps, *args, **kwargs):
     return out
 
 sb3_contrib.MaskablePPO.learn = timed_learn
-from training.config import PPOConfig
-from training.sb3.train_ppo import train
+from training.farlight.config import PPOConfig
+from training.farlight.sb3.train_ppo import train
 
 # --vec-env subproc|dummy: the environments and updates of the defaults before 2026-11-28
 PINNED = {"n_envs": 2, "n_steps": 512, "batch_size": 256, "n_epochs": 4}

@@ -15,7 +15,7 @@ from PIL import Image
 from scenarios import facility, mission_stack, part_space, play_bids
 
 from evaluation.eval_v1 import format_scorecard
-from evaluation.tournament import agent_diagnostics, format_diagnostics
+from evaluation.farlight.diagnostics import agent_diagnostics, format_diagnostics
 from farlight_env.game import Bid, FarlightGame
 from farlight_env.platform.records import RecordError
 from farlight_env.records import build_record

@@ -101,9 +101,9 @@ torch = pytest.importorskip("torch", reason="training needs the train extra (tor
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
 from agents.farlight.policy import SHIPPED_POLICY, load_policy  # noqa: E402
-from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
-from training.sb3 import self_play, train_ppo  # noqa: E402
-from training.sb3.callbacks import VALUE_PREFIXES  # noqa: E402
+from training.farlight.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.farlight.sb3 import self_play, train_ppo  # noqa: E402
+from training.farlight.sb3.callbacks import VALUE_PREFIXES  # noqa: E402
 
 
 def small(cls: type, run_dir: Path, **overrides: object):
@@ -157,8 +157,8 @@ def test_after_the_warmup_the_actor_learns(tmp_path: Path) -> None:
 
 def test_the_warmup_trains_the_value_head(tmp_path: Path) -> None:
     from training.checkpoints import read_checkpoint
-    from training.sb3.ppo_model import build_model
-    from training.sb3.train_ppo import build_env, warm_start
+    from training.farlight.sb3.ppo_model import build_model
+    from training.farlight.sb3.train_ppo import build_env, warm_start
 
     config = small(PPOConfig, tmp_path / "run", value_warmup_steps=10_000)
     train_ppo.train(config, progress=False)

@@ -30,9 +30,9 @@ from training.checkpoints import (  # noqa: E402
     restore_checkpoint,
     save_checkpoint,
 )
-from training.config import PPOConfig  # noqa: E402
-from training.sb3 import train_ppo  # noqa: E402
-from training.sb3.ppo_model import build_model, load_checkpoint  # noqa: E402
+from training.farlight.config import PPOConfig  # noqa: E402
+from training.farlight.sb3 import train_ppo  # noqa: E402
+from training.farlight.sb3.ppo_model import build_model, load_checkpoint  # noqa: E402
 from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)

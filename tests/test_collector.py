@@ -15,7 +15,7 @@ from doc_snippets import run_page  # noqa: E402
 from test_training import tiny_ppo  # noqa: E402
 
 from evaluation.collector import CPYTHON_DEFAULT, LONG_RUN_THRESHOLD, fewer_collections  # noqa: E402
-from training.sb3.train_ppo import train  # noqa: E402
+from training.farlight.sb3.train_ppo import train  # noqa: E402
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from test_cli_errors import assert_one_clear_error  # noqa: E402
 from agents import make  # noqa: E402
 from farlight_env import GYM_ID_V1  # noqa: E402
 from farlight_env.env.aec import raw_env  # noqa: E402
-from training.datasets.collect import (  # noqa: E402
+from training.farlight.datasets.collect import (  # noqa: E402
     DatasetSpec,
     agent_seed,
     episode_seed,
@@ -33,7 +33,7 @@ from training.datasets.collect import (  # noqa: E402
     replay_episode,
     write_dataset,
 )
-from training.datasets.format import codec  # noqa: E402
+from training.farlight.datasets.format import codec  # noqa: E402
 
 AGENTS = ("heuristic", "random", "heuristic")
 GAMES = 2
@@ -238,7 +238,7 @@ def test_the_commands_id_check_agrees_with_minari(text: str):
     from minari.dataset.minari_dataset import parse_dataset_id
 
     from farlight_cli import dataset_cmd
-    from training.datasets.collect import DATA_FORMATS
+    from training.farlight.datasets.collect import DATA_FORMATS
 
     assert dataset_cmd.DATA_FORMATS == DATA_FORMATS
     try:

@@ -1,6 +1,7 @@
-"""Minari datasets from others, read back by training.datasets.collect (#53): a crafted dataset,
-one whose fields are missing, of the wrong shape or dtype, or impossible, is one DatasetError of one
-line naming the field, never a KeyError, a JSONDecodeError or an IndexError from deep inside.
+"""Minari datasets from others, read back by training.farlight.datasets.collect (#53): a crafted
+dataset, one whose fields are missing, of the wrong shape or dtype, or impossible, is one
+DatasetError of one line naming the field, never a KeyError, a JSONDecodeError or an IndexError from
+deep inside.
 
 Crafted datasets are a good one's folder with a file edited (as a downloaded dataset could
 be), or Minari's own `create_dataset_from_buffers` given altered episodes and spaces. Both
@@ -24,7 +25,7 @@ minari = pytest.importorskip("minari")
 import gymnasium as gym  # noqa: E402
 from minari.data_collector.episode_buffer import EpisodeBuffer  # noqa: E402
 
-from training.datasets.collect import (  # noqa: E402
+from training.farlight.datasets.collect import (  # noqa: E402
     DatasetError,
     DatasetSpec,
     episode_seed,
@@ -33,7 +34,7 @@ from training.datasets.collect import (  # noqa: E402
     replay_episode,
     write_dataset,
 )
-from training.datasets.format import codec  # noqa: E402
+from training.farlight.datasets.format import codec  # noqa: E402
 
 GOOD = "farlight/good-v0"
 #: The same game in the float form, its description as written before #49 (no form named).

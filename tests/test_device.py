@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch", reason="devices need the train extra (torch
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
 from agents.torch_device import DeviceError, device_problem, resolve_device  # noqa: E402
-from training.config import RESUMABLE_OVERRIDES, PPOConfig  # noqa: E402
+from training.farlight.config import RESUMABLE_OVERRIDES, PPOConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU = torch.cuda.is_available()
@@ -57,9 +57,10 @@ def test_anything_else_is_refused(name: object) -> None:
 
 
 def test_configs_check_the_name_without_importing_torch() -> None:
-    """training.config (farlight --help) and the device check stay free of torch."""
+    """training.farlight.config (farlight --help) and the device check stay free of torch."""
     code = (
-        "import sys, training.config, training.sb3.exploit_config, training.rllib.config\n"
+        "import sys, training.farlight.config, training.farlight.sb3.exploit_config\n"
+        "import training.farlight.rllib.config\n"
         "from agents.torch_device import device_problem\n"
         "assert device_problem('cuda:1') is None and device_problem('tpu')\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
@@ -106,7 +107,7 @@ def test_train_with_cuda_here_is_one_line_status_2_and_writes_nothing(tmp_path: 
 # ----------------------------------------------------------------------------- training
 @pytest.fixture(scope="module")
 def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
-    from training.sb3 import train_ppo
+    from training.farlight.sb3 import train_ppo
 
     run_dir = tmp_path_factory.mktemp("device") / "run"
     return run_dir, train_ppo.train(tiny(run_dir, device="cpu"), progress=False)
@@ -123,7 +124,7 @@ def test_a_resume_may_change_the_device(cpu_run, tmp_path: Path) -> None:
     """A copy of the run resumed with --device auto (the CPU here) trains on, and records it."""
     import shutil
 
-    from training.sb3 import train_ppo
+    from training.farlight.sb3 import train_ppo
 
     run_dir = tmp_path / "run"
     shutil.copytree(cpu_run[0], run_dir)
@@ -233,9 +234,9 @@ def test_a_policy_agent_on_a_gpu_torch_does_not_see_is_refused() -> None:
 
 # ----------------------------------------------------------------------------- exploit, RLlib
 def test_exploit_trains_its_best_response_on_the_device_asked() -> None:
-    from training.sb3.exploit import ppo_config
-    from training.sb3.exploit_config import RESUMABLE_OVERRIDES as EXPLOIT_RESUMABLE
-    from training.sb3.exploit_config import ExploitConfig
+    from training.farlight.sb3.exploit import ppo_config
+    from training.farlight.sb3.exploit_config import RESUMABLE_OVERRIDES as EXPLOIT_RESUMABLE
+    from training.farlight.sb3.exploit_config import ExploitConfig
 
     assert ppo_config(ExploitConfig(device="cpu", init_from="none")).device == "cpu"
     assert "device" in EXPLOIT_RESUMABLE
@@ -245,8 +246,8 @@ def test_exploit_trains_its_best_response_on_the_device_asked() -> None:
 
 def test_rllib_learners_get_a_gpu_only_on_cuda() -> None:
     pytest.importorskip("ray", reason="needs the rllib extra")
-    from training.rllib.config import RLlibConfig
-    from training.rllib.self_play import learner_gpus
+    from training.farlight.rllib.config import RLlibConfig
+    from training.farlight.rllib.self_play import learner_gpus
 
     assert learner_gpus(RLlibConfig(device="cpu")) == {"num_gpus_per_learner": 0}
     remote = RLlibConfig(device="cuda", address="auto", num_learners=2)
@@ -267,7 +268,7 @@ def test_on_a_gpu_the_learner_trains_there_and_its_files_load_on_the_cpu(tmp_pat
 
     from agents.farlight.policy import PolicyAgent
     from training.checkpoints import WEIGHTS_MEMBER
-    from training.sb3 import train_ppo
+    from training.farlight.sb3 import train_ppo
 
     run_dir = tmp_path / "run"
     model = train_ppo.train(tiny(run_dir, device="cuda"), progress=False)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.farlight.diagnostics import diagnostics_figure
 from evaluation.tournament import run_tournament
-from evaluation.tournament.diagnostics import diagnostics_figure
 from evaluation.tournament.results import write_results
 
 

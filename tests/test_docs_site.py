@@ -129,14 +129,16 @@ def test_evaluation_page_code_calls_the_real_api(monkeypatch: pytest.MonkeyPatch
 
 def test_exploitability_page_code_calls_the_real_api(monkeypatch: pytest.MonkeyPatch) -> None:
     """The page's `exploit(...)` trains for 200,000 steps: its arguments are checked against
-    `training.sb3.exploit.exploit`, and the result is read as the page reads it, from the shape
-    `exploit.json` has (tests/test_exploit.py runs the quick protocol)."""
-    pytest.importorskip("torch", reason="training.sb3.exploit needs the train extra")
-    import training.sb3.exploit
+    `training.farlight.sb3.exploit.exploit`, and the result is read as the page reads it, from the
+    shape `exploit.json` has (tests/test_exploit.py runs the quick protocol)."""
+    pytest.importorskip("torch", reason="training.farlight.sb3.exploit needs the train extra")
+    import training.farlight.sb3.exploit
 
     result = {"budgets": [{"budget": 0, "gap": 0.39}, {"budget": 200_000, "gap": 0.36}]}
     monkeypatch.setattr(
-        training.sb3.exploit, "exploit", _bind_only(training.sb3.exploit.exploit, result)
+        training.farlight.sb3.exploit,
+        "exploit",
+        _bind_only(training.farlight.sb3.exploit.exploit, result),
     )
     for block in python_blocks("docs/exploitability.md"):
         exec(compile(block, "docs/exploitability.md", "exec"), {})

@@ -139,7 +139,8 @@ def test_a_policy_file_changed_since_the_start_is_refused(tmp_path: Path) -> Non
     policy = tmp_path / "mine.pt"
     shutil.copy(SHIPPED_POLICY, policy)
     out = tmp_path / "card"
-    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.eval_v1 import PROTOCOL, _file_hash
+    from evaluation.farlight.scorecard import card_set_hash
     from evaluation.formats.journal import EvaluationSpec
     from evaluation.journal import Journal
 
@@ -175,7 +176,8 @@ def test_a_shipped_policy_changed_since_the_start_is_refused(tmp_path: Path, mon
     with another."""
     pytest.importorskip("torch", reason="saved policies need the train extra")
     import agents.farlight.policy
-    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.eval_v1 import PROTOCOL, _file_hash
+    from evaluation.farlight.scorecard import card_set_hash
     from evaluation.formats.journal import EvaluationSpec
 
     shipped = tmp_path / "shipped.pt"
@@ -195,7 +197,8 @@ def test_ppo_with_its_own_path_is_hashed_and_checked_by_that_file(tmp_path: Path
     import hashlib
 
     import agents.farlight.policy
-    from evaluation.eval_v1 import PROTOCOL, _file_hash, card_set_hash
+    from evaluation.eval_v1 import PROTOCOL, _file_hash
+    from evaluation.farlight.scorecard import card_set_hash
     from evaluation.formats.journal import EvaluationSpec
 
     mine = tmp_path / "mine.pt"

@@ -80,7 +80,7 @@ found["web refused"] = (refused.status_code, refused.json()["error"])
 
 from farlight_cli.main import build_parser
 from farlight_cli.config_flags import config_from_args
-from training.config import PPOConfig
+from training.farlight.config import PPOConfig
 args = build_parser().parse_args(["train", "ppo", "--practice-rounds", "5"])
 found["run config"] = asdict(config_from_args(args, PPOConfig))["practice_rounds"]
 try:

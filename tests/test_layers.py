@@ -124,8 +124,9 @@ def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() 
 
 def test_every_option_is_declared_in_farlight_cli_and_nowhere_else() -> None:
     """One home for the command line: no package below farlight_cli builds a parser, handles
-    arguments or runs as a script of its own (`python -m training.sb3.train_ppo` once duplicated
-    `farlight train ppo`). The training configs are dataclasses; farlight_cli/config_flags.py
+    arguments or runs as a script of its own (`python -m training.farlight.sb3.train_ppo` once
+    duplicated `farlight train ppo`). The training configs are dataclasses;
+    farlight_cli/config_flags.py
     turns them into flags."""
     root = Path(farlight_env.__file__).parent.parent
     for package in ("farlight_env", "agents", "evaluation", "training", "farlight_web"):

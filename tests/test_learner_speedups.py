@@ -337,9 +337,9 @@ def test_shipped_policy_gives_the_plain_networks_action_probabilities() -> None:
 def small_policy(seed: int) -> object:
     """A small StructuredPolicy over the real observation and action spaces."""
     from farlight_env.env.single_agent import FarlightSingleAgentEnv
-    from training.config import PPOConfig
-    from training.sb3.policy import StructuredPolicy
-    from training.sb3.ppo_model import observation_layout
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.policy import StructuredPolicy
+    from training.farlight.sb3.ppo_model import observation_layout
 
     env = FarlightSingleAgentEnv(num_players=2)
     torch.manual_seed(seed)
@@ -433,7 +433,7 @@ def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
     from gymnasium import spaces
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
-    from training.sb3.policy import EnvMajorRolloutBuffer
+    from training.farlight.sb3.policy import EnvMajorRolloutBuffer
 
     space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
     buffers = [
@@ -457,7 +457,7 @@ def test_env_major_buffer_gives_sb3_contribs_samples() -> None:
 def test_chunked_order_is_a_shuffle_of_whole_runs_of_one_env() -> None:
     """Every index once; each run of `chunk` (an env's last run shorter) stays whole and in
     one environment; the order follows numpy's global generator, which SB3 seeds."""
-    from training.sb3.policy import chunked_order
+    from training.farlight.sb3.policy import chunked_order
 
     np.random.seed(3)
     order = chunked_order(3, 10, 4)  # runs per env: steps 0-3, 4-7, 8-9
@@ -480,7 +480,7 @@ def test_chunked_buffer_yields_the_rollouts_rows_in_runs() -> None:
     each sample's fields are that row's (the same data as the stock shuffle, regrouped)."""
     from gymnasium import spaces
 
-    from training.sb3.policy import EnvMajorRolloutBuffer
+    from training.farlight.sb3.policy import EnvMajorRolloutBuffer
 
     space, actions = spaces.Box(-1, 1, (7,), np.float32), spaces.Discrete(5)
     plain = EnvMajorRolloutBuffer(6, space, actions, "cpu", gae_lambda=0.95, gamma=0.99, n_envs=3)
@@ -540,7 +540,7 @@ def test_buffer_names_ship_grids_as_distinct_rows_would_group_them() -> None:
     from gymnasium import spaces
 
     from agents.farlight.policy.cache import SHIP_IDS
-    from training.sb3.policy import EnvMajorRolloutBuffer
+    from training.farlight.sb3.policy import EnvMajorRolloutBuffer
 
     rng = np.random.default_rng(4)
     space, actions = spaces.Box(-1, 1, (9,), np.float32), spaces.Discrete(5)
@@ -577,7 +577,7 @@ def test_masked_log_probs_equal_torchs_logsumexp_bit_for_bit() -> None:
     """The masked log-sum-exp skips the exponentials of masked entries (exactly 0, and about 10x
     slower on a CPU) yet gives torch's values and gradients bit for bit, rows with no legal
     entry and rows of one included."""
-    from training.sb3.policy import MASKED_LOGIT, masked_log_probs
+    from training.farlight.sb3.policy import MASKED_LOGIT, masked_log_probs
 
     generator = torch.Generator().manual_seed(3)
     logits = torch.randn(64, 496, generator=generator) * 4

@@ -1,6 +1,6 @@
 """Minari's own DataCollector on the registered env (#49): `farlight_env/Farlight-v1` collected
 with masked random actions, written, loaded and recovered, its masks kept by
-`training.datasets.format.MaskInInfos` where `farlight dataset` keeps them."""
+`training.farlight.datasets.format.MaskInInfos` where `farlight dataset` keeps them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 minari = pytest.importorskip("minari")
 
 from farlight_env import GYM_ID_V1  # noqa: E402
-from training.datasets.format import MaskInInfos  # noqa: E402
+from training.farlight.datasets.format import MaskInInfos  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

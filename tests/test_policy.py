@@ -117,7 +117,7 @@ def test_a_played_policys_logits_depend_on_the_position_alone() -> None:
 
 def test_training_opponents_from_one_file_share_its_network(saved) -> None:
     """Opponents named by a policy file, or by a shipped policy's name, share one network."""
-    from training.envs import opponent_policies
+    from training.farlight.envs import opponent_policies
 
     path, _net, _config = saved
     a, b = opponent_policies([str(path), str(path)], seed=0)

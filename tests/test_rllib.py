@@ -338,7 +338,7 @@ def play_league_game(env, seed: int) -> list[tuple[str, bytes]]:
 def test_the_league_env_shows_learner_seats_only_what_the_aec_env_shows(fraction):
     """Its observations are the PettingZoo env's (whose hidden-information tests cover them),
     league opponents move in between, and the same seed replays the same game."""
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     config = {"num_players": 3, "baselines": ["random", "heuristic"], "seed": 5}
     env = LeagueEnv({**config, "self_play_fraction": fraction})
@@ -354,7 +354,7 @@ def test_every_game_of_every_env_runner_deals_its_own_games():
     their deals still differ (the runner's index is in the env's base)."""
     from ray.rllib.env.env_context import EnvContext
 
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     config = {"num_players": 2, "baselines": ["random"], "seed": 7}
     deals = {}
@@ -372,7 +372,7 @@ def test_every_game_of_every_env_runner_deals_its_own_games():
 def test_league_snapshots_play_from_their_bytes():
     """A snapshot shipped as policy-file bytes is loaded and plays its seat."""
     from agents.farlight.policy import SHIPPED_POLICY
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     env = LeagueEnv({"num_players": 2, "baselines": [], "self_play_fraction": 0.0, "seed": 1})
     env.set_league([("snapshot_000001.pt", SHIPPED_POLICY.read_bytes())])
@@ -387,7 +387,7 @@ def test_rllib_resume_hides_tensorboard_events_logged_after_its_checkpoint(
     """RunLog (progress.csv and TensorBoard) keeps each step once across a resume from 256."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from training.rllib.self_play import STEP, RunLog
+    from training.farlight.rllib.self_play import STEP, RunLog
 
     first = RunLog(tmp_path, None)
     for step in (128, 256, 384):
@@ -409,10 +409,10 @@ def test_rllib_resume_hides_tensorboard_events_logged_after_its_checkpoint(
 def test_a_resumed_run_seeds_its_runners_and_games_anew() -> None:
     """A resume restores weights and counters, not the env runners' generators: built from
     the run's seed again, it would replay the deals the run began with (`stream_seed`)."""
-    from training.config import stream_seed
-    from training.rllib.config import RLlibConfig
-    from training.rllib.env import LeagueEnv
-    from training.rllib.self_play import algorithm_config
+    from training.farlight.rllib.config import RLlibConfig
+    from training.farlight.rllib.env import LeagueEnv
+    from training.farlight.rllib.self_play import algorithm_config
+    from training.run_config import stream_seed
 
     config = RLlibConfig(baselines=["random"])
     later = stream_seed(config.seed, 4096)

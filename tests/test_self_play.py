@@ -24,8 +24,8 @@ from training_runs import (  # noqa: E402
 
 from agents.farlight.policy import PolicyAgent, load_policy  # noqa: E402
 from training.checkpoints import CHECKPOINT, check_checkpoint  # noqa: E402
-from training.config import PPOConfig, SelfPlayConfig  # noqa: E402
-from training.sb3 import self_play, train_ppo  # noqa: E402
+from training.farlight.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.farlight.sb3 import self_play, train_ppo  # noqa: E402
 from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
@@ -238,7 +238,7 @@ def test_a_baseline_share_waits_for_the_first_snapshot() -> None:
 
 
 def test_baseline_share_outside_zero_to_one_is_refused() -> None:
-    from training.config import SelfPlayConfig
+    from training.farlight.config import SelfPlayConfig
 
     assert SelfPlayConfig(baseline_share=0.5).baseline_share == 0.5
     for bad in (-0.1, 1.5, float("nan")):
@@ -254,7 +254,8 @@ def test_pfsp_weights_never_drop_an_entry() -> None:
 
 
 def test_self_play_with_subprocess_envs_learns_what_in_process_envs_learn(tmp_path: Path) -> None:
-    """League self-play hands observations over in shared memory (training/sb3/vec_env.py): the
+    """League self-play hands observations over in shared memory (training/farlight/sb3/vec_env.py):
+    the
     same seed gives the same network with worker processes as with in-process envs."""
     weights = {}
     for vec_env in ("subproc", "dummy"):

@@ -139,9 +139,9 @@ def test_each_env_form_parses_the_user_s_value_once(parses: list[Any]) -> None:
 def test_a_training_run_parses_its_learner_decisions_once(parses: list[Any]) -> None:
     pytest.importorskip("torch", reason="training needs the train extra")
     from agents import make
-    from training.config import PPOConfig, ship_encoder_frozen
-    from training.envs import training_env_kwargs
-    from training.subgame import as_learner, is_subgame, subgame_fields, subgame_kwargs
+    from training.farlight.config import PPOConfig, ship_encoder_frozen
+    from training.farlight.envs import training_env_kwargs
+    from training.farlight.subgame import as_learner, is_subgame, subgame_fields, subgame_kwargs
 
     config = PPOConfig(learner_decisions=["bidding"], autopilot="heuristic", n_envs=1)
     assert parses == [["bidding"]]  # validated: parsed, and the typed value kept
@@ -162,7 +162,7 @@ def test_a_training_run_parses_its_learner_decisions_once(parses: list[Any]) -> 
 
 def test_the_rllib_env_takes_the_run_s_typed_value(parses: list[Any]) -> None:
     pytest.importorskip("ray.rllib", reason="needs the rllib extra")
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     decisions = LearnerDecisions.parse(KINDS)
     env = LeagueEnv({"num_players": 2, "subgame": {"learner_decisions": decisions}})
@@ -209,7 +209,7 @@ def test_the_vector_env_plays_the_single_agent_env_s_decisions() -> None:
 
 def test_the_rllib_env_plays_the_aec_env_s_game() -> None:
     pytest.importorskip("ray.rllib", reason="needs the rllib extra")
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     subgame = {"learner_decisions": KINDS, "autopilot": AUTOPILOT}
     env = LeagueEnv({"num_players": 2, "seed": 4, "subgame": subgame})
@@ -249,7 +249,7 @@ def test_an_unknown_kind_is_one_clear_error_in_every_form() -> None:
 
 def test_a_training_config_refuses_an_unknown_kind_in_one_line() -> None:
     pytest.importorskip("torch", reason="training needs the train extra")
-    from training.config import PPOConfig
+    from training.farlight.config import PPOConfig
 
     with pytest.raises(ValueError) as refused:
         PPOConfig(learner_decisions=["bid"])

@@ -21,8 +21,8 @@ import env_states  # noqa: E402
 from agents import make  # noqa: E402
 from agents.farlight.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from agents.farlight.subgame import decision_of  # noqa: E402
-from training.config import PPOConfig, SelfPlayConfig, ship_encoder_frozen  # noqa: E402
-from training.sb3 import self_play, train_ppo  # noqa: E402
+from training.farlight.config import PPOConfig, SelfPlayConfig, ship_encoder_frozen  # noqa: E402
+from training.farlight.sb3 import self_play, train_ppo  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(n_steps=64, batch_size=32, n_epochs=1, n_envs=1, vec_env="dummy", torch_threads=1)
@@ -195,7 +195,7 @@ def test_mistakes_on_the_subgame_options_are_one_line_and_status_2(
 
 def test_the_rllib_league_env_asks_learner_seats_only_for_bids() -> None:
     pytest.importorskip("ray.rllib", reason="needs the rllib extra")
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     env = LeagueEnv(
         {

@@ -44,8 +44,8 @@ def threads_after(code: str, **env: str) -> tuple[int, int]:
 
 LOAD_POLICY = "import agents\nagents.make('ppo')"
 BUILD_MODEL = (
-    "from training.config import PPOConfig\nfrom training.sb3 import train_ppo\n"
-    "from training.sb3.ppo_model import build_model\n"
+    "from training.farlight.config import PPOConfig\nfrom training.farlight.sb3 import train_ppo\n"
+    "from training.farlight.sb3.ppo_model import build_model\n"
     "config = PPOConfig(run_dir='unused', n_envs=1, vec_env='dummy', opponents=['random'])\n"
     "build_model(config, train_ppo.build_env(config))"
 )
@@ -82,6 +82,7 @@ def test_a_count_the_user_already_set_is_kept() -> None:
 
 
 def test_a_training_runs_torch_threads_setting_is_not_overridden() -> None:
-    """--torch-threads is deliberate (training.config): the library default never undoes it."""
+    """--torch-threads is deliberate (training.farlight.config): the library default never
+    undoes it."""
     code = f"from agents.torch_threads import set_threads\nset_threads({CORES})\n{LOAD_POLICY}"
     assert threads_after(code)[1] == CORES

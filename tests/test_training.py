@@ -51,10 +51,12 @@ from training.checkpoints import (  # noqa: E402
     check_checkpoint,
     checkpoint_steps,
 )
-from training.config import PPOConfig, SelfPlayConfig, stream_seed  # noqa: E402
-from training.sb3 import self_play, train_ppo  # noqa: E402
-from training.sb3.live_eval import LivePolicy  # noqa: E402
-from training.sb3.ppo_model import load_checkpoint  # noqa: E402
+from training.farlight.config import PPOConfig, SelfPlayConfig  # noqa: E402
+from training.farlight.sb3 import self_play, train_ppo  # noqa: E402
+from training.farlight.sb3.live_eval import LivePolicy  # noqa: E402
+from training.farlight.sb3.ppo_model import load_checkpoint  # noqa: E402
+from training.run_config import stream_seed  # noqa: E402
+from training.sb3 import runs  # noqa: E402
 from training.sb3.run_files import RUN_CONFIG  # noqa: E402
 
 torch.set_num_threads(1)
@@ -222,7 +224,7 @@ def test_unknown_architecture_is_refused_before_training(tmp_path: Path) -> None
 def test_new_run_in_a_used_directory_is_refused_naming_resume(ppo_run) -> None:
     run_dir, config, _model = ppo_run
     before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
-    with pytest.raises(train_ppo.RunError, match="--resume"):
+    with pytest.raises(runs.RunError, match="--resume"):
         train_ppo.train(tiny_ppo(run_dir, seed=1), progress=False)
     after = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
     assert after == before
@@ -573,7 +575,7 @@ def test_missing_checkpoint_is_named(tmp_path: Path) -> None:
 
 
 def test_resume_without_a_run_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(train_ppo.RunError, match=RUN_CONFIG):
+    with pytest.raises(runs.RunError, match=RUN_CONFIG):
         train_ppo.train(tiny_ppo(tmp_path / "nothing"), resume=True, progress=False)
 
 
@@ -585,7 +587,7 @@ def copy_run(run_dir: Path, to: Path) -> Path:
 
 def test_resume_without_a_checkpoint_is_refused(ppo_run, tmp_path: Path) -> None:
     run_dir = copy_run(ppo_run[0], tmp_path / "run")
-    with pytest.raises(train_ppo.RunError, match="no checkpoint.*first checkpoint"):
+    with pytest.raises(runs.RunError, match="no checkpoint.*first checkpoint"):
         train_ppo.train(tiny_ppo(run_dir), resume=True, progress=False)
 
 
@@ -743,7 +745,7 @@ def test_farlight_train_ppo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFix
 def test_schedules_fire_on_multiples_of_their_interval(last, now, every, expected) -> None:
     """Checkpoints, evaluations and snapshots stay on multiples of their interval, so a
     resumed run evaluates at the same steps as an uninterrupted one."""
-    assert train_ppo.crossed_multiple(last, now, every) is expected
+    assert runs.crossed_multiple(last, now, every) is expected
 
 
 def test_init_from_copies_another_runs_weights_not_its_steps(ppo_run, tmp_path: Path) -> None:
@@ -779,7 +781,7 @@ def test_init_from_a_different_network_is_refused_before_anything_is_written(
 
 def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
     config = tiny_ppo(tmp_path / "warm", init_from=str(tmp_path / "nowhere.zip"))
-    with pytest.raises(train_ppo.RunError, match="nowhere.zip"):
+    with pytest.raises(runs.RunError, match="nowhere.zip"):
         train_ppo.train(config, progress=False)
     assert not (tmp_path / "warm").exists()
 
@@ -787,7 +789,7 @@ def test_init_from_a_missing_checkpoint_is_refused(tmp_path: Path) -> None:
 def test_imitation_data_is_the_teachers_legal_non_forced_decisions() -> None:
     """Behaviour cloning learns from every decision with a real choice, each one legal, and
     the same seed gives the same data."""
-    from training.sb3.imitation import heuristic_decisions
+    from training.farlight.sb3.imitation import heuristic_decisions
 
     observations, masks, actions = heuristic_decisions(2, num_players=3, seed=4)
     assert len(observations) == len(masks) == len(actions) > 50
@@ -803,7 +805,7 @@ def test_rule_options_reach_the_training_envs_and_the_run_config(tmp_path):
     import argparse
 
     from farlight_cli.config_flags import add_config_arguments, config_from_args
-    from training.envs import make_env_fn
+    from training.farlight.envs import make_env_fn
 
     parser = argparse.ArgumentParser()
     add_config_arguments(parser, SelfPlayConfig)

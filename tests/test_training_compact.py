@@ -18,8 +18,8 @@ from farlight_env.encode.compact import BYTE_HIGH  # noqa: E402
 from farlight_env.encode.layout import COUNTER_HIGH  # noqa: E402
 from tests import scenarios  # noqa: E402
 from tests.test_compact_observation import CODEC, ENCODER, random_game_batches  # noqa: E402
-from training.envs import TRAINING_OBSERVATION, probe_env  # noqa: E402
-from training.sb3 import imitation, train_ppo  # noqa: E402
+from training.farlight.envs import TRAINING_OBSERVATION, probe_env  # noqa: E402
+from training.farlight.sb3 import imitation, train_ppo  # noqa: E402
 
 EXPAND = CompactInput(CODEC)
 

@@ -21,8 +21,8 @@ pytest.importorskip("torch", reason="training needs the train extra (torch, SB3)
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
 from training.checkpoints import CHECKPOINT  # noqa: E402
-from training.config import PPOConfig  # noqa: E402
-from training.sb3 import train_ppo  # noqa: E402
+from training.farlight.config import PPOConfig  # noqa: E402
+from training.farlight.sb3 import train_ppo  # noqa: E402
 from training.sb3.run_files import RUN_CONFIG, trim_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -419,8 +419,8 @@ def test_resumed_run_log_has_each_step_once(tmp_path: Path) -> None:
 SUBPROC_SCRIPT = textwrap.dedent(
     """
     import sys, time
-    from training.config import PPOConfig
-    from training.sb3.train_ppo import build_env
+    from training.farlight.config import PPOConfig
+    from training.farlight.sb3.train_ppo import build_env
 
     env = build_env(PPOConfig(n_envs=2, vec_env="subproc", opponents=["random"]))
     print(" ".join(str(p.pid) for p in env.venv.processes), flush=True)

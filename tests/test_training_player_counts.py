@@ -13,16 +13,17 @@ torch = pytest.importorskip("torch", reason="training needs the train extra (tor
 pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-contrib)")
 
 from agents.farlight.policy import SHIPPED_POLICY, PolicyAgent, load_policy  # noqa: E402
-from training.config import (  # noqa: E402
+from training.farlight.config import (  # noqa: E402
     PPOConfig,
     SelfPlayConfig,
     env_player_counts,
     eval_player_counts,
 )
-from training.envs import make_env_fn  # noqa: E402
-from training.sb3 import self_play, train_ppo  # noqa: E402
-from training.sb3.ppo_model import build_model  # noqa: E402
-from training.sb3.train_ppo import RunError, build_env, warm_start  # noqa: E402
+from training.farlight.envs import make_env_fn  # noqa: E402
+from training.farlight.sb3 import self_play, train_ppo  # noqa: E402
+from training.farlight.sb3.ppo_model import build_model  # noqa: E402
+from training.farlight.sb3.train_ppo import build_env, warm_start  # noqa: E402
+from training.sb3.runs import RunError  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -100,7 +100,7 @@ def _run_config(tmp_path: Path) -> None:
 
 def _league_state(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib", reason="training needs the train extra")
-    from training.sb3.self_play import LEAGUE_STATE, load_league_state
+    from training.farlight.sb3.self_play import LEAGUE_STATE, load_league_state
 
     (tmp_path / LEAGUE_STATE).write_text(f'{{"extra": {DEEP}}}')
     with pytest.raises(ValueError, match="corrupt league state"):

@@ -12,9 +12,9 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra (sb3-c
 from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
 from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
-from training.config import PPOConfig  # noqa: E402
-from training.envs import make_env_fn, probe_env  # noqa: E402
-from training.sb3.vec_env import SharedMemoryVecEnv  # noqa: E402
+from training.farlight.config import PPOConfig  # noqa: E402
+from training.farlight.envs import make_env_fn, probe_env  # noqa: E402
+from training.farlight.sb3.vec_env import SharedMemoryVecEnv  # noqa: E402
 
 CONFIG = PPOConfig(n_envs=2, opponents=["random"], reward_mode="margin", seed=3)
 

@@ -95,7 +95,7 @@ def test_masked_ppo_reads_the_masks_of_the_sb3_adapter():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from training.sb3.vec_env import make_sb3_vec_env
+    from training.farlight.sb3.vec_env import make_sb3_vec_env
 
     for workers in (False, True):
         env = make_sb3_vec_env(2, workers=workers, seed=1, num_players=2)

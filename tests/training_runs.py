@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import env_states
 import numpy as np
 
-from training.config import PPOConfig, SelfPlayConfig
+from training.farlight.config import PPOConfig, SelfPlayConfig
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO

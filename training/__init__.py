@@ -1,3 +1,3 @@
-"""Training: shared run configs, game options, sub-games, envs, checkpoints and curves here;
-Stable-Baselines3 in `training.sb3`, RLlib in `training.rllib`, Minari datasets in
-`training.datasets`. Needs the `train` extra."""
+"""Training: what every run shares (`run_config`, `checkpoints`, `curves`, `game_config`), SB3
+for any game in `training.sb3`, and Farlight's own runs (its configs, envs, sub-games, datasets,
+SB3 and RLlib) in `training.farlight`. Needs the `train` extra."""

@@ -1,5 +1,5 @@
 """The config of a MaskablePPO run on a game other than Farlight (#50), stored in the run's
-run_config.json. Torch-free, as training/config.py, so `farlight --help` stays fast."""
+run_config.json. Torch-free, as training/farlight/config.py, so `farlight --help` stays fast."""
 
 from __future__ import annotations
 

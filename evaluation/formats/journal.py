@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.platform import MAX_SEATS
 
 SPEC = "tournament.json"
 GAMES = "games.jsonl"
@@ -28,7 +28,7 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     format: Literal["farlight-tournament-spec"]
     version: Literal[1]
     agents: Annotated[list[Annotated[str, msgspec.Meta(min_length=1)]], msgspec.Meta(min_length=1)]
-    num_players: Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+    num_players: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)]
     games: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)]
     seed: Annotated[int, msgspec.Meta(ge=0)]
     config: dict[str, Scalar | dict[str, Any]] = {}

@@ -12,13 +12,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.platform import MAX_SEATS
 from farlight_env.untrusted.files import read_bounded
 from farlight_env.untrusted.jsontext import decode
 
 SCORECARD = "scorecard.json"
 
-Players = Annotated[int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+Players = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Share = Annotated[float, msgspec.Meta(ge=0, le=1)]
 Text = Annotated[str, msgspec.Meta(max_length=500)]
@@ -109,7 +109,7 @@ class Budgets(msgspec.Struct, kw_only=True):
 
 class AuctionDiagnostics(msgspec.Struct):
     """The policy's auction counters summed over its seats, and the rates drawn from them
-    (evaluation.tournament.diagnostics)."""
+    (evaluation.farlight.diagnostics)."""
 
     seats: Count
     counters: dict[str, float]

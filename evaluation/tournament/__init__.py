@@ -5,20 +5,14 @@ from the tournament seed and the game's index, so any game can be replayed from 
 the results file is identical for the same seed whatever the number of workers.
 
 One module per concept: `scheduling` (who plays where, with which seed), `play` (one game),
-`backends` (local pool or Ray), `ratings` (win rates, ratings, the table), `diagnostics` (the
-auction per agent: bids, wins, prices, overbids), `results` (the result and its files), `run`
-(`run_tournament`, `resume_tournament`).
+`backends` (local pool or Ray), `ratings` (win rates, ratings, the table), `results` (the result
+and its files), `run` (`run_tournament`, `resume_tournament`). Farlight's auction diagnostics of
+a tournament's records are `evaluation.farlight.diagnostics`.
 """
 
 from __future__ import annotations
 
 from evaluation.tournament.backends import Record, play_games, start_worker
-from evaluation.tournament.diagnostics import (
-    agent_diagnostics,
-    diagnostics_line,
-    format_diagnostics,
-    plot_diagnostics,
-)
 from evaluation.tournament.play import GameFailure, play_game
 from evaluation.tournament.ratings import (
     MAX_LABEL,
@@ -41,16 +35,12 @@ __all__ = [
     "GameSpec",
     "Record",
     "TournamentResult",
-    "agent_diagnostics",
     "agent_seed",
     "format_table",
-    "diagnostics_line",
-    "format_diagnostics",
     "game_seed",
     "placements",
     "play_game",
     "play_games",
-    "plot_diagnostics",
     "plot_summary",
     "rate",
     "resume_tournament",

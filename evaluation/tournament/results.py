@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.tournament.diagnostics import (
+from evaluation.farlight.diagnostics import (
     agent_diagnostics,
     format_diagnostics,
     plot_diagnostics,
@@ -36,7 +36,7 @@ class TournamentResult:
         return format_table(self.summary)
 
     def diagnostics(self) -> dict[str, dict[str, Any]]:
-        """Auction diagnostics per agent (evaluation.tournament.diagnostics), from the records;
+        """Auction diagnostics per agent (evaluation.farlight.diagnostics), from the records;
         computed once (it replays every game). Farlight's auction only: a tournament of
         another game has none (they move to the game's declaration with #50's layout)."""
         if self._diagnostics is None:

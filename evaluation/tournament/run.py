@@ -10,12 +10,19 @@ from typing import Any
 from agents.farlight.sealed import MoveBudget
 from agents.registry import agent_names_help, unknown_agents
 from evaluation.formats.journal import TournamentSpec
-from evaluation.journal import Journal, game_options, new_spec, read_games, read_spec
+from evaluation.journal import (
+    Journal,
+    JournalError,
+    game_options,
+    new_spec,
+    read_games,
+    read_spec,
+)
 from evaluation.tournament.backends import Record, run_local, run_ray
 from evaluation.tournament.ratings import summarise
 from evaluation.tournament.results import TournamentResult
 from evaluation.tournament.scheduling import schedule
-from farlight_env.platform import DEFAULT_GAME, get_game
+from farlight_env.platform import DEFAULT_GAME, GameError, get_game
 
 
 def run_tournament(
@@ -83,6 +90,10 @@ def _play_spec(
 ) -> TournamentResult:
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    try:  # a stored spec's seat count is bounded by every game's; its own game checks it here
+        get_game(spec.game).check_players(spec.num_players)
+    except GameError as exc:
+        raise JournalError(str(exc)) from None
     unknown = unknown_agents(list(spec.agents))
     if unknown:  # fail early, before any worker starts (and without loading torch here)
         raise ValueError(

@@ -3,6 +3,7 @@ a registry by name, and what is written once for every game on top of them (the 
 PettingZoo env, records)."""
 
 from farlight_env.platform.protocol import (
+    MAX_SEATS,
     Benchmark,
     Game,
     GameError,
@@ -15,6 +16,7 @@ from farlight_env.platform.registry import DEFAULT_GAME, game_names, get_game, r
 
 __all__ = [
     "DEFAULT_GAME",
+    "MAX_SEATS",
     "Benchmark",
     "Game",
     "GameError",

@@ -13,6 +13,9 @@ import numpy as np
 
 #: The length bound of a game that declares none (`Game.max_game_length`).
 DEFAULT_MAX_LENGTH = 100_000
+#: The most seats any registered game may declare: the bound of the seat lists and counts in
+#: files shared by every game (journals, scorecards, web records); each game checks its own range.
+MAX_SEATS = 8
 
 
 class GameError(ValueError):
@@ -108,6 +111,13 @@ class Option:
     default: Any
     help: str
     check: Callable[[Any], Any] = field(default=lambda value: value, compare=False)
+    #: How a value is written as plain data (journals, run files); `check` takes it back.
+    #: None: every value the option takes already is plain data.
+    store: Callable[[Any], Any] | None = field(default=None, compare=False)
+
+    def stored(self, value: Any) -> Any:
+        """`value` as plain data, as files keep it."""
+        return value if self.store is None else self.store(value)
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,18 @@ class Game:
     sealed_content: Callable[[Any], Any] | None = field(default=None, compare=False)
     #: The game's evaluation protocol; None: `farlight evaluate` cannot evaluate on it.
     benchmark: Benchmark | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_players <= self.max_players <= MAX_SEATS:
+            raise ValueError(
+                f"{self.name}: seats {self.min_players}-{self.max_players} outside 1-{MAX_SEATS}"
+            )
+
+    def stored_options(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Option values as plain data for a file (content such as a card set as its table);
+        `checked_options` reads them back. Keys that are not options pass through unchanged."""
+        names = {o.name for o in self.options}
+        return {k: self.option(k).stored(v) if k in names else v for k, v in values.items()}
 
     def option(self, name: str) -> Option:
         for option in self.options:

@@ -1,2 +1,3 @@
-"""Training with Stable-Baselines3: MaskablePPO (`train_ppo`), the league (`self_play`), the
-best response of `farlight exploit` (`exploit`), and their networks, buffers and vector env."""
+"""Stable-Baselines3 for any registered game: MaskablePPO on a game's generic env (`game_ppo`),
+and what every SB3 run shares (`runs`, `run_files`). Farlight's own runs:
+`training.farlight.sb3`."""

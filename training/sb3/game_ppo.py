@@ -29,12 +29,10 @@ from agents.torch_threads import set_threads
 from farlight_env.platform import get_game
 from farlight_env.platform.gym import PlatformSingleAgentEnv
 from training.checkpoints import CHECKPOINT, read_checkpoint, restore_checkpoint, save_checkpoint
-from training.config import resume_config, stream_seed
-from training.envs import close_env
 from training.game_config import GAME_RESUMABLE, GamePPOConfig
-from training.sb3.callbacks import ProgressCallback
+from training.run_config import resume_config, stream_seed
 from training.sb3.run_files import RUN_CONFIG, run_logger, stored_config, write_run_config
-from training.sb3.train_ppo import RunError, crossed_multiple
+from training.sb3.runs import ProgressCallback, RunError, close_env, crossed_multiple
 
 POLICY = "policy.pt"
 

@@ -27,7 +27,7 @@ def _row_hash_weights(width: int, dtype: torch.dtype, device: torch.device) -> t
 CHECK_BYTES = 1 << 20
 
 
-#: Attribute a minibatch's observations may carry (training.sb3.policy's buffer sets it): a
+#: Attribute a minibatch's observations may carry (training.farlight.sb3.policy's buffer sets it): a
 #: (batch, seat) int64 tensor naming each seat's ship grid, equal ids exactly for equal grids,
 #: and never one id for two grids within a run (each rollout takes ids not given before).
 SHIP_IDS = "ship_ids"

@@ -3,8 +3,8 @@
 Each episode is one seat's single-learner view of a game, as `farlight_env/Farlight-v1` would
 show it: the seat's own observation (compact uint8) and action mask (`infos["action_mask"]`) at
 each of its decisions and once more at the end, its actions, and the env's reward (0 until the
-game ends, then the final reward); `training.datasets.format` says how each form is stored and
-gives the dataset's env_spec. The episode's `seed` is the game's seed
+game ends, then the final reward); `training.farlight.datasets.format` says how each form is
+stored and gives the dataset's env_spec. The episode's `seed` is the game's seed
 (`raw_env.reset(seed=...)`); with the lineup in the dataset's metadata, `replay_episode`
 plays the same game again, so every recorded step can be checked against the engine.
 
@@ -36,8 +36,8 @@ from farlight_env.env.aec import raw_env
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.untrusted.jsontext import decode
 from farlight_env.untrusted.messages import clip_message, short
-from training.datasets import format as dataset_format
-from training.datasets.errors import DatasetError, check_array
+from training.farlight.datasets import format as dataset_format
+from training.farlight.datasets.errors import DatasetError, check_array
 
 #: Minari's storage formats; parquet compresses the sparse observations (snappy), hdf5 and
 #: arrow store them raw (16.9 kB a step in the compact form, 65.7 kB in the float one).
@@ -48,7 +48,7 @@ MINARI_DEFAULT_ROOT = Path("~/.minari/datasets")
 ALGORITHM = "farlight-agents"
 AUTHOR = "Farlight-Env dataset writer"
 #: The project names no public repository (pyproject.toml has no URL): the code, by path.
-CODE_LINK = f"training/datasets/collect.py of farlight-env {__version__}"
+CODE_LINK = f"training/farlight/datasets/collect.py of farlight-env {__version__}"
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class DatasetSpec:
     #: (the recovered env's opponents are built from names alone).
     agent_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False)
     #: "compact" (v1's uint8 observations, masks in infos, an env_spec) or "float" (v0's
-    #: observation dicts, as written before #49): `training.datasets.format`.
+    #: observation dicts, as written before #49): `training.farlight.datasets.format`.
     observations: str = dataset_format.DEFAULT_OBSERVATIONS
 
     @property
@@ -253,7 +253,8 @@ def _metadata(spec: DatasetSpec) -> dict[str, Any]:
                 "seed": spec.seed,
                 "games": spec.games,
                 "episode_seed": "the game's seed: raw_env.reset(seed=episode.seed); the agent at "
-                "seat s is agents.make(name, seed=training.datasets.collect.agent_seed(seed, s))",
+                "seat s is agents.make(name, seed="
+                "training.farlight.datasets.collect.agent_seed(seed, s))",
                 "lineup": lineup,
             },
             sort_keys=True,
@@ -385,7 +386,7 @@ class RecordingFacts(msgspec.Struct):
     #: Below SEED_BOUND too, checked after conversion (msgspec's bounds stop at 2**63).
     seed: Annotated[int, msgspec.Meta(ge=0)]
     games: Annotated[int, msgspec.Meta(ge=1)]
-    #: How observations are stored (training.datasets.format); none named: the float form.
+    #: How observations are stored (training.farlight.datasets.format); none named: the float form.
     observations: Literal["compact", "float"] = dataset_format.LEGACY_OBSERVATIONS
 
 

@@ -1,5 +1,5 @@
 """The error every dataset reader raises, and the array check they share (a dataset read back
-may come from anyone: `training.datasets.collect`, `training.datasets.format`)."""
+may come from anyone: `training.farlight.datasets.collect`, `training.farlight.datasets.format`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@ env factories for the vectorised envs, and closing them."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,9 +15,9 @@ from farlight_env.cards.io import load_card_set, standard_card_set
 from farlight_env.cards.model import CardSet
 from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from farlight_env.processes import die_with_parent
-from training.config import PPOConfig, env_player_counts
-from training.game_options import game_kwargs
-from training.subgame import subgame_kwargs
+from training.farlight.config import PPOConfig, env_player_counts
+from training.farlight.game_options import game_kwargs
+from training.farlight.subgame import subgame_kwargs
 
 #: What training envs observe, and rollout buffers and imitation chunks store: the exact
 #: uint8 form (#49), a quarter of the float32 bytes; the networks expand it (CompactInput).
@@ -122,10 +121,3 @@ def probe_env(config: PPOConfig) -> FarlightSingleAgentEnv:
         observation=TRAINING_OBSERVATION,
         **env_options(config),
     )
-
-
-def close_env(env: Any) -> None:
-    """Close the vectorised env, also when its workers already died (Ctrl-C reaches the whole
-    process group): the interrupt, not a broken pipe, is what the user should hear about."""
-    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
-        env.close()

@@ -35,17 +35,18 @@ from farlight_env.cards.schema import CardFileError
 from farlight_env.processes import check_ray_address
 from farlight_env.untrusted.files import atomic_write, read_bounded
 from training.checkpoints import MAX_COUNTER
-from training.config import resume_config, ship_encoder_frozen, stream_seed
-from training.envs import TRAINING_OBSERVATION
-from training.game_options import check_game_options, game_kwargs
-from training.rllib.config import CHECKPOINT_DIR, RLLIB_RESUMABLE, RLlibConfig
-from training.rllib.ray_messages import (
+from training.farlight.config import ship_encoder_frozen
+from training.farlight.envs import TRAINING_OBSERVATION
+from training.farlight.game_options import check_game_options, game_kwargs
+from training.farlight.rllib.config import CHECKPOINT_DIR, RLLIB_RESUMABLE, RLlibConfig
+from training.farlight.rllib.ray_messages import (
     RAY_LOG,
     keep_ray_log,
     ray_stderr_captured,
     silence_known_notices,
 )
-from training.subgame import subgame_fields, subgame_kwargs
+from training.farlight.subgame import subgame_fields, subgame_kwargs
+from training.run_config import resume_config, stream_seed
 
 RUN_CONFIG = "run_config.json"
 LEAGUE = "league.json"
@@ -223,7 +224,7 @@ def warm_start(algo: Any, path: str) -> None:
     """Load a policy file's actor into the learners' module and hand it to the env runners
     (RLlib's value head stays fresh)."""
     from agents.farlight.policy import load_policy
-    from training.rllib.module import import_state
+    from training.farlight.rllib.module import import_state
 
     net, _config = load_policy(path)
     state = {**module_state(algo), **import_state(net.state_dict())}
@@ -269,7 +270,7 @@ def start_ray(config: RLlibConfig) -> Any:
             raise RunError(f"--address {config.address}: {first}") from exc
         return None
     reaper = start_orphan_reaper()
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[3])  # the project
     path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
     ray.init(
         num_cpus=config.num_cpus or None,
@@ -290,7 +291,7 @@ def module_spec(config: RLlibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from farlight_env.env.aec import raw_env
-    from training.rllib.module import MaskedStructuredModule, module_model_config
+    from training.farlight.rllib.module import MaskedStructuredModule, module_model_config
 
     env = raw_env(
         num_players=config.num_players, observation=TRAINING_OBSERVATION, **game_options(config)
@@ -324,7 +325,7 @@ def build_algorithm(config: RLlibConfig, seed: int | None = None) -> Any:
     """The PPO algorithm of the run (a new one; a resume restores its state afterwards)."""
     from ray.tune.registry import register_env
 
-    from training.rllib.env import LeagueEnv
+    from training.farlight.rllib.env import LeagueEnv
 
     register_env(ENV_NAME, LeagueEnv)
     return algorithm_config(config, seed).build_algo()
@@ -401,7 +402,7 @@ def policy_config(config: RLlibConfig, state: RunState) -> dict[str, Any]:
 
 
 def export(algo: Any, config: RLlibConfig, state: RunState, path: Path) -> None:
-    from training.rllib.module import export_policy
+    from training.farlight.rllib.module import export_policy
 
     export_policy(module_state(algo), policy_config(config, state), path)
 

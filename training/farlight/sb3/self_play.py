@@ -35,23 +35,24 @@ from farlight_env.env.single_agent import FarlightSingleAgentEnv
 from farlight_env.processes import die_with_parent
 from farlight_env.untrusted.files import atomic_write, read_bounded
 from training.checkpoints import CHECKPOINT, save_checkpoint
-from training.config import (
+from training.curves import plot_league_curve
+from training.farlight.config import (
     SelfPlayConfig,
     env_player_counts,
     eval_player_counts,
     ship_encoder_frozen,
-    stream_seed,
 )
-from training.curves import plot_league_curve
-from training.envs import close_env, env_options, probe_env, training_env_kwargs
-from training.sb3.callbacks import FreezeShipEncoder, ProgressCallback, ValueWarmup
-from training.sb3.live_eval import LivePolicy, evaluate_against
-from training.sb3.ppo_model import build_model, export_policy, load_checkpoint
+from training.farlight.envs import env_options, probe_env, training_env_kwargs
+from training.farlight.sb3.callbacks import FreezeShipEncoder, ValueWarmup
+from training.farlight.sb3.live_eval import LivePolicy, evaluate_against
+from training.farlight.sb3.ppo_model import build_model, export_policy, load_checkpoint
+from training.farlight.sb3.train_ppo import actor_config as ppo_actor_config
+from training.farlight.sb3.train_ppo import as_run_error, prepare, warm_start
+from training.farlight.sb3.vec_env import SharedMemoryVecEnv
+from training.farlight.subgame import as_learner
+from training.run_config import stream_seed
 from training.sb3.run_files import run_logger, write_run_config
-from training.sb3.train_ppo import actor_config as ppo_actor_config
-from training.sb3.train_ppo import as_run_error, crossed_multiple, prepare, warm_start
-from training.sb3.vec_env import SharedMemoryVecEnv
-from training.subgame import as_learner
+from training.sb3.runs import ProgressCallback, close_env, crossed_multiple
 
 LEAGUE_STATE = "league.json"
 

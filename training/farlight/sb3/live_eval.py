@@ -10,7 +10,7 @@ import numpy as np
 from agents.farlight.policy import PolicyAgent
 from agents.registry import make
 from evaluation.arena import play_episode
-from training.envs import TRAINING_OBSERVATION
+from training.farlight.envs import TRAINING_OBSERVATION
 
 
 def evaluate_against(

@@ -4,63 +4,37 @@ Every field has a type, a default and a help text (CleanRL's `Args`): `farlight 
 `--help` is built from them (farlight_cli/config_flags.py), `Literal` fields become `{a,b}`
 choices, and `__post_init__` refuses values that make no sense, so a bad command line or a
 hand-edited run_config.json fails before anything starts. The game options are GameConfig's,
-inherited from `GameOptions` (training/game_options.py). Kept free of torch and
+inherited from `GameOptions` (training/farlight/game_options.py). Kept free of torch and
 Stable-Baselines3 imports so `farlight --help` stays fast and works without the `train` extra.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import typing
-from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
-
-import numpy as np
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.seeding import is_deal_key
-from training.game_options import GameOptions, game_problems
-from training.subgame import SubGameOptions, learner_kinds, subgame_problems
+from training.farlight.game_options import GameOptions, game_problems
+from training.farlight.subgame import SubGameOptions, learner_kinds, subgame_problems
+from training.run_config import (
+    MAX_WIDTH,
+    MAXIMUM,
+    MINIBATCH,
+    ROLLOUT_STEPS,
+    bad_int,
+    flag_name,
+    literal_problems,
+    opt,
+    resolve_rollout,
+)
 
 Arch = Literal["structured", "flat"]
 VecEnv = Literal["subproc", "dummy"]
 RewardMode = Literal["win", "margin", "rank"]
 ShipEncoder = Literal["auto", "train", "freeze"]
-#: Widest layer a run may ask for; the same bound holds for policy files
-#: (agents.farlight.policy).
-MAX_WIDTH = 4096
-
-
-#: What `--n-steps 0` and `--batch-size 0` (the defaults) stand for: a rollout of about this
-#: many steps over all environments, and minibatches of this size (or the rollout, if smaller).
-ROLLOUT_STEPS = 1024
-MINIBATCH = 256
-
-
-def resolve_rollout(config: Any) -> None:
-    """Replace `n_steps` 0 and `batch_size` 0 by what they stand for, so any `--n-envs` works
-    with the defaults and run_config.json stores the numbers used (bad values are left to
-    `config_problems`)."""
-    n_envs = config.n_envs
-    if config.n_steps == 0 and not _bad_int(n_envs) and n_envs >= 1:
-        config.n_steps = max(1, ROLLOUT_STEPS // n_envs)
-    if config.batch_size == 0 and not _bad_int(config.n_steps) and not _bad_int(n_envs):
-        config.batch_size = max(2, min(MINIBATCH, config.n_steps * n_envs))
-
-
-def opt(default: Any, help: str, metavar: str | None = None, flag: bool = True) -> Any:
-    """A config field with its help text (lists get a fresh copy per instance); `metavar`
-    names a text option's value in --help when it is no PATH; `flag=False` keeps a field a
-    protocol sets off the command line."""
-    metadata = {"help": help, **({"metavar": metavar} if metavar else {})}
-    if not flag:
-        metadata["flag"] = False
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: d.copy(), metadata=metadata)
-    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -206,16 +180,6 @@ class SelfPlayConfig(PPOConfig):
 # ----------------------------------------------------------------------------- validation
 #: Upper bounds, so a run_config.json from someone else cannot start hundreds of processes or
 #: allocate a rollout buffer larger than this machine's memory.
-MAXIMUM = {"n_envs": 64, "n_steps": 65_536, "batch_size": 1 << 20, "n_epochs": 1_000}
-MAXIMUM |= {"minibatch_chunk": 65_536}
-#: Step counts stay at most 10**12 (training.checkpoints.MAX_COUNTER; centuries of training).
-MAXIMUM |= {"total_steps": 10**12, "value_warmup_steps": 10**12}
-
-
-def _bad_int(value: Any) -> bool:
-    return isinstance(value, bool) or not isinstance(value, int)
-
-
 def config_problems(config: PPOConfig) -> list[str]:
     """What is wrong with a config, one sentence per problem (empty when it is sound)."""
     problems: list[str] = []
@@ -244,8 +208,8 @@ def config_problems(config: PPOConfig) -> list[str]:
         if not hasattr(config, name):
             continue
         value = getattr(config, name)
-        if _bad_int(value) or value < low:
-            problems.append(f"--{_flag(name)} must be an integer >= {low}, got {value!r}")
+        if bad_int(value) or value < low:
+            problems.append(f"--{flag_name(name)} must be an integer >= {low}, got {value!r}")
     key = config.deal_key
     if key is not None and not is_deal_key(key):
         problems.append(f"deal_key must be a wide seed (an integer >= 2**64), got {key!r}")
@@ -254,11 +218,11 @@ def config_problems(config: PPOConfig) -> list[str]:
     for name, high in MAXIMUM.items():
         if hasattr(config, name) and getattr(config, name) > high:
             problems.append(
-                f"--{_flag(name)} must be at most {high:,}, got {getattr(config, name)}"
+                f"--{flag_name(name)} must be at most {high:,}, got {getattr(config, name)}"
             )
     for name in ("embed", "ship_features", "hidden"):
         if getattr(config, name) > MAX_WIDTH:
-            problems.append(f"--{_flag(name)} must be at most {MAX_WIDTH}")
+            problems.append(f"--{flag_name(name)} must be at most {MAX_WIDTH}")
     if not MIN_PLAYERS <= config.num_players <= MAX_PLAYERS:
         problems.append(
             f"--num-players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {config.num_players}"
@@ -293,22 +257,11 @@ def _float_problems(config: PPOConfig) -> list[str]:
         value = getattr(config, name)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not number or not math.isfinite(value) or value > high or value < low:
-            problems.append(f"--{_flag(name)} must be a number in [{low}, {high}], got {value!r}")
+            problems.append(
+                f"--{flag_name(name)} must be a number in [{low}, {high}], got {value!r}"
+            )
         elif value == low and not low_ok:
-            problems.append(f"--{_flag(name)} must be > {low}, got {value!r}")
-    return problems
-
-
-def literal_problems(config: Any) -> list[str]:
-    """A run config's fields (PPO, self-play, RLlib) whose value is outside their `Literal`
-    choices, one sentence each."""
-    problems = []
-    hints = typing.get_type_hints(type(config))
-    for f in dataclasses.fields(config):
-        choices = _choices(hints[f.name])
-        value = getattr(config, f.name)
-        if choices and value not in choices:
-            problems.append(f"--{_flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
+            problems.append(f"--{flag_name(name)} must be > {low}, got {value!r}")
     return problems
 
 
@@ -330,15 +283,15 @@ def _list_problems(config: PPOConfig) -> list[str]:
     for name in names:
         value = getattr(config, name)
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
+            problems.append(f"--{flag_name(name)} must be a comma-separated list of agents")
     for name in ("pi", "vf"):
         value = getattr(config, name)
         if not isinstance(value, list) or not all(
-            not _bad_int(v) and 1 <= v <= MAX_WIDTH for v in value
+            not bad_int(v) and 1 <= v <= MAX_WIDTH for v in value
         ):
-            problems.append(f"--{_flag(name)} must be layer widths 1..{MAX_WIDTH}, e.g. 128,64")
+            problems.append(f"--{flag_name(name)} must be layer widths 1..{MAX_WIDTH}, e.g. 128,64")
         elif len(value) > 8:
-            problems.append(f"--{_flag(name)} may have at most 8 layers")
+            problems.append(f"--{flag_name(name)} may have at most 8 layers")
     if problems:
         return problems
     if not config.vf:
@@ -360,7 +313,7 @@ def _list_problems(config: PPOConfig) -> list[str]:
 def _player_count_problems(config: PPOConfig) -> list[str]:
     counts = config.player_counts
     if not isinstance(counts, list) or not all(
-        not _bad_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts
+        not bad_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts
     ):
         return [f"--player-counts must be seat counts {MIN_PLAYERS}..{MAX_PLAYERS}, e.g. 2,3,4,5"]
     if len(counts) > config.n_envs:
@@ -380,60 +333,6 @@ def env_player_counts(config: PPOConfig) -> list[int]:
 def eval_player_counts(config: PPOConfig) -> list[int]:
     """The seat counts a run is evaluated at: every count it trains on."""
     return sorted(set(config.player_counts)) or [config.num_players]
-
-
-# ----------------------------------------------------------------------------- the CLI
-def _flag(name: str) -> str:
-    return name.replace("_", "-")
-
-
-def _choices(hint: Any) -> tuple[str, ...]:
-    return typing.get_args(hint) if typing.get_origin(hint) is Literal else ()
-
-
-def _show(value: Any) -> str:
-    """A value as it is typed on the command line (never a Python repr such as {})."""
-    if isinstance(value, dict):
-        return ",".join(f"{k}={v}" for k, v in value.items()) or "none"
-    if isinstance(value, list):
-        return ",".join(map(str, value)) if value else "none"
-    return "none" if value == "" else str(value)
-
-
-def stream_seed(seed: int, steps: int) -> int:
-    """The seed a run's random streams (games, opponents, the learner's sampling) start from
-    when it begins at `steps` trained steps: the run's own seed at 0, and at a resume one of
-    its own per step count, so a resumed run plays new deals instead of replaying those the
-    run began with (the same run resumed at the same step plays the same games)."""
-    if steps == 0:
-        return seed
-    return int(np.random.SeedSequence([seed, steps]).generate_state(1)[0] >> 1)  # < 2**31
-
-
-def resume_config(
-    stored: Any,
-    requested: Any,
-    given: Collection[str],
-    resumable: Collection[str] = RESUMABLE_OVERRIDES,
-) -> Any:
-    """The stored config with the `resumable` options of `requested` that were `given`; any
-    other given option that differs from the stored value is refused by name."""
-    refused = sorted(
-        name
-        for name in given
-        if name not in resumable and getattr(requested, name) != getattr(stored, name)
-    )
-    if refused:
-        flags = ", ".join(f"--{_flag(n)} (stored: {_show(getattr(stored, n))})" for n in refused)
-        raise ValueError(
-            f"--resume continues with the run's stored options; drop {flags}, or start a new "
-            "run in another --run-dir"
-        )
-    merged = dataclasses.replace(
-        stored, **{n: getattr(requested, n) for n in given if n in resumable}
-    )
-    merged.run_dir = requested.run_dir
-    return merged
 
 
 def ship_encoder_frozen(config: Any) -> bool:

@@ -14,9 +14,9 @@ from agents.farlight.policy.compact_input import expanded_size
 from agents.torch_device import resolve_device
 from farlight_env.encode.observation import ObservationEncoder
 from training.checkpoints import restore_checkpoint
-from training.config import PPOConfig
-from training.envs import card_set_of
-from training.sb3.policy import EnvMajorRolloutBuffer, FarlightExtractor, policy_class
+from training.farlight.config import PPOConfig
+from training.farlight.envs import card_set_of
+from training.farlight.sb3.policy import EnvMajorRolloutBuffer, FarlightExtractor, policy_class
 
 
 def observation_layout(config: PPOConfig) -> dict[str, tuple[int, int, tuple[int, ...]]]:

@@ -10,17 +10,10 @@ from dataclasses import dataclass
 
 from agents.torch_device import device_problem
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
-from training.config import (
-    MAX_WIDTH,
-    RewardMode,
-    ShipEncoder,
-    _bad_int,
-    _flag,
-    literal_problems,
-    opt,
-)
-from training.game_options import GameOptions, game_problems
-from training.subgame import SubGameOptions, subgame_problems
+from training.farlight.config import RewardMode, ShipEncoder
+from training.farlight.game_options import GameOptions, game_problems
+from training.farlight.subgame import SubGameOptions, subgame_problems
+from training.run_config import MAX_WIDTH, bad_int, flag_name, literal_problems, opt
 
 #: The run's RLlib checkpoint folder under --run-dir (named here, free of Ray, for the CLI).
 CHECKPOINT_DIR = "rllib_checkpoint"
@@ -144,15 +137,15 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
         "torch_threads": 1,
     }
     problems = [
-        f"--{_flag(name)} must be an integer >= {low}, got {getattr(config, name)!r}"
+        f"--{flag_name(name)} must be an integer >= {low}, got {getattr(config, name)!r}"
         for name, low in minimum.items()
-        if _bad_int(getattr(config, name)) or getattr(config, name) < low
+        if bad_int(getattr(config, name)) or getattr(config, name) < low
     ]
     if problems:
         return problems
     for name in ("embed", "ship_features", "hidden", "vf"):
         if getattr(config, name) > MAX_WIDTH:
-            problems.append(f"--{_flag(name)} must be at most {MAX_WIDTH}")
+            problems.append(f"--{flag_name(name)} must be at most {MAX_WIDTH}")
     if not MIN_PLAYERS <= config.num_players <= MAX_PLAYERS:
         problems.append(
             f"--num-players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {config.num_players}"
@@ -174,14 +167,16 @@ def rllib_config_problems(config: RLlibConfig) -> list[str]:
         value = getattr(config, name)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not number or not math.isfinite(value) or not low <= value <= high:
-            problems.append(f"--{_flag(name)} must be a number in [{low}, {high}], got {value!r}")
+            problems.append(
+                f"--{flag_name(name)} must be a number in [{low}, {high}], got {value!r}"
+            )
         elif value == low and not low_ok:
-            problems.append(f"--{_flag(name)} must be > {low}, got {value!r}")
+            problems.append(f"--{flag_name(name)} must be > {low}, got {value!r}")
     problems += literal_problems(config)  # --reward-mode, --ship-encoder
     for name in ("baselines", "eval_opponents"):
         value = getattr(config, name)
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            problems.append(f"--{_flag(name)} must be a comma-separated list of agents")
+            problems.append(f"--{flag_name(name)} must be a comma-separated list of agents")
     problem = device_problem(config.device, "--device")
     if problem:
         problems.append(problem)

@@ -27,7 +27,7 @@ from agents.registry import make_shared
 from farlight_env.env.aec import raw_env
 from farlight_env.env.autopilot import DEFAULT_AUTOPILOT
 from farlight_env.env.subgame import FULL_GAME, LearnerDecisions, SubGame
-from training.envs import TRAINING_OBSERVATION
+from training.farlight.envs import TRAINING_OBSERVATION
 
 #: League entries as shipped to env runners: (name, policy file bytes or None for a baseline).
 LeagueEntry = tuple[str, bytes | None]

@@ -15,7 +15,7 @@ from torch.nn import functional as F
 from agents.registry import make
 from evaluation.arena import play_episode
 from farlight_env.env.aec import raw_env
-from training.envs import TRAINING_OBSERVATION
+from training.farlight.envs import TRAINING_OBSERVATION
 
 
 class Recorder:

@@ -31,7 +31,7 @@ from farlight_env.encode.compact import CompactCodec
 from farlight_env.env.aec import OBSERVATION_FORMS as ENV_OBSERVATION_FORMS
 from farlight_env.env.aec import check_observation_form as check_form
 from farlight_env.env.aec import raw_env
-from training.datasets.errors import DatasetError, check_array
+from training.farlight.datasets.errors import DatasetError, check_array
 
 #: The forms a dataset's observations may take: the env's own (`raw_env(observation=...)`).
 OBSERVATION_FORMS = ENV_OBSERVATION_FORMS

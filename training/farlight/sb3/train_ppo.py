@@ -32,35 +32,31 @@ from training.checkpoints import (
     restore_weights,
     save_checkpoint,
 )
-from training.config import (
+from training.curves import plot_ppo_curve
+from training.farlight.config import (
+    RESUMABLE_OVERRIDES,
     PPOConfig,
     eval_player_counts,
-    resume_config,
     ship_encoder_frozen,
-    stream_seed,
 )
-from training.curves import plot_ppo_curve
-from training.envs import card_set_of, check_agents, close_env, env_options, make_env_fn, probe_env
-from training.game_options import check_game_options
-from training.sb3.callbacks import VALUE_PREFIXES, FreezeShipEncoder, ProgressCallback, ValueWarmup
-from training.sb3.imitation import behaviour_clone
-from training.sb3.live_eval import LivePolicy, evaluate_against
-from training.sb3.ppo_model import build_model, export_policy, load_checkpoint, policy_config
+from training.farlight.envs import card_set_of, check_agents, env_options, make_env_fn, probe_env
+from training.farlight.game_options import check_game_options
+from training.farlight.sb3.callbacks import VALUE_PREFIXES, FreezeShipEncoder, ValueWarmup
+from training.farlight.sb3.imitation import behaviour_clone
+from training.farlight.sb3.live_eval import LivePolicy, evaluate_against
+from training.farlight.sb3.ppo_model import (
+    build_model,
+    export_policy,
+    load_checkpoint,
+    policy_config,
+)
+from training.farlight.sb3.vec_env import SharedMemoryVecEnv
+from training.farlight.subgame import as_learner, subgame_fields
+from training.run_config import resume_config, stream_seed
 from training.sb3.run_files import RUN_CONFIG, run_logger, stored_config, write_run_config
-from training.sb3.vec_env import SharedMemoryVecEnv
-from training.subgame import as_learner, subgame_fields
+from training.sb3.runs import ProgressCallback, RunError, close_env, crossed_multiple
 
 #: Parameters a saved policy lacks (it holds the actor only): SB3's value head.
-
-
-class RunError(ValueError):
-    """A run that cannot start as asked (bad option, file or folder): one line for the user."""
-
-
-def crossed_multiple(last: int, now: int, every: int) -> bool:
-    """Whether a multiple of `every` lies in (last, now]: schedules stay on the same steps
-    however often a run is resumed (0 = never)."""
-    return every > 0 and now // every > last // every
 
 
 class CheckpointAndEval(BaseCallback):
@@ -165,7 +161,7 @@ def prepare(
             given = {"total_steps"} | {
                 f.name for f in fields(cls) if getattr(config, f.name) != getattr(defaults, f.name)
             }
-        config = resume_config(stored_config(run_dir, cls), config, given)
+        config = resume_config(stored_config(run_dir, cls), config, given, RESUMABLE_OVERRIDES)
         if not (run_dir / CHECKPOINT).is_file():
             raise FileNotFoundError(
                 f"no checkpoint at {run_dir / CHECKPOINT}: the run stopped before its first "

@@ -57,29 +57,3 @@ class FreezeShipEncoder(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
-
-
-class ProgressCallback(BaseCallback):
-    """A tqdm bar over timesteps (SB3's own bar needs `rich`)."""
-
-    def __init__(self, total: int, start: int = 0) -> None:
-        super().__init__()
-        self.total = total
-        self.start = start
-        self.bar = None
-
-    def _on_training_start(self) -> None:
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=self.total, initial=self.start, unit="step", desc="training")
-
-    def _on_step(self) -> bool:
-        assert self.bar is not None
-        done = min(self.model.num_timesteps, self.total)
-        if done > self.bar.n:
-            self.bar.update(done - self.bar.n)  # tqdm throttles redraws
-        return True
-
-    def _on_training_end(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
