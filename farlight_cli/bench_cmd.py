@@ -12,8 +12,9 @@ import importlib.util
 import time
 from typing import Any
 
-from farlight_cli import argtypes, flags, game_flags
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError, needs_extra
+from farlight_cli.farlight import game_flags
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME
 from farlight_env.tools import bench

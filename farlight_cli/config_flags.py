@@ -16,7 +16,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from farlight_cli.game_flags import option_argument
+from farlight_cli.farlight.game_flags import option_argument
 from training.farlight.config import PPOConfig
 from training.farlight.game_options import GAME_FLAGS
 from training.run_config import flag_name, literal_choices, shown

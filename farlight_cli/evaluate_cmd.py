@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from farlight_cli import argtypes, flags, game_flags
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
+from farlight_cli.farlight import game_flags
 from farlight_env.platform import DEFAULT_GAME
 
 if TYPE_CHECKING:

@@ -1,8 +1,9 @@
 """`farlight`: one parser for every subcommand; a user's mistake is one line, never a traceback.
 
-Each subcommand lives in its own `farlight_cli/<name>_cmd.py`: `HELP` (its line in `farlight
---help`), `DESCRIPTION`, an `add(parser)` that declares its options (the shared ones from
-`flags.py`) and a `run(args)` that returns the exit status; `add_command` declares it here.
+Each subcommand lives in its own `farlight_cli/<name>_cmd.py` (a command of one game only, such
+as `rules` or `dataset`, in that game's package `farlight_cli/<game>/`): `HELP` (its line in
+`farlight --help`), `DESCRIPTION`, an `add(parser)` that declares its options (the shared ones
+from `flags.py`) and a `run(args)` that returns the exit status; `add_command` declares it here.
 """
 
 from __future__ import annotations
@@ -17,19 +18,18 @@ from typing import Any, NoReturn
 from agents import torch_threads
 from farlight_cli import (
     bench_cmd,
-    dataset_cmd,
     docs_cmd,
     evaluate_cmd,
     exploit_cmd,
     play_cmd,
     random_cmd,
     replay_cmd,
-    rules_cmd,
     serve_cmd,
     tournament_cmd,
     train_cmd,
 )
 from farlight_cli.errors import EXPECTED_ERRORS, missing_extra_message
+from farlight_cli.farlight import dataset_cmd, rules_cmd
 from farlight_cli.interrupts import interrupted_text
 from farlight_env import __version__
 from farlight_env.untrusted.messages import clip_message

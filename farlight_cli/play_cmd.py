@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from agents.farlight.fit import check_fit
-from farlight_cli import argtypes, board, flags, game_flags, play_platform
+from farlight_cli import argtypes, flags, play_platform
+from farlight_cli.farlight import board, game_flags
+from farlight_cli.farlight.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_cli.play_platform import Quit, read_line
-from farlight_cli.text import action_text, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import Action, Bid, FarlightGame, Phase
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME, get_game

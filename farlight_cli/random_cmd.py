@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from farlight_cli import flags, game_flags
+from farlight_cli import flags
 from farlight_cli.errors import InputError
+from farlight_cli.farlight import game_flags
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
-from farlight_cli.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
+from farlight_cli.farlight.text import ALL, Viewer, event_lines, move_text, outcome_lines, picture
 from farlight_env.game import FarlightGame
 from farlight_env.game.config import OPTION_SPECS
 from farlight_env.platform.records import PLATFORM_RECORD

@@ -7,8 +7,9 @@ import importlib.util
 import json
 from pathlib import Path
 
-from farlight_cli import argtypes, flags, game_flags
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError, needs_extra
+from farlight_cli.farlight import game_flags
 from farlight_cli.interrupts import journalled_games
 from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME, get_game

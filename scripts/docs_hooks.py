@@ -2,10 +2,10 @@
 
 - The notebooks (notebooks/*.ipynb, outside docs/) join the site as they are stored, outputs
   included; mkdocs-jupyter renders them.
-- A page's link to a repository file outside docs/ (`../agents/farlight/rollout.py`) works when browsing
-  the repository. On the site a link to a notebook points at its rendered page; the site does
-  not ship the sources, so any other such link becomes its text, and a link whose file is
-  missing is a warning (an error under `mkdocs build --strict`).
+- A page's link to a repository file outside docs/ (`../agents/farlight/rollout.py`) works
+  when browsing the repository. On the site a link to a notebook points at its rendered page;
+  the site does not ship the sources, so any other such link becomes its text, and a link whose
+  file is missing is a warning (an error under `mkdocs build --strict`).
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ def test_the_commands_id_check_agrees_with_minari(text: str):
 
     from minari.dataset.minari_dataset import parse_dataset_id
 
-    from farlight_cli import dataset_cmd
+    from farlight_cli.farlight import dataset_cmd
     from training.farlight.datasets.collect import DATA_FORMATS
 
     assert dataset_cmd.DATA_FORMATS == DATA_FORMATS

@@ -226,7 +226,7 @@ def _candidates(spec: OptionSpec, default: object) -> list[object]:
 
 def _text_surfaces(name: str, member: str | None) -> dict[str, Callable[[str], object]]:
     """How each text surface reads one value of option `name` (or of the group's `member`)."""
-    from farlight_cli.game_flags import assignment, option_type
+    from farlight_cli.farlight.game_flags import assignment, option_type
 
     if member is None:
         return {"cli": option_type(name)}

@@ -117,7 +117,8 @@ def test_farlight_env_holds_logic_only_the_command_line_lives_in_farlight_cli() 
         roots = _imported_roots(path)
         assert "argparse" not in roots, f"{path.relative_to(root)} parses arguments"
         assert "farlight_cli" not in roots, f"{path.relative_to(root)} imports farlight_cli"
-    commands = {p.stem for p in Path(farlight_cli.__file__).parent.glob("*_cmd.py")}
+    package = Path(farlight_cli.__file__).parent
+    commands = {p.stem for p in [*package.glob("*_cmd.py"), *package.glob("*/*_cmd.py")]}
     assert {"random_cmd", "bench_cmd", "rules_cmd", "tournament_cmd", "play_cmd"} <= commands
     assert {"replay_cmd", "train_cmd"} <= commands
 

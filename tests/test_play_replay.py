@@ -529,7 +529,7 @@ def test_play_ship_legend_names_every_part_in_full_and_fits_the_width():
     """The legend under the ship map once cut names to 10 characters ('A Quantum …')."""
     import numpy as np
 
-    from farlight_cli import board
+    from farlight_cli.farlight import board
 
     game = FarlightGame(2, seed=11)
     rng = np.random.default_rng(11)
@@ -627,7 +627,7 @@ def test_replay_step_says_what_it_expects(play_record, monkeypatch, capsys):
 def test_r_ben_3_the_overhaul_choice_says_it_sets_the_engine_to_6() -> None:
     """In the terminal an overhaul option reads 'engine #N (now V): the overhaul sets it to 6'
     (issue #26): it used to read like an upgrade's 'engine #N (now V)'."""
-    from farlight_cli.text import action_text
+    from farlight_cli.farlight.text import action_text
     from farlight_env.encode.codec import ActionCodec
     from farlight_env.game import ChooseEngine
 
@@ -652,7 +652,7 @@ def test_r_ben_3_the_overhaul_choice_says_it_sets_the_engine_to_6() -> None:
 def test_r_res_5_r_ben_3_engineer_and_upgrade_choices_say_plus_one(phase: Phase) -> None:
     """The Engineer facility (R-RES-5) and an upgrade icon (R-BEN-3) add 1 to one engine: each
     choice reads 'engine #N (now V): +1 makes it V+1', in the terminal and the codec."""
-    from farlight_cli.text import action_text
+    from farlight_cli.farlight.text import action_text
     from farlight_env.encode.codec import ActionCodec
     from farlight_env.game import ChooseEngine
 

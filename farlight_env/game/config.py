@@ -74,7 +74,7 @@ class GameConfig:
     The only list of game options. A new option is one field here, declared with `option`;
     everything else derives from these fields: validation (`validate`), the engine's and envs'
     keyword arguments, saved games and records, the command line's flags
-    (farlight_cli/game_flags.py), the web's new-game body and /api/options
+    (farlight_cli/farlight/game_flags.py), the web's new-game body and /api/options
     (farlight_web/schemas.py), and training run configs (training/farlight/game_options.py).
 
     Every instance is valid: construction (`GameConfig(...)`, `from_options`,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from farlight_cli.text import target_label
+from farlight_cli.farlight.text import target_label
 from farlight_env.cards.model import PartCard, Side
 from farlight_env.game import FarlightGame, Phase, Target, TargetKind
 from farlight_env.game.ship import CORE
