@@ -5,7 +5,7 @@ a message that says what a right value looks like; argparse then prints it as
 ``farlight CMD: error: argument --flag: ...`` and exits with status 2.
 
 The shared flags that parse with them are declared in flags.py; the flags of the game options
-themselves are built from GameConfig in game_flags.py.
+themselves are built from each game's declaration (Farlight's in farlight/game_flags.py).
 """
 
 from __future__ import annotations
@@ -14,20 +14,14 @@ import argparse
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from farlight_env.cards.io import load_card_set
-from farlight_env.cards.model import CardSet
-from farlight_env.cards.schema import CardFileError
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_env.platform import DEFAULT_GAME, get_game
 
 __all__ = [
-    "LoadedCardSet",
     "agent_list",
     "agent_names_text",
-    "card_set_file",
     "check_out_dir",
     "check_record_path",
     "count_list",
@@ -72,15 +66,23 @@ positive_float = _number_parser(
 
 
 # ---- players and agents ------------------------------------------------------------------
+def default_seat_range() -> tuple[int, int]:
+    """The seats of the default game (Farlight: 2..5), the range a flag checks as it parses
+    when it is not told which game is played."""
+    game = get_game(DEFAULT_GAME)
+    return game.min_players, game.max_players
+
+
 def player_count(text: str) -> int:
-    """One player count in MIN_PLAYERS..MAX_PLAYERS (2..5)."""
+    """One player count in the default game's range (Farlight's 2..5)."""
+    low, high = default_seat_range()
     try:
         value = int(text)
     except ValueError:
         value = None
-    if value is None or not MIN_PLAYERS <= value <= MAX_PLAYERS:
+    if value is None or not low <= value <= high:
         raise argparse.ArgumentTypeError(
-            f"players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {text!r}"
+            f"players must be an integer in {low}..{high}, got {text!r}"
         )
     return value
 
@@ -111,20 +113,20 @@ def _int_list(text: str, bounds: str) -> list[int]:
 
 
 def player_list(text: str) -> list[int]:
-    """Parse "4" or "2,3,4,5" into player counts, each in MIN_PLAYERS..MAX_PLAYERS."""
-    out = _int_list(text, f" in {MIN_PLAYERS}..{MAX_PLAYERS}")
+    """Parse "4" or "2,3,4,5" into player counts, each in the default game's range."""
+    low, high = default_seat_range()
+    out = _int_list(text, f" in {low}..{high}")
     for n in out:
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise argparse.ArgumentTypeError(
-                f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}"
-            )
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"players must be in {low}..{high}, got {n}")
     return out
 
 
 def count_list(text: str) -> list[int]:
     """Parse "4" or "2,3,4,5" into positive player counts whose range is checked once the game
     is known (a game other than Farlight declares its own)."""
-    out = _int_list(text, f" in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own range)")
+    low, high = default_seat_range()
+    out = _int_list(text, f" in {low}..{high} (another --game: its own range)")
     for n in out:
         if n < 1:
             raise argparse.ArgumentTypeError(f"players must be at least 1, got {n}")
@@ -165,29 +167,6 @@ def agent_list(text: str) -> list[str]:
             f"unknown agent(s) {', '.join(unknown)}; choose from {agent_names_help()}"
         )
     return names
-
-
-# ---- the game being played ---------------------------------------------------------------
-@dataclass(frozen=True)
-class LoadedCardSet:
-    """A card file given on the command line, read and validated once at parse time."""
-
-    path: Path
-    cards: CardSet
-
-    def __str__(self) -> str:
-        return f"{self.path} ({self.cards.name})"
-
-
-def card_set_file(text: str) -> LoadedCardSet:
-    """A card file (.toml or .json), loaded now so a bad file is one line, not a traceback."""
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no such file: {text}")
-    try:
-        return LoadedCardSet(path, load_card_set(path))
-    except CardFileError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def check_agents_play(names: list[str], game: str) -> None:

@@ -1,29 +1,22 @@
 """`farlight bench`: engine and env speed, with PettingZoo's Connect Four as a yardstick, plus
 ismcts search speed and a short fixed MaskablePPO run.
 
-`farlight_env.tools.bench` measures the engine and env; the search and training figures live here
-because `farlight_env` never imports `agents` or `training`.
+`farlight_env.tools.bench` measures the engine and env; Farlight's run, with its search and
+training figures (which `farlight_env` cannot give: it never imports `agents` or `training`), is
+farlight_cli/farlight/bench.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import time
 from typing import Any
 
 from farlight_cli import argtypes, flags
-from farlight_cli.errors import InputError, needs_extra
+from farlight_cli.errors import InputError
+from farlight_cli.farlight import bench as farlight_bench
 from farlight_cli.farlight import game_flags
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME
 from farlight_env.tools import bench
-
-#: ismcts: decision points timed per player count.
-SEARCH_POSITIONS = 12
-#: The fixed training run: environment steps of MaskablePPO (n_steps x 1 env) on 2 players.
-TRAIN_STEPS = 1024
-
 
 HELP = "measure engine and env speed (vs Connect Four)"
 DESCRIPTION = """\
@@ -56,10 +49,11 @@ def add(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip PettingZoo's Connect Four reference (it needs pygame)",
     )
+    low, high = argtypes.default_seat_range()
     flags.player_counts(
         p,
         [2, 3, 4, 5],
-        f"player counts to measure, each in {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own "
+        f"player counts to measure, each in {low}..{high} (another --game: its own "
         "range, and of these counts those it allows)",
         checked_later=True,
     )
@@ -89,20 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     if args.game != DEFAULT_GAME:
         return _run_other(args, config)
-    print(f"machine: {bench.machine_line()}")
-    print(f"game: {game_flags.describe_game_config(args)}")
-    budget = _budget(args)
-    if not args.env_only:
-        _run_engine(args, budget)
-    if not args.engine_only:
-        if not args.env_only:
-            print()
-        _run_env(args, budget)
-    if not (args.engine_only or args.env_only):
-        print()
-        print(ismcts_figure(args))
-        print(train_figure(args))
-    return 0
+    return farlight_bench.run(args, _budget(args))
 
 
 def _budget(args: argparse.Namespace) -> str:
@@ -138,7 +119,7 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
     print(
         f"state benchmark: random legal play on {game.name}'s platform state (legal_actions + "
         f"apply_action), taking turns with the env below,\n{budget} per player count"
-        f"{_turns(args)}, seed {args.seed}"
+        f"{bench.slices_note(args.games)}, seed {args.seed}"
     )
     print(bench.format_results(result.state))
     print()
@@ -150,8 +131,8 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
     print()
     print(
         f"env benchmark: random masked play through the platform's env({game.name!r}), "
-        f"observation and action mask every step\n{budget} per measurement{_turns(args)}, "
-        f"seed {args.seed}"
+        f"observation and action mask every step\n{budget} per measurement"
+        f"{bench.slices_note(args.games)}, seed {args.seed}"
     )
     print(bench.format_env_results(result.env))
     for r in result.env.farlight:
@@ -160,144 +141,3 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
             f"({r.steps_per_s:,.0f} per wall second)"
         )
     return 0
-
-
-def _measured(args: argparse.Namespace) -> dict[str, Any]:
-    """What both suites take from the flags: a game count or a time budget, the seed, the
-    progress bars and the game, read in one place so the two measure alike."""
-    return {
-        "seconds": None if args.games is not None else args.seconds,
-        "games": args.games,
-        "seed": args.seed,
-        "progress": not args.no_progress,
-        "config": game_flags.game_config(args),
-    }
-
-
-def _turns(args: argparse.Namespace) -> str:
-    """', in 0.5 s slices taken in turn' (bench.SLICE_SECONDS) under a time budget; nothing
-    for a game count."""
-    return "" if args.games is not None else f", in {bench.SLICE_SECONDS:g} s slices taken in turn"
-
-
-def _run_engine(args: argparse.Namespace, budget: str) -> None:
-    print(
-        f"engine benchmark: random legal play, {budget} per player count{_turns(args)}, "
-        f"seed {args.seed}"
-    )
-    results = bench.bench_engine_suite(args.players, **_measured(args))
-    print(bench.format_results(results))
-    print()
-    for r in results:
-        print(
-            f"engine at {r.num_players} players: {r.actions_per_cpu_s:,.0f} actions per "
-            f"CPU-second ({r.actions_per_s:,.0f} per wall second)"
-        )
-
-
-def connect_four_missing() -> str | None:
-    """Why Connect Four cannot be the yardstick here (pygame missing: the dev extra), said
-    before the benchmark names it; None when it can."""
-    try:
-        bench.connect_four_env().close()
-    except bench.ConnectFourUnavailable as exc:
-        if getattr(exc.__cause__, "name", None) == "pygame":
-            return f"Connect Four skipped: {needs_extra('dev', 'pygame')}"
-        return f"Connect Four skipped: {exc}"
-    return None
-
-
-def _run_env(args: argparse.Namespace, budget: str) -> None:
-    with_c4 = not args.no_connect_four
-    missing = connect_four_missing() if with_c4 else None
-    if missing is not None:
-        print(missing)
-        with_c4 = False
-    versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
-    print(
-        f"env benchmark: random masked play through {bench.FARLIGHT}.env(){versus}, observation "
-        f"and action mask every step\n{budget} per measurement{_turns(args)}, seed {args.seed}"
-    )
-    suite = bench.bench_env_suite(args.players, connect_four=with_c4, **_measured(args))
-    if suite.note:
-        print(suite.note)
-    print(bench.format_env_results(suite))
-    for r in suite.farlight:
-        ratio = suite.ratio(r)
-        if r.num_players == bench.REFERENCE_PLAYERS and ratio is not None:
-            verdict = bench.target_verdict(ratio, suite.turn_ratios(r), bench.TARGET_RATIO)
-            print(
-                f"Farlight at {r.num_players} players runs at {ratio:.2f}x Connect Four's "
-                f"steps/s ({verdict})"
-            )
-        print(
-            f"env at {r.num_players} players: {r.steps_per_cpu_s:,.0f} steps per CPU-second "
-            f"({r.steps_per_s:,.0f} per wall second)"
-        )
-
-
-def search_positions(num_players: int, count: int, seed: int) -> list:
-    """Decision points from heuristic self-play: the positions ismcts is timed on."""
-    from agents.farlight.heuristic import HeuristicAgent
-    from farlight_env.game import FarlightGame
-
-    out, game_seed = [], seed
-    while len(out) < count:
-        game, policy, step = FarlightGame(num_players, seed=game_seed), HeuristicAgent(1), 0
-        while not game.is_over and len(out) < count:
-            if step % 9 == 0 and len(game.legal_actions()) > 1:
-                out.append(game.clone())
-            game.apply(policy.choose(game, game.current_player))
-            step += 1
-        game_seed += 1
-    return out
-
-
-def ismcts_figure(args: argparse.Namespace) -> str:
-    """ismcts iterations per CPU-second at its default budget, at 2 and 4 players."""
-    from agents.farlight.ismcts import ISMCTSAgent
-    from farlight_env.game.hidden import PlayerView
-
-    parts = []
-    for n in (2, 4):
-        agent = ISMCTSAgent(seed=args.seed)
-        iterations, cpu = 0, 0.0
-        for game in search_positions(n, SEARCH_POSITIONS, args.seed):
-            start = time.thread_time()
-            agent.search(PlayerView(game, game.current_player))
-            cpu += time.thread_time() - start
-            iterations += agent.iterations
-        parts.append(f"{iterations / cpu:,.0f} at {n} players")
-    return (
-        f"ismcts: iterations per CPU-second ({SEARCH_POSITIONS} positions each, "
-        f"{ISMCTSAgent().iterations} per decision): " + ", ".join(parts)
-    )
-
-
-def train_figure(args: argparse.Namespace) -> str:
-    """Learner steps per second of a short fixed MaskablePPO run, if torch and SB3 are here."""
-    missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
-    if missing:
-        return f"training: skipped: {needs_extra('train', missing[0])}"
-    from training.farlight.config import PPOConfig
-    from training.farlight.sb3.train_ppo import build_env, build_model
-
-    config = PPOConfig(
-        num_players=2,
-        n_envs=1,
-        vec_env="dummy",
-        n_steps=TRAIN_STEPS,
-        batch_size=min(256, TRAIN_STEPS),
-        seed=args.seed,
-        device="cpu",  # the figure is of this machine's CPU, GPU or not
-    )
-    env = build_env(config)
-    model = build_model(config, env)
-    start, cpu = time.perf_counter(), time.process_time()
-    model.learn(total_timesteps=TRAIN_STEPS, progress_bar=False)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    env.close()
-    return (
-        f"training: MaskablePPO, {TRAIN_STEPS} learner steps (2 players, 1 env): "
-        f"{TRAIN_STEPS / wall:,.0f} steps/s wall, {TRAIN_STEPS / cpu:,.0f} per process CPU-second"
-    )

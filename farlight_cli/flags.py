@@ -18,7 +18,6 @@ __all__ = [
     "ISMCTS_ITERATIONS_HELP",
     "ISMCTS_SECONDS_HELP",
     "agents",
-    "card_set",
     "folder",
     "game",
     "game_options",
@@ -121,13 +120,6 @@ def policy(parser: Where, help: str, **extra: Any) -> None:
     """The optional POLICY argument of the commands that study one policy (evaluate, exploit);
     optional because --resume takes the stored one."""
     parser.add_argument("policy", metavar="POLICY", nargs="?", help=help, **extra)
-
-
-def card_set(parser: Where, help: str) -> None:
-    """--card-set PATH, read and checked as it is parsed (a bad file is argparse's one line)."""
-    parser.add_argument(
-        "--card-set", type=argtypes.card_set_file, default=None, metavar="PATH", help=help
-    )
 
 
 def ismcts_iterations(parser: Where, help: str = ISMCTS_ITERATIONS_HELP) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
+from farlight_cli.farlight import game_flags
 from farlight_web import limits as web_limits
 from farlight_web.clients import parse_address
 
@@ -61,7 +62,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "list (created if missing)",
         default=Path("farlight-data"),
     )
-    flags.card_set(
+    game_flags.card_set_flag(
         p,
         "a card file (.toml or .json) every game started here is played with (default: the "
         "shipped standard set); saved games keep the set they began with",

@@ -11,7 +11,6 @@ from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError, needs_extra
 from farlight_cli.farlight import game_flags
 from farlight_cli.interrupts import journalled_games
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
 from farlight_env.platform import DEFAULT_GAME, get_game
 
 HELP = "play agents against each other and print win rates and ratings"
@@ -26,7 +25,8 @@ diagnostics), games.csv, summary.csv and two plots. Agents: {argtypes.agent_name
 
 def add(p: argparse.ArgumentParser) -> None:
     flags.agents(p, ["random", "heuristic"], "agents to play: names or saved-policy paths (*.pt)")
-    flags.players(p, 2, f"seats per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
+    low, high = argtypes.default_seat_range()
+    flags.players(p, 2, f"seats per game, {low}..{high}")
     flags.games(p, 20, "games (rounded up to a multiple of the number of agents)")
     flags.seed(p, "tournament seed")
     flags.workers(p, "or Ray tasks")

@@ -16,7 +16,7 @@ import statistics
 import time
 
 from agents.farlight.ismcts import ISMCTSAgent
-from farlight_cli.bench_cmd import search_positions  # speed_vs.py's positions too
+from farlight_cli.farlight.bench import search_positions  # speed_vs.py's positions too
 from farlight_env.game import FarlightGame
 from farlight_env.game.hidden import PlayerView
 

@@ -234,7 +234,7 @@ def test_runs_as_module():
 @pytest.mark.slow
 def test_bench_search_and_training_figures(monkeypatch):
     """The two figures a full `farlight bench` adds (the training run shortened here)."""
-    from farlight_cli import bench_cmd
+    from farlight_cli.farlight import bench as bench_cmd
 
     args = argparse.Namespace(seed=0)
     assert re.fullmatch(

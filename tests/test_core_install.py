@@ -150,7 +150,7 @@ def test_every_missing_extra_hint_is_written_one_way() -> None:
 
 def test_bench_without_torch_names_the_train_extra_as_the_others_do(no_torch, tmp_path) -> None:
     code = (
-        "import argparse\nfrom farlight_cli.bench_cmd import train_figure\n"
+        "import argparse\nfrom farlight_cli.farlight.bench import train_figure\n"
         "print(train_figure(argparse.Namespace(seed=0)))\n"
     )
     done = subprocess.run(

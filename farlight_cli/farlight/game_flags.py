@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from farlight_cli import flags
 from farlight_cli.errors import InputError
+from farlight_env.cards.io import load_card_set
+from farlight_env.cards.model import CardSet
+from farlight_env.cards.schema import CardFileError
 from farlight_env.game.config import (
     OFFERED_OPTIONS,
     OPTION_DEFAULTS,
@@ -29,7 +34,10 @@ from farlight_env.platform import DEFAULT_GAME, get_game
 __all__ = [
     "GAME_ARGUMENTS",
     "Assignments",
+    "LoadedCardSet",
     "add_game_config_arguments",
+    "card_set_file",
+    "card_set_flag",
     "describe_game_config",
     "game_config",
     "game_flag",
@@ -42,6 +50,33 @@ __all__ = [
 #: The parsed names (argparse dests) of the game's flags: the card set, then every option
 #: offered, in declaration order (what a resumed job takes from its stored options).
 GAME_ARGUMENTS: tuple[str, ...] = ("card_set", *OFFERED_OPTIONS)
+
+
+@dataclass(frozen=True)
+class LoadedCardSet:
+    """A card file given on the command line, read and validated once at parse time."""
+
+    path: Path
+    cards: CardSet
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.cards.name})"
+
+
+def card_set_file(text: str) -> LoadedCardSet:
+    """A card file (.toml or .json), loaded now so a bad file is one line, not a traceback."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    try:
+        return LoadedCardSet(path, load_card_set(path))
+    except CardFileError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def card_set_flag(parser: flags.Where, help: str) -> None:
+    """--card-set PATH, read and checked as it is parsed (a bad file is argparse's one line)."""
+    parser.add_argument("--card-set", type=card_set_file, default=None, metavar="PATH", help=help)
 
 
 def game_flag(name: str) -> str:
@@ -134,7 +169,7 @@ def add_game_config_arguments(parser: argparse.ArgumentParser) -> None:
     command declares its own.)
     """
     group = parser.add_argument_group("game", "which game is played (recorded in the outputs)")
-    flags.card_set(
+    card_set_flag(
         group,
         "a card file (.toml or .json, the format of the shipped standard.toml) to play with "
         "(default: the shipped standard set)",

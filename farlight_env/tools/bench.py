@@ -68,6 +68,12 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def slices_note(games: int | None) -> str:
+    """', in 0.5 s slices taken in turn' under a time budget (no game count); nothing for a
+    game count: how the measurements of one run share the machine."""
+    return "" if games is not None else f", in {SLICE_SECONDS:g} s slices taken in turn"
+
+
 def machine_line() -> str:
     """One line naming the machine: platform, CPU, cores, Python."""
     cores = os.cpu_count() or 0
