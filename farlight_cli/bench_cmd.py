@@ -15,8 +15,8 @@ from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
 from farlight_cli.farlight import bench as farlight_bench
 from farlight_cli.farlight import game_flags
+from farlight_env.measure import timing
 from farlight_env.platform import DEFAULT_GAME
-from farlight_env.tools import bench
 
 HELP = "measure engine and env speed (vs Connect Four)"
 DESCRIPTION = """\
@@ -63,7 +63,7 @@ def add(p: argparse.ArgumentParser) -> None:
         type=argtypes.positive_float,
         default=3.0,
         help="time budget per measurement (player count, or Connect Four), whole games only; "
-        f"the env measurements take turns in {bench.SLICE_SECONDS:g} s slices",
+        f"the env measurements take turns in {timing.SLICE_SECONDS:g} s slices",
     )
     flags.games(
         budget, None, "play exactly this many games per measurement (default: use --seconds)"
@@ -94,8 +94,8 @@ def _budget(args: argparse.Namespace) -> str:
 
 def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
     """Another declared game: its platform state and the generic env, measured in one run."""
+    from farlight_env.measure import game_bench
     from farlight_env.platform import get_game
-    from farlight_env.tools import game_bench
 
     given = [n for n in FARLIGHT_ONLY if getattr(args, n)]
     if given:
@@ -105,7 +105,7 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
             "state and env side by side"
         )
     game, budget = get_game(args.game), _budget(args)
-    print(f"machine: {bench.machine_line()}")
+    print(f"machine: {timing.machine_line()}")
     print(f"game: {game.name} {flags.game_options(args) or '(its defaults)'}")
     result = game_bench.bench_game(
         game,
@@ -119,9 +119,9 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
     print(
         f"state benchmark: random legal play on {game.name}'s platform state (legal_actions + "
         f"apply_action), taking turns with the env below,\n{budget} per player count"
-        f"{bench.slices_note(args.games)}, seed {args.seed}"
+        f"{timing.slices_note(args.games)}, seed {args.seed}"
     )
-    print(bench.format_results(result.state))
+    print(timing.format_results(result.state))
     print()
     for r in result.state:
         print(
@@ -132,9 +132,9 @@ def _run_other(args: argparse.Namespace, options: dict[str, Any]) -> int:
     print(
         f"env benchmark: random masked play through the platform's env({game.name!r}), "
         f"observation and action mask every step\n{budget} per measurement"
-        f"{bench.slices_note(args.games)}, seed {args.seed}"
+        f"{timing.slices_note(args.games)}, seed {args.seed}"
     )
-    print(bench.format_env_results(result.env))
+    print(timing.format_env_results(result.env))
     for r in result.env.farlight:
         print(
             f"env at {r.num_players} players: {r.steps_per_cpu_s:,.0f} steps per CPU-second "

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from farlight_cli import flags
+from farlight_cli import argtypes, flags
 from farlight_cli.errors import InputError
-from farlight_cli.farlight import game_flags
-from farlight_env.game.facts import MAX_PLAYERS, MIN_PLAYERS
+from farlight_cli.farlight import game_flags, random_play
 from farlight_env.platform import DEFAULT_GAME
 
 HELP = "play random games and print statistics"
@@ -19,10 +18,11 @@ mean score per seat and the share of victories by seat, from the platform's game
 
 
 def add(p: argparse.ArgumentParser) -> None:
+    low, high = argtypes.default_seat_range()
     flags.player_counts(
         p,
         [4],
-        f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS} (another --game: its own range); a "
+        f"number of players, {low}..{high} (another --game: its own range); a "
         "comma list gives one row each",
         checked_later=True,
     )
@@ -41,19 +41,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     if args.game != DEFAULT_GAME:
         return _run_other(args, players, config)
-    from farlight_env.tools.stats import format_seat_table, format_table, random_play_stats
-
-    reports = [
-        random_play_stats(n, args.games, args.seed, progress=not args.no_progress, **config)
-        for n in players
-    ]
     _print_seeds(args)
-    print(f"game: {game_flags.describe_game_config(args)}")
-    print(format_table(reports))
-    print()
-    print("share of victories by seat (a shared victory is split):")
-    print(format_seat_table(reports))
-    return 0
+    return random_play.run(args, players, config)
 
 
 def _print_seeds(args: argparse.Namespace) -> None:
@@ -63,9 +52,9 @@ def _print_seeds(args: argparse.Namespace) -> None:
 
 def _run_other(args: argparse.Namespace, players: list[int], options: dict) -> int:
     """Another declared game: its figures come from the State protocol alone."""
+    from farlight_env.measure.game_stats import format_game_table, game_random_stats
+    from farlight_env.measure.tables import format_seat_table
     from farlight_env.platform import get_game
-    from farlight_env.tools.game_stats import format_game_table, game_random_stats
-    from farlight_env.tools.stats import format_seat_table
 
     game = get_game(args.game)
     reports = [

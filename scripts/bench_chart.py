@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from farlight_env.tools.bench import bench_env_suite, cpu_model
+from farlight_env.measure.timing import cpu_model
+from farlight_env.tools.bench import bench_env_suite
 
 
 def main() -> None:

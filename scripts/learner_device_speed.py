@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from farlight_env.tools.bench import cpu_model  # noqa: E402  (the checkout, not an install)
+from farlight_env.measure.timing import cpu_model  # noqa: E402  (the checkout, not an install)
 
 
 @dataclass(frozen=True)

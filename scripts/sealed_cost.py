@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from agents.farlight.sealed import close_children
 from evaluation.tournament import play_game, schedule
-from farlight_env.tools.bench import cpu_model
+from farlight_env.measure.timing import cpu_model
 
 
 def seat_seconds_per_decision(record: dict, label: str) -> tuple[float, int]:

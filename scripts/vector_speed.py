@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from farlight_env import farlight_v0
-from farlight_env.tools.bench import cpu_model
+from farlight_env.measure.timing import cpu_model
 from farlight_env.vector import make_vector_env, random_legal_actions
 
 PLAYERS = 2

@@ -13,6 +13,7 @@ import pytest
 
 from farlight_cli.main import main
 from farlight_env import farlight_v0
+from farlight_env.measure import timing
 from farlight_env.tools import bench
 
 ENV_COLUMNS = ("env", "players", "games", "steps", "seconds", "steps/s", "games/s", "steps/game")
@@ -74,7 +75,7 @@ def test_slicing_a_run_does_not_change_its_games():
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_steps_count_every_env_step_including_the_final_none_steps(num_players):
     env = farlight_v0.env(num_players=num_players)
-    steps = bench.play_env_game(env, game_seed=11)
+    steps = timing.play_env_game(env, game_seed=11)
     game = env.unwrapped.game
     assert game.is_over
     # one step per engine action, then one None step per agent to retire it
@@ -83,25 +84,25 @@ def test_steps_count_every_env_step_including_the_final_none_steps(num_players):
 
 
 def test_env_bench_result_rates():
-    r = bench.EnvBenchResult("farlight_v0", 4, games=2, steps=500, seconds=0.5)
+    r = timing.EnvBenchResult("farlight_v0", 4, games=2, steps=500, seconds=0.5)
     assert r.steps_per_s == 1000 and r.games_per_s == 4 and r.steps_per_game == 250
-    assert bench.EnvBenchResult("x", 2, 0, 0, 0.0).steps_per_game == 0.0
+    assert timing.EnvBenchResult("x", 2, 0, 0, 0.0).steps_per_game == 0.0
 
 
 # ---- turns and suites -----------------------------------------------------------------------
 
 
 def test_time_budget_is_split_into_equal_slices():
-    budgets = bench._turn_budgets(seconds=3.0, games=None)
-    assert len(budgets) == round(3.0 / bench.SLICE_SECONDS)
+    budgets = timing._turn_budgets(seconds=3.0, games=None)
+    assert len(budgets) == round(3.0 / timing.SLICE_SECONDS)
     assert sum(b["seconds"] for b in budgets) == pytest.approx(3.0)
-    assert bench._turn_budgets(seconds=0.1, games=None) == [{"seconds": 0.1}]
+    assert timing._turn_budgets(seconds=0.1, games=None) == [{"seconds": 0.1}]
 
 
 @pytest.mark.parametrize("games", [1, 2, 7, 23])
 def test_game_budget_is_split_into_chunks_that_add_up(games):
-    budgets = bench._turn_budgets(seconds=None, games=games)
-    assert len(budgets) == min(games, bench.GAME_TURNS)
+    budgets = timing._turn_budgets(seconds=None, games=games)
+    assert len(budgets) == min(games, timing.GAME_TURNS)
     assert sum(b["games"] for b in budgets) == games
     assert all(b["games"] >= 1 for b in budgets)
 
@@ -111,7 +112,7 @@ def test_suite_without_connect_four_has_no_ratio():
     assert [(r.num_players, r.games) for r in suite.farlight] == [(2, 2), (3, 2)]
     assert suite.connect_four is None and suite.note is None
     assert suite.ratio(suite.farlight[0]) is None
-    table = bench.format_env_results(suite)
+    table = timing.format_env_results(suite)
     assert RATIO_COLUMN not in table
 
 
@@ -119,7 +120,7 @@ def test_suite_without_connect_four_has_no_ratio():
 def test_suite_with_connect_four_gives_every_row_a_ratio():
     suite = bench.bench_env_suite([4], games=2, seed=0)
     c4 = suite.connect_four
-    assert c4 is not None and c4.env == bench.CONNECT_FOUR and c4.games == 2
+    assert c4 is not None and c4.env == timing.CONNECT_FOUR and c4.games == 2
     # Connect Four ends after 7..42 moves, plus one None step per player
     assert 7 + 2 <= c4.steps_per_game <= 42 + 2
     assert suite.ratio(suite.farlight[0]) is not None
@@ -169,17 +170,17 @@ def test_without_connect_four_there_are_no_turn_ratios():
     ],
 )
 def test_the_target_verdict_names_the_turns_spread(turns, says):
-    assert bench.target_verdict(1.52, turns, 1.5).endswith(says)
+    assert timing.target_verdict(1.52, turns, 1.5).endswith(says)
 
 
 def test_without_turns_a_low_ratio_misses():
-    assert bench.target_verdict(1.49, [], 1.5) == "misses the 1.5x target"
+    assert timing.target_verdict(1.49, [], 1.5) == "misses the 1.5x target"
 
 
 @needs_pygame
 def test_bench_connect_four_plays_whole_games():
     r = bench.bench_connect_four(games=3, seed=2)
-    assert r.env == bench.CONNECT_FOUR and r.games == 3 and r.steps >= 3 * 9
+    assert r.env == timing.CONNECT_FOUR and r.games == 3 and r.steps >= 3 * 9
 
 
 @pytest.fixture
@@ -192,7 +193,7 @@ def no_pygame(monkeypatch):
 
 
 def test_connect_four_without_pygame_says_how_to_get_it(no_pygame):
-    with pytest.raises(bench.ConnectFourUnavailable, match="pip install pygame"):
+    with pytest.raises(timing.ConnectFourUnavailable, match="pip install pygame"):
         bench.bench_connect_four(games=1)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from farlight_cli.main import main
 from farlight_env import __version__
-from farlight_env.tools import bench
+from farlight_env.measure import timing
 from farlight_env.tools.rules_page import Decision, decisions, rules_path
 
 STATS_COLUMNS = ("players", "games", "rounds mean", "median", "end:climactic", "score mean")
@@ -94,7 +94,7 @@ def test_bench_engine_by_time_budget(capsys):
 
 
 def test_bench_result_rates():
-    r = bench.BenchResult(num_players=2, games=4, actions=1000, seconds=2.0)
+    r = timing.BenchResult(num_players=2, games=4, actions=1000, seconds=2.0)
     assert r.actions_per_s == 500 and r.games_per_s == 2
 
 

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from farlight_env.tools.game_bench import bench_game
-from farlight_env.tools.game_stats import game_random_stats, play_random
+from farlight_env.measure.game_bench import bench_game
+from farlight_env.measure.game_stats import game_random_stats, play_random
 from tests.test_platform import _cli_with_duel
 from tests.toy_game import DUEL
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import farlight_env
 
 #: farlight_env modules that import an optional extra's module at import time, and that module:
@@ -191,17 +193,20 @@ def test_no_layer_imports_a_layer_above_it() -> None:
 #: Parts of farlight_env that hold no game: the platform and plumbing (files, messages, seeds).
 GAME_FREE = (
     "farlight_env.platform",
+    "farlight_env.measure",
     "farlight_env.untrusted",
     "farlight_env.processes",
     "farlight_env.seeding",
 )
 
 
-def test_the_platform_imports_no_game() -> None:
+@pytest.mark.parametrize("package", ["platform", "measure"])
+def test_the_platform_imports_no_game(package: str) -> None:
     """#50: farlight_env/platform (the protocol, the registry, the generic env and records)
     names its built-in games by string only, so it serves any game without importing one; of
-    the rest of farlight_env it uses only the game-free plumbing (bounded files, seeds)."""
-    folder = Path(farlight_env.__file__).parent / "platform"
+    the rest of farlight_env it uses only the game-free plumbing (bounded files, seeds). So do
+    the measurements written for every game (farlight_env/measure)."""
+    folder = Path(farlight_env.__file__).parent / package
     found = [
         f"{path.name} imports {module}"
         for path in sorted(folder.rglob("*.py"))
@@ -217,10 +222,6 @@ UPPER_LAYERS = ("agents", "evaluation", "training", "farlight_cli", "farlight_we
 #: Modules that still reach into Farlight, and why (#50 goes on): each is to be split into its
 #: generic part and a part in its layer's `farlight/` subpackage.
 NOT_YET: dict[str, str] = {
-    "farlight_cli/bench_cmd.py": "the generic bench times through farlight_env.tools.bench, "
-    "whose runners and tables still sit beside Farlight's engine bench",
-    "farlight_cli/random_cmd.py": "Farlight's random-play statistics beside the generic ones, "
-    "and farlight_env.tools.stats's tables",
     "farlight_cli/play_cmd.py": "Farlight's terminal session beside the platform's",
     "farlight_cli/replay_cmd.py": "Farlight's record replay beside the platform's",
 }

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
+from farlight_env.measure.tables import format_seat_table
 from farlight_env.tools.stats import (
     END_REASONS,
     GameSummary,
-    format_seat_table,
     format_table,
     play_random_game,
     random_play_stats,

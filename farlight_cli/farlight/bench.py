@@ -11,6 +11,7 @@ from typing import Any
 
 from farlight_cli.errors import needs_extra
 from farlight_cli.farlight import game_flags
+from farlight_env.measure import timing
 from farlight_env.tools import bench
 
 #: ismcts: decision points timed per player count.
@@ -21,7 +22,7 @@ TRAIN_STEPS = 1024
 
 def run(args: argparse.Namespace, budget: str) -> int:
     """Farlight's bench as the flags ask: engine, env, then the search and training figures."""
-    print(f"machine: {bench.machine_line()}")
+    print(f"machine: {timing.machine_line()}")
     print(f"game: {game_flags.describe_game_config(args)}")
     if not args.env_only:
         _run_engine(args, budget)
@@ -51,10 +52,10 @@ def _measured(args: argparse.Namespace) -> dict[str, Any]:
 def _run_engine(args: argparse.Namespace, budget: str) -> None:
     print(
         f"engine benchmark: random legal play, {budget} per player count"
-        f"{bench.slices_note(args.games)}, seed {args.seed}"
+        f"{timing.slices_note(args.games)}, seed {args.seed}"
     )
     results = bench.bench_engine_suite(args.players, **_measured(args))
-    print(bench.format_results(results))
+    print(timing.format_results(results))
     print()
     for r in results:
         print(
@@ -67,8 +68,8 @@ def connect_four_missing() -> str | None:
     """Why Connect Four cannot be the yardstick here (pygame missing: the dev extra), said
     before the benchmark names it; None when it can."""
     try:
-        bench.connect_four_env().close()
-    except bench.ConnectFourUnavailable as exc:
+        timing.connect_four_env().close()
+    except timing.ConnectFourUnavailable as exc:
         if getattr(exc.__cause__, "name", None) == "pygame":
             return f"Connect Four skipped: {needs_extra('dev', 'pygame')}"
         return f"Connect Four skipped: {exc}"
@@ -81,20 +82,20 @@ def _run_env(args: argparse.Namespace, budget: str) -> None:
     if missing is not None:
         print(missing)
         with_c4 = False
-    versus = f" and {bench.CONNECT_FOUR}.env()" if with_c4 else ""
+    versus = f" and {timing.CONNECT_FOUR}.env()" if with_c4 else ""
     print(
         f"env benchmark: random masked play through {bench.FARLIGHT}.env(){versus}, observation "
-        f"and action mask every step\n{budget} per measurement{bench.slices_note(args.games)}, "
+        f"and action mask every step\n{budget} per measurement{timing.slices_note(args.games)}, "
         f"seed {args.seed}"
     )
     suite = bench.bench_env_suite(args.players, connect_four=with_c4, **_measured(args))
     if suite.note:
         print(suite.note)
-    print(bench.format_env_results(suite))
+    print(timing.format_env_results(suite))
     for r in suite.farlight:
         ratio = suite.ratio(r)
         if r.num_players == bench.REFERENCE_PLAYERS and ratio is not None:
-            verdict = bench.target_verdict(ratio, suite.turn_ratios(r), bench.TARGET_RATIO)
+            verdict = timing.target_verdict(ratio, suite.turn_ratios(r), bench.TARGET_RATIO)
             print(
                 f"Farlight at {r.num_players} players runs at {ratio:.2f}x Connect Four's "
                 f"steps/s ({verdict})"

@@ -12,15 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
+
+from farlight_env.measure.game_stats import policy_rng
+from farlight_env.measure.tables import text_table
 
 #: End reasons in the order tables show them (R-RESET-1, R-RESET-3, R-RESET-6).
 END_REASONS: tuple[str, ...] = ("climactic", "deck", "round_cap")
 
-#: Second word of the policy RNG's seed, so the policy's stream differs from the game's own
-#: stream although both derive from the same user seed.
-_POLICY_STREAM = 0x5EED
 
 #: A game that needs more actions than this is taken to be stuck (an engine bug).
 MAX_ACTIONS_PER_GAME = 100_000
@@ -60,11 +59,6 @@ class StatsReport:
     #: Fraction of victories per seat (a shared victory counts 1/k for each of k winners).
     seat_win_share: tuple[float, ...]
     summaries: tuple[GameSummary, ...] = field(repr=False, compare=False, default=())
-
-
-def policy_rng(seed: int) -> np.random.Generator:
-    """The random policy's own generator, derived from the game seed."""
-    return np.random.default_rng([seed, _POLICY_STREAM])
 
 
 def play_random_game(num_players: int, seed: int, **config: Any) -> GameSummary:
@@ -160,15 +154,6 @@ def random_play_stats(
     return summarise(summaries, num_players=num_players, seed=seed)
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Right-aligned text columns with a rule under the header."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def format_table(reports: Sequence[StatsReport]) -> str:
     """One aligned text row per report: rounds, end reasons, scores, actions per game."""
     if not reports:
@@ -206,22 +191,6 @@ def format_table(reports: Sequence[StatsReport]) -> str:
             f"{rep.winner_score_mean:.2f}",
             str(rep.shared_wins),
             f"{rep.actions_mean:.1f}",
-        ]
-        for rep in reports
-    ]
-    return text_table(header, rows)
-
-
-def format_seat_table(reports: Sequence[StatsReport]) -> str:
-    """Share of victories per seat (seat 0 moves first in round 1), one row per report."""
-    if not reports:
-        raise ValueError("need at least one report")
-    seats = max(rep.num_players for rep in reports)
-    header = ["players", *(f"seat {i}" for i in range(seats))]
-    rows = [
-        [
-            str(rep.num_players),
-            *(f"{rep.seat_win_share[i]:.1%}" if i < rep.num_players else "" for i in range(seats)),
         ]
         for rep in reports
     ]

@@ -1,8 +1,8 @@
 """Speed of any declared game (#50): its platform state under random legal play
 (``legal_actions`` + ``apply_action`` per action) and the platform's generic AEC env under
 random masked play (observation and mask every step, ``platform.aec.env``), measured side by
-side, taking turns slice by slice as Farlight's bench does (`bench.py`). Written against the
-State protocol only; it never imports Farlight's engine."""
+side, taking turns slice by slice as Farlight's bench does (farlight_env/tools/bench.py). Written
+against the State protocol only; it never imports a game."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from farlight_env.platform import Game
-from farlight_env.tools.bench import (
+from farlight_env.measure.timing import (
     BenchResult,
     EnvBenchResult,
     EnvRunner,
@@ -20,6 +19,7 @@ from farlight_env.tools.bench import (
     take_turns,
     timed_games,
 )
+from farlight_env.platform import Game
 
 
 class StateRunner:

@@ -1,6 +1,6 @@
 """Random-play statistics of any declared game (#50), derived from the platform's State
 protocol only: how long games last, what seats score, who wins. Farlight's own figures
-(rounds, end reasons) are `stats.py`'s; this module never imports Farlight's engine."""
+(rounds, end reasons) are farlight_env/tools/stats.py's; this module never imports a game."""
 
 from __future__ import annotations
 
@@ -9,10 +9,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
+from farlight_env.measure.tables import text_table
 from farlight_env.platform import Game
-from farlight_env.tools.stats import policy_rng, text_table
+
+#: Second word of the policy RNG's seed, so the policy's stream differs from the game's own
+#: stream although both derive from the same user seed.
+_POLICY_STREAM = 0x5EED
+
+
+def policy_rng(seed: int) -> np.random.Generator:
+    """The random policy's own generator, derived from the game seed."""
+    return np.random.default_rng([seed, _POLICY_STREAM])
 
 
 @dataclass(frozen=True)
