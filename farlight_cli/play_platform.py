@@ -17,6 +17,7 @@ from typing import Any
 from farlight_env.platform import Game, State
 from farlight_env.platform import aec as platform_aec
 from farlight_env.platform.records import build_record
+from farlight_env.seeding import derive_seed
 from farlight_env.untrusted.files import write_atomic
 
 KEYS = "a number picks an option · Enter: board again · q: quit"
@@ -126,3 +127,8 @@ def read_line(prompt: str) -> str:
     if not sys.stdin.isatty():
         print(text)  # echo piped input so the transcript reads naturally
     return text
+
+
+def opponent_seed(seed: int, seat: int) -> int:
+    """Each bot's seed, derived from the game seed and its seat (as wide as the game's)."""
+    return derive_seed(seed, seat)

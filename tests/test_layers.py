@@ -221,10 +221,7 @@ def test_the_platform_imports_no_game(package: str) -> None:
 UPPER_LAYERS = ("agents", "evaluation", "training", "farlight_cli", "farlight_web")
 #: Modules that still reach into Farlight, and why (#50 goes on): each is to be split into its
 #: generic part and a part in its layer's `farlight/` subpackage.
-NOT_YET: dict[str, str] = {
-    "farlight_cli/play_cmd.py": "Farlight's terminal session beside the platform's",
-    "farlight_cli/replay_cmd.py": "Farlight's record replay beside the platform's",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _farlight_imports(path: Path) -> set[str]:

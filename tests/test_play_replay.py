@@ -499,7 +499,7 @@ def test_play_screen_fits_80_by_24_at_every_decision(num_players):
     """Every screen the person sees (board, options and prompt) fits a standard terminal."""
     import numpy as np
 
-    from farlight_cli.play_cmd import Session
+    from farlight_cli.farlight.play import Session
 
     rng = np.random.default_rng(num_players)
     checked = set()

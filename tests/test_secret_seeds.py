@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.tournament import GameSpec, agent_seed, game_seed
 from farlight_cli.main import main
-from farlight_cli.play_cmd import opponent_seed
+from farlight_cli.play_platform import opponent_seed
 from farlight_env import seeding as seeds_module
 from farlight_env.env.aec import raw_env
 from farlight_env.game import FarlightGame
