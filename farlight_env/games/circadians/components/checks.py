@@ -126,17 +126,21 @@ def _check_effects(c: m.Components) -> None:
     specialists = {leader.name for leader in c.leaders if leader.expansion == "specialists"}
     for table, entry, field, effect in all_effects(c):
         need, allowed = m.EFFECT_PARAMS[effect.kind]
+        if effect.when == "on_send":  # "when a die is sent to ...": the locations say where
+            need, allowed = need | {"locations"}, allowed | {"locations"}
         given = given_params(effect)
+        expansion = table == "leader" and entry in specialists
         if missing := sorted(need - given):
             raise Refusal(table, entry, field, f"effect {effect.kind!r} needs {', '.join(missing)}")
         if extra := sorted(given - allowed):
             why = f"effect {effect.kind!r} takes no {', '.join(extra)}"
             raise Refusal(table, entry, f"{field}.{extra[0]}", why)
-        if effect.faction is not None and effect.faction not in factions:
+        named = factions | (set(m.SPECIALISTS_FACTIONS) if expansion else set())
+        if effect.faction is not None and effect.faction not in named:
             raise Refusal(table, entry, f"{field}.faction", "must name a faction of the file")
         if effect.tile is not None and effect.tile not in tiles:
             raise Refusal(table, entry, f"{field}.tile", "must name a leader_tile of the file")
-        if effect.kind in m.SPECIALISTS_KINDS and not (table == "leader" and entry in specialists):
+        if effect.kind in m.SPECIALISTS_KINDS and not expansion:
             why = f"effect {effect.kind!r} belongs to the Specialists expansion"
             raise Refusal(table, entry, f"{field}.kind", why)
 

@@ -94,7 +94,7 @@ def _params(required: str = "", allowed: str = "") -> tuple[frozenset[str], froz
 #: For each effect kind: the parameters it needs, and all it may have (C-COMP-3).
 EFFECT_PARAMS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = MappingProxyType(
     {
-        "gain": _params("resource amount", "per"),
+        "gain": _params("resource amount", "per faction"),
         "pay": _params("resource amount"),
         "gain_dice": _params("amount", "per"),
         "lose_die": _params("amount"),
@@ -185,6 +185,8 @@ DELIVERY_REWARDS: frozenset[tuple[str, int]] = frozenset(
 #: What planet spaces may yield (C-HARV-2).
 PLANET_YIELDS: tuple[str, ...] = (*RESOURCES, "dice")
 
+#: The expansion's factions: only a Specialists leader's effect may name them.
+SPECIALISTS_FACTIONS: tuple[str, ...] = ("Oxataya", "Ahzuri")
 FACTIONS: tuple[tuple[str, FactionPosition], ...] = (
     ("Leyrien", "left"),
     ("Zcharo", "middle"),
