@@ -4,10 +4,10 @@ load (C-COMP-3); those marked *(reconstruction)* bind only the project's own fil
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from fractions import Fraction
-from itertools import pairwise
+from itertools import pairwise, permutations
+from math import prod
 
 from farlight_env.games.circadians.components import model as m
 from farlight_env.games.circadians.components.messages import where
@@ -31,12 +31,12 @@ class Refusal(ComponentFileError):
 def check_components(c: m.Components) -> None:
     """Every *(all files)* constraint; the first one broken is raised as ComponentFileError."""
     _check_unique_names(c)
+    _check_factions(c.factions)
     _check_effects(c)
     _check_research_base(c.research_base)
     _check_tiles(c)
     _check_contracts(c)
     _check_events(c.events)
-    _check_factions(c.factions)
     _check_player_counts(c)
     for board in c.negotiations.values():
         _check_negotiations(board, c)
@@ -201,11 +201,13 @@ def _check_tiles(c: m.Components) -> None:
 
 
 def gainable(c: m.Components) -> set[str]:
-    """Resources some planet space, market trade or farm tile gives."""
+    """Resources some planet space, cache front, trade, farm or research-base farm gives."""
     got = {name for p in c.planet.values() for s in p.spaces for name, _ in s.yields.items()}
+    got |= {name for cache in c.gem_caches for name, _ in cache.front.items()}
     got |= {name for s in c.market_spaces for t in s.trades for name, _ in t.get.items()}
     got |= {name for f in c.farm_tiles for name, _ in f.produces.items()}
-    return got | {r for f in c.farm_tiles for r in f.resources}
+    got |= {r for f in c.farm_tiles for r in f.resources}
+    return got | {r for farm in c.research_base.die_farms for r in farm}
 
 
 def _check_contracts(c: m.Components) -> None:
@@ -388,18 +390,17 @@ def _check_market(spaces: tuple[m.MarketSpace, ...]) -> None:
 
 
 def arbitrage(rates: dict[tuple[str, str], Fraction]) -> list[str]:
-    """A cycle of trades whose rates multiply above 1 (Floyd-Warshall on products), or []."""
-    best: dict[tuple[str, str], tuple[Fraction, list[str]]] = {
-        edge: (rate, list(edge)) for edge, rate in rates.items()
-    }
-    for k in m.RESOURCES:
-        for i in m.RESOURCES:
-            for j in m.RESOURCES:
-                if (i, k) in best and (k, j) in best:
-                    rate = best[i, k][0] * best[k, j][0]
-                    if (i, j) not in best or rate > best[i, j][0]:
-                        best[i, j] = (rate, best[i, k][1] + best[k, j][1][1:])
-    return next((path for (i, j), (rate, path) in best.items() if i == j and rate > 1), [])
+    """A cycle of one-for-one trades whose rates multiply above 1, or []. Any gaining cycle
+    contains a gaining simple one, and with four resources those are few enough to list."""
+    for length in range(2, len(m.RESOURCES) + 1):
+        for cycle in permutations(m.RESOURCES, length):
+            if cycle[0] != min(cycle):
+                continue  # each cycle once, from its first resource
+            path = [*cycle, cycle[0]]
+            edges = list(pairwise(path))
+            if all(e in rates for e in edges) and prod(rates[e] for e in edges) > 1:
+                return path
+    return []
 
 
 def _check_control_room(directions: dict[int, str]) -> None:
@@ -417,8 +418,9 @@ def _check_planets(planets: dict[str, m.Planet]) -> None:
 
 
 def _check_planet(planet: m.Planet) -> None:
-    """Distances lead to the centre, everything is reachable, 6 caches and 6 arrows, and the
-    control room always has a way to go (C-PLANET-3, C-CTRL-2)."""
+    """Distances lead to the centre (so every space is reachable from it: each has a closer
+    neighbour and only the centre is at 0), 6 caches and 6 arrows, and the control room always
+    has a way to go (C-PLANET-3, C-CTRL-2)."""
     side, spaces = planet.side, {s.id: s for s in planet.spaces}
     opposite = {d: m.DIRECTIONS[(i + 3) % 6] for i, d in enumerate(m.DIRECTIONS)}
     if planet.centre not in spaces or spaces[planet.centre].distance != 0:
@@ -435,23 +437,16 @@ def _check_planet(planet: m.Planet) -> None:
         if s.id != planet.centre and (s.distance == 0 or not closer):
             why = "every space but the centre needs a neighbour closer to the centre"
             raise Refusal("planet", side, f"spaces[{s.id}].distance", why)
-    if unreached := sorted(set(spaces) - _reachable(planet, spaces)):
-        raise Refusal("planet", side, f"spaces[{unreached[0]}]", "cannot be reached")
     _check_edges(planet, spaces)
-
-
-def _reachable(planet: m.Planet, spaces: dict[str, m.PlanetSpace]) -> set[str]:
-    seen, todo = {planet.centre}, deque([planet.centre])
-    while todo:
-        for other in spaces[todo.popleft()].neighbours.values():
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return seen
 
 
 def _check_edges(planet: m.Planet, spaces: dict[str, m.PlanetSpace]) -> None:
     side = planet.side
+    exits = {(a.space, a.direction) for a in planet.arrows}
+    for s in planet.spaces:
+        if not any(d in s.neighbours or (s.id, d) in exits for d in m.DIRECTIONS):
+            why = "no control-room direction leads anywhere (C-CTRL-2)"
+            raise Refusal("planet", side, f"spaces[{s.id}]", why)
     if (caches := sum(s.cache for s in planet.spaces)) != CACHES:
         raise Refusal("planet", side, "spaces.cache", f"needs {CACHES} cache slots, got {caches}")
     if len(planet.arrows) != ARROWS:
@@ -462,11 +457,6 @@ def _check_edges(planet: m.Planet, spaces: dict[str, m.PlanetSpace]) -> None:
             raise Refusal("planet", side, f"arrows[{i}]", "must join two spaces of this side")
         if arrow.direction in start.neighbours:
             raise Refusal("planet", side, f"arrows[{i}].direction", "must point off the edge")
-    exits = {(a.space, a.direction) for a in planet.arrows}
-    for s in planet.spaces:
-        if not any(d in s.neighbours or (s.id, d) in exits for d in m.DIRECTIONS):
-            why = "no control-room direction leads anywhere (C-CTRL-2)"
-            raise Refusal("planet", side, f"spaces[{s.id}]", why)
 
 
 def _check_caches(caches: tuple[m.GemCache, ...]) -> None:

@@ -47,6 +47,8 @@ def _locate(steps: list[Any], data: Any, keyed: tuple[str, ...]) -> tuple[str, s
     """The table, the entry's name (or index, or key) and the field path within it."""
     if not steps:
         return "the file", None, ""
+    if len(steps) == 1 and not isinstance(_value_at(steps, data), (Mapping, list)):
+        return "the file", None, str(steps[0])  # a top-level value such as schema_version
     table, rest = str(steps[0]), steps[1:]
     entry: str | None = None
     if rest and (isinstance(rest[0], int) or table in keyed):
