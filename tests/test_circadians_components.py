@@ -38,6 +38,7 @@ from tests.circadians_files import (
     standard_data,
     write,
 )
+from tests.doc_snippets import run_page
 
 
 def refused(tmp_path: Path, data: Data, *parts: str) -> str:
@@ -175,6 +176,15 @@ def test_every_effect_the_summary_names_appears_in_the_standard_file() -> None:
     costs = c.station_costs
     assert costs.laboratory == (m.Bundle(algae=3), m.Bundle(water=10))
     assert costs.foundry == costs.control_room == (m.Bundle(energy=2), m.Bundle(water=10))
+
+
+def test_c_comp_3_the_component_page_code_runs_on_a_transcription(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/circadians/components.md loads `my_game.toml` (here a copy of the standard file)."""
+    (tmp_path / "my_game.toml").write_bytes(STANDARD.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert run_page("docs/circadians/components.md", expected_blocks=1) == "[]\n"
 
 
 def test_the_components_are_frozen_and_the_standard_set_is_parsed_once() -> None:

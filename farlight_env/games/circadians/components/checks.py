@@ -43,7 +43,7 @@ def check_components(c: m.Components) -> None:
     for port in c.spaceport.values():
         _check_spaceport(port)
     for stations in c.stations.values():
-        _check_stations(stations, c)
+        _check_stations(stations)
     _check_control_room(c.control_room)
     _check_planets(c.planet)
     _check_caches(c.gem_caches)
@@ -353,7 +353,7 @@ def _check_spaceport(port: m.Spaceport) -> None:
         raise Refusal("spaceport", key, "depository_rows", why)
 
 
-def _check_stations(stations: m.Stations, c: m.Components) -> None:
+def _check_stations(stations: m.Stations) -> None:
     key = str(stations.players)
     pairs = 2 if stations.players == 4 else 1
     if stations.laboratory_pairs != pairs:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 # =============================================================================================
 # Closed vocabularies: a file may use these words and no others (the list grows with the engine)
@@ -425,6 +425,10 @@ class AcademySpace:
     source: Source
 
 
+#: A space of the mining camp, market or academy (each lists the player counts printing it).
+StationSpace = TypeVar("StationSpace", MiningSpace, MarketSpace, AcademySpace)
+
+
 @dataclass(frozen=True, slots=True)
 class StationCosts:
     """The either-or costs printed on three stations (C-LAB-1, C-FOUNDRY-1, C-CTRL-1)."""
@@ -533,6 +537,6 @@ class Components:
     def leader(self, name: str) -> Leader:
         return next(leader for leader in self.leaders if leader.name == name)
 
-    def for_players(self, table: tuple[MiningSpace | MarketSpace | AcademySpace, ...], n: int):
+    def for_players(self, table: tuple[StationSpace, ...], n: int) -> tuple[StationSpace, ...]:
         """The entries of a station table printed on the side for `n` players."""
         return tuple(entry for entry in table if n in entry.players)
