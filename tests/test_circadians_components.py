@@ -192,6 +192,10 @@ def test_the_components_are_frozen_and_the_standard_set_is_parsed_once() -> None
     assert standard_components() is c
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.contracts[0].points = 99  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.negotiations[2] = c.negotiations[3]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        c.planet["a"].spaces[0].neighbours["n"] = "centre"  # type: ignore[index]
 
 
 # =============================================================================================
@@ -213,7 +217,9 @@ def test_c_comp_3_the_hash_changes_when_one_byte_changes(tmp_path: Path) -> None
     raw = STANDARD.read_bytes()
     assert raw.startswith(b"#")
     changed = tmp_path / "changed.toml"
-    changed.write_bytes(b"# " + raw[1:])
+    assert raw[1:2] == b" "
+    changed.write_bytes(raw[:1] + b"!" + raw[2:])  # one byte of the first comment line
+    assert len(changed.read_bytes()) == len(raw)
     assert components_hash(changed) != components_hash()
     loaded = load_components(changed)
     assert loaded.sha256 == components_hash(changed)

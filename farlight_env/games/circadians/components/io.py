@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 try:
@@ -81,19 +82,24 @@ def build(f: ComponentFile) -> Components:
         contracts=tuple(t.model() for t in f.contract),
         events=tuple(t.model() for t in f.event),
         factions=tuple(t.model() for t in f.faction),
-        negotiations={int(n): b.model(int(n)) for n, b in f.negotiations.items()},
-        spaceport={int(n): p.model(int(n)) for n, p in f.spaceport.items()},
-        stations={int(n): s.model(int(n)) for n, s in f.stations.items()},
+        negotiations=_frozen({int(n): b.model(int(n)) for n, b in f.negotiations.items()}),
+        spaceport=_frozen({int(n): p.model(int(n)) for n, p in f.spaceport.items()}),
+        stations=_frozen({int(n): s.model(int(n)) for n, s in f.stations.items()}),
         station_costs=f.station_costs.model(),
         mining_spaces=tuple(t.model() for t in f.mining_space),
         market_spaces=tuple(t.model() for t in f.market_space),
         academy_spaces=tuple(t.model() for t in f.academy_space),
-        control_room={int(v): d for v, d in f.control_room.directions.items()},
-        planet={side: p.model(side) for side, p in f.planet.items()},
+        control_room=_frozen({int(v): d for v, d in f.control_room.directions.items()}),
+        planet=_frozen({side: p.model(side) for side, p in f.planet.items()}),
         gem_caches=tuple(t.model() for t in f.gem_cache),
         leader_tiles=tuple(t.model() for t in f.leader_tile),
         leaders=tuple(t.model() for t in f.leader),
     )
+
+
+def _frozen(mapping: dict[Any, Any]) -> Mapping[Any, Any]:
+    """A read-only view: the components never change once loaded."""
+    return MappingProxyType(mapping)
 
 
 def _read_bytes(path: str | os.PathLike[str] | None) -> bytes:

@@ -5,6 +5,7 @@ table, the entry and the field. What spans fields or tables is in `checks`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal, get_args
 
 import msgspec
@@ -397,7 +398,7 @@ class PlanetSpaceFile(Strict, kw_only=True):
 
     def model(self) -> m.PlanetSpace:
         return m.PlanetSpace(
-            self.id, self.distance, dict(self.neighbours), self.yields.model(),
+            self.id, self.distance, MappingProxyType(dict(self.neighbours)), self.yields.model(),
             self.start.model(), self.cache,
         )  # fmt: skip
 
