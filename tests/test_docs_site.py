@@ -35,6 +35,7 @@ RUN_ELSEWHERE = {
     "docs/evaluation.md": "tests/test_docs_site.py",  # below: the call, not the 483 games
     "docs/exploitability.md": "tests/test_docs_site.py",  # below: the call, not the training
     "docs/subgames.md": "tests/test_subgames.py",
+    "docs/circadians/components.md": "tests/test_circadians_components.py",
     "docs/training.md": "tests/test_collector.py",
     "docs/device.md": "tests/test_device.py",
     "docs/interop/agilerl.md": "tests/test_interop_agilerl.py",

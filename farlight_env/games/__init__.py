@@ -1,0 +1,1 @@
+"""The platform's games other than Farlight itself, one package each."""
