@@ -45,7 +45,7 @@ from farlight_env.game.rules_options import RuleOptionError, option_help
 from farlight_env.platform.records import PLATFORM_RECORD, RecordError
 from farlight_env.records.record import load_record
 from farlight_env.tools.rules_page import RULES_RELPATH, rules_path
-from farlight_web import library
+from farlight_web import files
 from farlight_web.bots import (
     POLICY_FOLDER,
     WEB_MAX_ITERATIONS,
@@ -53,8 +53,10 @@ from farlight_web.bots import (
     policy_names,
 )
 from farlight_web.clients import Address, parse_address, request_client
+from farlight_web.farlight import library
+from farlight_web.farlight.tables import Tables
 from farlight_web.hosts import HostCheck
-from farlight_web.limits import Limits, RateLimiter, retry_after
+from farlight_web.limits import THINK_SECONDS, Limits, RateLimiter, retry_after
 from farlight_web.lineups import catalog, chosen_game, farlight_lineup, platform_lineup
 from farlight_web.replays import Replay, Replays
 from farlight_web.schemas import (
@@ -70,8 +72,7 @@ from farlight_web.schemas import (
     read_body,
 )
 from farlight_web.seats import BadAction, Conflict, NotYourSeat, parse_seat_keys, seats_held
-from farlight_web.sessions import THINK_SECONDS
-from farlight_web.tables import ID_PATTERN, GameNotFound, Tables
+from farlight_web.tables import ID_PATTERN, GameNotFound
 from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"
@@ -145,7 +146,7 @@ def make_app(
         data, card_set, limits.max_live_games, limits.idle_seconds, clock, think_seconds
     )
     replays = Replays(limits.open_replays, limits.replays_per_client)
-    file_index = library.FileIndex()  # what listings read, kept while files are unchanged
+    file_index = files.FileIndex()  # what listings read, kept while files are unchanged
     uploads = UploadStore(data, limits.upload_files, limits.upload_bytes)
     new_games = RateLimiter(limits.new_games, clock)
     new_uploads = RateLimiter(limits.uploads, clock)

@@ -30,7 +30,8 @@ from farlight_env.platform.records import PLATFORM_RECORD, RecordError
 from farlight_env.records.record import RECORD_FORMAT, TOURNAMENT_FORMAT, validate_record
 from farlight_env.untrusted.files import write_atomic
 from farlight_env.untrusted.jsontext import decode
-from farlight_web.replays import MAX_REPLAY_STEPS, Replay
+from farlight_web.farlight.replays import Replay
+from farlight_web.replays import MAX_REPLAY_STEPS
 from farlight_web.schemas import MAX_UPLOAD_BYTES
 
 UPLOAD_FOLDER = "uploads"
