@@ -54,10 +54,12 @@ from farlight_web.bots import (
 )
 from farlight_web.clients import Address, parse_address, request_client
 from farlight_web.farlight import library
+from farlight_web.farlight.lineups import catalog, chosen_game, farlight_lineup, platform_lineup
+from farlight_web.farlight.schemas import NewGame, options_page
 from farlight_web.farlight.tables import Tables
+from farlight_web.farlight.uploads import open_upload
 from farlight_web.hosts import HostCheck
 from farlight_web.limits import THINK_SECONDS, Limits, RateLimiter, retry_after
-from farlight_web.lineups import catalog, chosen_game, farlight_lineup, platform_lineup
 from farlight_web.replays import Replay, Replays
 from farlight_web.schemas import (
     MAX_UPLOAD_BYTES,
@@ -65,15 +67,13 @@ from farlight_web.schemas import (
     Choice,
     Claim,
     ClientGone,
-    NewGame,
     OpenReplay,
     decode,
-    options_page,
     read_body,
 )
 from farlight_web.seats import BadAction, Conflict, NotYourSeat, parse_seat_keys, seats_held
+from farlight_web.storage import UPLOAD_FOLDER, UploadStore, remove_stale_temp_files
 from farlight_web.tables import ID_PATTERN, GameNotFound
-from farlight_web.uploads import UPLOAD_FOLDER, UploadStore, open_upload, remove_stale_temp_files
 
 STATIC = Path(__file__).parent / "static"
 MAX_TOKENS = 64  # tokens read from one Authorization header
