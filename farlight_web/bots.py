@@ -1,6 +1,6 @@
 """The bots a browser game seats: which names a client may choose, how each is built, and how
 its randomness is drawn per decision so a game rebuilt from its record needs no bot to think
-again. See `farlight_web.sessions`."""
+again. See `farlight_web.farlight.sessions`."""
 
 from __future__ import annotations
 
