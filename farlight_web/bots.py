@@ -1,6 +1,6 @@
 """The bots a browser game seats: which names a client may choose, how each is built, and how
 its randomness is drawn per decision so a game rebuilt from its record needs no bot to think
-again. See `farlight_web.sessions`."""
+again. See `farlight_web.farlight.sessions`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import msgspec
 import numpy as np
 
 from farlight_env.platform.records import RecordError
-from farlight_web.library import inside, walk
+from farlight_web.files import inside, walk
 from farlight_web.record_format import BotErrors, read_field
 from farlight_web.seats import HUMAN
 from farlight_web.seeding import CLIENT_SEED_LIMIT
@@ -67,19 +67,6 @@ def opponent_seed(seed: int, seat: int) -> int:
     words = 1 if seed < CLIENT_SEED_LIMIT else 4
     state = np.random.SeedSequence([seed, seat]).generate_state(words, np.uint32)
     return int.from_bytes(state.astype("<u4").tobytes(), "little")
-
-
-def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
-    """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
-    from agents.farlight.policy import PolicyAgent
-
-    for agent in (bot, getattr(bot, "policy", None)):
-        if isinstance(agent, PolicyAgent):
-            try:
-                agent._check_shapes(observation_size, actions)
-            except ValueError as exc:
-                return str(exc)
-    return None
 
 
 def parse_bot_errors(record: dict[str, Any], lineup: list[str], path: Path) -> list[dict[str, Any]]:

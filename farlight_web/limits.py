@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 MAX_LIVE_GAMES = 32
 #: A live game untouched this long is evicted too, so an idle server gives its memory back.
 IDLE_SECONDS = 15 * 60
+#: Bot thinking per request (seconds): after it, the request returns ("thinking": true).
+THINK_SECONDS = 2.0
+MAX_MOVES_SHOWN = 200  # moves a live game keeps for clients to catch up on (above a round's)
 #: Uploads kept under --data/uploads (deduplicated by content); the oldest are removed first.
 MAX_UPLOAD_FILES = 100
 MAX_UPLOAD_STORE_BYTES = 256 << 20  # their total size; one upload is at most 32 MB
@@ -39,7 +42,7 @@ UPLOADS_BURST = 4
 REPLAYS_PER_MINUTE = 30
 REPLAYS_BURST = 10
 #: Replays kept open at once, in all and per client (the least recently used closed first);
-#: each holds at most `farlight_web.replays.REPLAY_BYTES_BOUND` (docs/safety.md).
+#: each holds at most `farlight_web.farlight.replays.REPLAY_BYTES_BOUND` (docs/safety.md).
 MAX_OPEN_REPLAYS = 16
 REPLAYS_PER_CLIENT = 4
 #: Clients whose buckets are remembered; past this, the least recently seen are forgotten.

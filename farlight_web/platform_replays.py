@@ -1,5 +1,5 @@
 """Replays of any platform game's record (#50), in the bounded shape of Farlight's
-(`farlight_web.replays`): checkpoints every `interval` steps, a step recomputed from the
+(`farlight_web.farlight.replays`): checkpoints every `interval` steps, a step recomputed from the
 nearest. Each step shows the board text as the viewer saw it (`render_text`) and names a move
 to its mover only, as a live game does (`farlight_web.platform_tables`)."""
 

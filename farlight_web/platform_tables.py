@@ -1,7 +1,7 @@
 """Live browser games of any game the platform knows besides Farlight (#50), written against
 the `Game` declaration and its `State` only (`farlight_env.platform`).
 
-A `PlatformTable` keeps Farlight's `Table` rules (`farlight_web.sessions`): seats with tokens
+A `PlatformTable` keeps Farlight's `Table` rules (`farlight.sessions`): seats with tokens
 and invite codes (`SeatedTable`), one decision per `version`, bots moving within the thinking
 budget, a failing bot replaced for that move (by a random legal move), the record saved
 after every change and the table rebuilt from it (`resume_platform`) with no bot asked again.
@@ -42,8 +42,8 @@ from farlight_env.platform.records import (
     save_record,
 )
 from farlight_web.bots import opponent_seed, parse_bot_errors
+from farlight_web.limits import MAX_MOVES_SHOWN
 from farlight_web.seats import HUMAN, SeatedTable, parse_seat_keys
-from farlight_web.sessions import MAX_MOVES_SHOWN
 
 log = logging.getLogger("farlight_web")
 

@@ -1,4 +1,4 @@
-"""What a browser game adds to its record (`farlight_web.sessions`), as msgspec schemas: the
+"""What a browser game (of any game) adds to its record, as msgspec schemas: the
 seats' key hashes (`seat_keys`) and the bots' failures (`bot_errors`). Their shape is declared
 here; what ties them to the record's lineup is checked where they are read (`seats`, `bots`)."""
 
@@ -10,26 +10,26 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from farlight_env.game.facts import MAX_PLAYERS
+from farlight_env.platform import MAX_SEATS
 from farlight_env.platform.records import RecordError
 
 #: A sha256 in hex: the record keeps hashes of tokens and invite codes, never the secrets.
 Hash = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}\Z")]
 #: A human seat's key: its token's hash, its invite's hash, or {} (unclaimed); None is a bot.
 SeatKey = Annotated[dict[Literal["token", "invite"], Hash], Meta(max_length=1)]
-SeatKeys = Annotated[list[SeatKey | None], Meta(max_length=MAX_PLAYERS)]
+SeatKeys = Annotated[list[SeatKey | None], Meta(max_length=MAX_SEATS)]
 
 
 class BotError(msgspec.Struct, forbid_unknown_fields=True):
-    """A bot's first failure in a game: the heuristic played its moves when it failed."""
+    """A bot's first failure in a game: a stand-in played its moves when it failed."""
 
-    seat: Annotated[int, Meta(ge=0, le=MAX_PLAYERS - 1)]
+    seat: Annotated[int, Meta(ge=0, le=MAX_SEATS - 1)]
     agent: Annotated[str, Meta(max_length=4096)]
     error: Annotated[str, Meta(max_length=200)]
     version: Annotated[int, Meta(ge=0)]  # the decision it failed at
 
 
-BotErrors = Annotated[list[BotError], Meta(max_length=MAX_PLAYERS)]
+BotErrors = Annotated[list[BotError], Meta(max_length=MAX_SEATS)]
 
 
 def read_field(record: dict[str, Any], field: str, kind: Any, default: Any, path: Path) -> Any:

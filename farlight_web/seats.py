@@ -1,5 +1,5 @@
 """Seats that belong to someone: human seats, their tokens and invite codes, as a record keeps
-them (only hashes), and which seats a request's tokens hold. See `farlight_web.sessions`."""
+them (only hashes), and which seats a request's tokens hold. See `farlight.sessions`."""
 
 from __future__ import annotations
 

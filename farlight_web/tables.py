@@ -1,6 +1,6 @@
-"""The server's live games by id: created, kept in memory within limits, evicted, and rebuilt
-from their records on demand (`resume`). See `farlight_web.sessions` for one game, and
-`farlight_web.platform_tables` for one of another registered game."""
+"""The server's live games by id, of any game: created, kept in memory within limits, evicted,
+and rebuilt from their records on demand. See `farlight_web.platform_tables` for one game of
+the platform's, and `farlight_web.farlight.tables` for the server's own, Farlight's."""
 
 from __future__ import annotations
 
@@ -14,22 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from farlight_env.cards.model import CardSet
-from farlight_env.game.config import ConfigError
-from farlight_env.game.rules_options import RuleOptionError
 from farlight_env.platform import Game
 from farlight_env.platform.records import PLATFORM_RECORD, RecordError
-from farlight_env.records.record import load_record, new_game, record_actions
-from farlight_web.bots import POLICY_FOLDER, BotUnfit, opponent_problem, parse_bot_errors
-from farlight_web.library import MAX_FILE_BYTES
-from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES
+from farlight_web.files import MAX_FILE_BYTES, read_json
+from farlight_web.limits import IDLE_SECONDS, MAX_LIVE_GAMES, THINK_SECONDS
 from farlight_web.platform_tables import PlatformTable, resume_platform
-from farlight_web.seats import HUMAN, parse_seat_keys
-from farlight_web.sessions import MAX_MOVES_SHOWN, THINK_SECONDS, Table
+from farlight_web.seats import HUMAN, SeatedTable
 
 ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
-#: A live game: Farlight's, or another registered game's (`platform_tables`).
-AnyTable = Table | PlatformTable
 
 
 class GameNotFound(LookupError):
@@ -38,11 +30,13 @@ class GameNotFound(LookupError):
 
 class Tables:
     """The server's games by id: created here, kept in memory, reloaded from --data on demand.
+    This class plays the platform's games; a server's own game adds its tables and records by
+    overriding `_build` and `_rebuild` (`farlight_web.farlight.tables`).
 
     At most `max_live` games stay in memory, least recently used evicted first, and a game
     untouched for `idle_seconds` is evicted at the next request (`farlight_web.limits`). An
     evicted game loses nothing: its record was saved after the last decision, and the next
-    request rebuilds it (`resume`). There is never more than one `Table` for a game: a table
+    request rebuilds it (`_rebuild`). There is never more than one `Table` for a game: a table
     evicted while a request still holds it is found again through `loaded` (a weak map of
     every table still in memory) instead of being rebuilt beside it, and rebuilds of one
     game are serialised (`_gates`), so two requests for it always share one table and lock.
@@ -51,23 +45,19 @@ class Tables:
     def __init__(
         self,
         data: Path,
-        card_set: CardSet | None = None,
         max_live: int = MAX_LIVE_GAMES,
         idle_seconds: float = IDLE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         think_seconds: float = THINK_SECONDS,
     ) -> None:
         self.folder = data / "games"
-        self.policies = data / POLICY_FOLDER
-        self.card_set = card_set
-        self.card_set_name = "standard" if card_set is None else card_set.name
         self.think_seconds = think_seconds
         self.max_live = max_live
         self.idle_seconds = idle_seconds
         self.clock = clock
-        self.live: OrderedDict[str, AnyTable] = OrderedDict()  # least recently used first
+        self.live: OrderedDict[str, SeatedTable] = OrderedDict()  # least recently used first
         self.used: dict[str, float] = {}  # when each live game was last asked for
-        self.loaded: weakref.WeakValueDictionary[str, AnyTable] = weakref.WeakValueDictionary()
+        self.loaded: weakref.WeakValueDictionary[str, SeatedTable] = weakref.WeakValueDictionary()
         self.lock = threading.Lock()
         self._gates = [threading.Lock() for _ in range(64)]  # rebuilds, striped by game id
 
@@ -78,40 +68,14 @@ class Tables:
         seed: int,
         config: dict[str, Any],
         game: Game | None = None,
-    ) -> tuple[AnyTable, str, dict[int, str]]:
-        """A new table of Farlight, or of `game` (another registered game), whose bots before
-        the first human decision have moved (within the budget), saved; with the creator's
-        token for `seat` and an invite code per other human seat."""
+    ) -> tuple[SeatedTable, str, dict[int, str]]:
+        """A new table of `game` (None: the server's own game, where a subclass has one), whose
+        bots before the first human decision have moved (within the budget), saved; with the
+        creator's token for `seat` and an invite code per other human seat."""
         self.folder.mkdir(parents=True, exist_ok=True)
         game_id = secrets.token_hex(6)
         keys: list[dict[str, str] | None] = [{} if n == HUMAN else None for n in lineup]
-        table: AnyTable
-        if game is not None:
-            table = PlatformTable(
-                game,
-                game_id,
-                lineup,
-                seed,
-                config,
-                self.folder,
-                keys,
-                self.think_seconds,
-                self.clock,
-            )
-        else:
-            if self.card_set is not None:
-                config = {**config, "card_set": self.card_set}
-            table = Table(
-                game_id,
-                lineup,
-                seed,
-                config,
-                self.folder,
-                self.policies,
-                keys,
-                self.think_seconds,
-                self.clock,
-            )
+        table = self._build(game_id, lineup, seed, config, keys, game)
         token = table.new_seat_secret(seat)
         invites = {s: table.new_seat_secret(s, "invite") for s in table.humans if s != seat}
         table.save()
@@ -120,7 +84,7 @@ class Tables:
             self._admit(table)
         return table, token, invites
 
-    def get(self, game_id: str) -> AnyTable:
+    def get(self, game_id: str) -> SeatedTable:
         """The live table, or the saved one rebuilt from its record; GameNotFound otherwise."""
         if not ID_PATTERN.match(game_id):
             raise GameNotFound(f"unknown game {game_id!r}")
@@ -136,12 +100,12 @@ class Tables:
             path = self.folder / f"{game_id}.json"
             if not path.is_file():
                 raise GameNotFound(f"unknown game {game_id!r}")
-            table = resume(game_id, path, self.policies, self.think_seconds, self.clock)
+            table = self._rebuild(game_id, path)
             with self.lock:
                 self._admit(table)
             return table
 
-    def _find(self, game_id: str) -> AnyTable | None:
+    def _find(self, game_id: str) -> SeatedTable | None:
         """The game's table if one is in memory (live, or evicted but still held), made live."""
         table = self.live.get(game_id)
         if table is None:
@@ -150,7 +114,7 @@ class Tables:
             self._admit(table)
         return table
 
-    def _admit(self, table: AnyTable) -> None:
+    def _admit(self, table: SeatedTable) -> None:
         """`table` becomes the most recently used; evict what is past the limits."""
         now = self.clock()
         self.live[table.id] = table
@@ -163,62 +127,31 @@ class Tables:
                 break
             del self.live[oldest], self.used[oldest]
 
+    def _build(
+        self,
+        game_id: str,
+        lineup: list[str],
+        seed: int,
+        config: dict[str, Any],
+        keys: list[dict[str, str] | None],
+        game: Game | None,
+    ) -> SeatedTable:
+        """A new table of `game` (ValueError for None: this server has no game of its own)."""
+        if game is None:
+            raise ValueError("name the game: this server has no default game")
+        return PlatformTable(
+            game, game_id, lineup, seed, config, self.folder, keys, self.think_seconds, self.clock
+        )
 
-def resume(
-    game_id: str,
-    path: Path,
-    policies: Path,
-    think_seconds: float = THINK_SECONDS,
-    clock: Callable[[], float] = time.monotonic,
-) -> AnyTable:
-    """Rebuild a table from its saved record: same env seed, the record's actions replayed
-    (no bot thinks again: each decision's randomness is reseeded, see `reseed`). Errors name
-    the record as `games/<id>.json`, never by its place on the server's disk."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise RecordError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
-        return _resume(game_id, path, policies, think_seconds, clock)
-    except (RecordError, BotUnfit, ConfigError, RuleOptionError, ValueError, ImportError) as exc:
-        message = str(exc).replace(str(path), f"games/{path.name}")
-        raise RecordError(message.replace(str(policies.resolve()), POLICY_FOLDER)) from None
-
-
-def _resume(
-    game_id: str,
-    path: Path,
-    policies: Path,
-    think_seconds: float,
-    clock: Callable[[], float],
-) -> AnyTable:
-    record = load_record(path)
-    if record.get("format") == PLATFORM_RECORD:  # another game's (#50)
-        return resume_platform(game_id, path, record, think_seconds, clock)
-    lineup = [str(p) for p in record["players"]]
-    keys = parse_seat_keys(record, path)
-    env_seed = record.get("env_seed")
-    if not isinstance(env_seed, int) or isinstance(env_seed, bool) or env_seed < 0:
-        raise RecordError(f"{path}: no env_seed: cannot rebuild the bots")
-    config = {k: v for k, v in record["config"].items() if k != "num_players"}
-    if "card_set" in record:
-        config["card_set"] = new_game(record).cards
-    for name in lineup:
-        problem = None if name == HUMAN else opponent_problem(name, policies)
-        if problem:
-            raise RecordError(f"{path}: {problem}")
-    table = Table(
-        game_id, lineup, env_seed, config, path.parent, policies, keys, think_seconds, clock
-    )
-    table.bot_errors = parse_bot_errors(record, lineup, path)
-    codec = table.env.codec
-    actions = record_actions(record)
-    kept_from = len(actions) - MAX_MOVES_SHOWN  # the moves a live table would still hold
-    for i, action in enumerate(actions):
-        game = table.game
-        actor = game.current_player
-        if actor is None:
-            raise RecordError(f"{path}: action {i} after the end of the game")
-        index = codec.encode(action)
-        if not table.env.codec.mask(game)[index]:
-            raise RecordError(f"{path}: action {i} ({action}) is not legal: record does not replay")
-        table._step(index, record_move=i >= kept_from)
-    return table
+    def _rebuild(self, game_id: str, path: Path) -> SeatedTable:
+        """The table of a platform record saved at `path`; RecordError (naming the record as
+        `games/<id>.json`, never by its place on the server's disk) when it does not replay."""
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise RecordError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
+            record = read_json(path)
+            if not isinstance(record, dict) or record.get("format") != PLATFORM_RECORD:
+                raise RecordError(f"{path}: not a {PLATFORM_RECORD}")
+            return resume_platform(game_id, path, record, self.think_seconds, self.clock)
+        except (RecordError, ValueError, ImportError) as exc:
+            raise RecordError(str(exc).replace(str(path), f"games/{path.name}")) from None

@@ -18,7 +18,7 @@ replays or uploads, each bounded, or the listings' index filling) and is flat be
 `--out FILE` keeps the samples; `--report FILE` prints a kept run's report again.
 
 The listings' index keeps one summary per file for at most 2,000 files of --data
-(farlight_web.library.MAX_FILES), so a server whose folder is still filling grows until it
+(farlight_web.files.MAX_FILES), so a server whose folder is still filling grows until it
 holds 2,000 (about 12 minutes of this load); `--prefill 2000` starts from a folder already at
 that bound (copies of one short record), and before the clients start opens the most replays
 the server keeps open at once (16, from 4 addresses), each of a copy of the longest game, and

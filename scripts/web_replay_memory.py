@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from web_load_memory import long_record  # noqa: E402
 
 from farlight_env.records.record import load_record  # noqa: E402
+from farlight_web.farlight.replays import Replay  # noqa: E402
 from farlight_web.heap import trim  # noqa: E402
-from farlight_web.replays import Replay  # noqa: E402
 
 
 def memory() -> str:

@@ -32,7 +32,7 @@ from evaluation.formats.scorecard import ScorecardFile  # noqa: E402
 from farlight_cli.main import main as farlight  # noqa: E402
 from farlight_env.cards.io import standard_card_set  # noqa: E402
 from farlight_env.env.single_agent import FarlightSingleAgentEnv  # noqa: E402
-from farlight_web.library import scorecards  # noqa: E402
+from farlight_web.farlight.library import scorecards  # noqa: E402
 from training.farlight.envs import opponent_policies  # noqa: E402
 from training.farlight.sb3.exploit import exploit  # noqa: E402
 

@@ -245,7 +245,7 @@ def _json_surfaces(name: str, member: str | None) -> dict[str, Callable[[object]
     """How each JSON surface (the engine's options, the web's new-game body) takes one value."""
     import msgspec
 
-    from farlight_web.schemas import NewGame, new_game_options
+    from farlight_web.farlight.schemas import NewGame, new_game_options
 
     def engine(value: object) -> object:
         given = {member: value} if member else value

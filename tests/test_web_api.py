@@ -607,6 +607,8 @@ def test_the_rules_page_the_first_page_links_is_served_as_text(
     assert page.text == rules_path().read_text(encoding="utf-8")
     assert "R-BID-1" in page.text
     assert 'href="/rules"' in client.get("/").text
-    monkeypatch.setattr("farlight_web.app.rules_path", lambda: tmp_path / "no" / "rules.md")
+    monkeypatch.setattr(
+        "farlight_web.farlight.routes.rules_path", lambda: tmp_path / "no" / "rules.md"
+    )
     missing = client.get("/rules")
     assert missing.status_code == 404 and "docs/rules.md" in missing.json()["error"]

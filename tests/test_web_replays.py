@@ -25,16 +25,16 @@ from farlight_env.records.record import (  # noqa: E402
     save_record,
 )
 from farlight_env.view.model import board_view, to_builtins  # noqa: E402
-from farlight_web import replays  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
-from farlight_web.limits import Limits, Rate  # noqa: E402
-from farlight_web.moves import move_label  # noqa: E402
-from farlight_web.replays import (  # noqa: E402
+from farlight_web.farlight import replays  # noqa: E402
+from farlight_web.farlight.moves import move_label  # noqa: E402
+from farlight_web.farlight.replays import (  # noqa: E402
     MAX_CHECKPOINTS,
     MAX_REPLAY_STEPS,
     REPLAY_BYTES_BOUND,
     Replay,
 )
+from farlight_web.limits import Limits, Rate  # noqa: E402
 
 LONGEST = {"num_players": 5, "grid_size": MAX_GRID_SIZE, "max_rounds": 10_000}
 

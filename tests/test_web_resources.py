@@ -23,10 +23,10 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from farlight_env.records.record import load_record, verify_record  # noqa: E402
-from farlight_web import tables as table_registry  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
+from farlight_web.farlight import tables as table_registry  # noqa: E402
+from farlight_web.farlight.tables import Tables  # noqa: E402
 from farlight_web.limits import Limits, Rate, RateLimiter  # noqa: E402
-from farlight_web.tables import Tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT = {"players": 2, "seat": 0, "opponents": ["heuristic"], "max_rounds": 2}
@@ -380,7 +380,7 @@ def test_a_full_games_folder_does_not_push_other_folders_out_of_listings(
 ) -> None:
     """More browser games than the walk's bound: the files of `data`, `tour/` and `uploads/`
     are listed all the same, the games take the rest, and the listing keeps to the bound."""
-    from farlight_web import library
+    from farlight_web import files as library
 
     monkeypatch.setattr(library, "MAX_FILES", 12)
     head = {"format": "farlight-record", "players": ["a", "b"], "finished": True}

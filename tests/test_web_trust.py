@@ -20,8 +20,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_web_api import _scramble  # noqa: E402
 
 from farlight_env.game import Phase  # noqa: E402
-from farlight_web import replays  # noqa: E402
 from farlight_web.app import make_app  # noqa: E402
+from farlight_web.farlight import replays  # noqa: E402
 
 JSON = {"content-type": "application/json"}
 
@@ -434,7 +434,7 @@ def test_r_bid_5_move_events_are_the_same_whatever_the_hidden_facts() -> None:
     viewer may still not know after the move is changed before it: other seats' face-down
     tiles while the bidding stays open, the deck order, the face-down awards until the end."""
     from farlight_env.game import FarlightGame
-    from farlight_web.moves import events_for, move_events
+    from farlight_web.farlight.moves import events_for, move_events
 
     kinds: Counter[str] = Counter()
     changed = 0

@@ -1,7 +1,7 @@
 """The scorecard format of `scorecard.json`, as msgspec schemas: `Scorecard`, the fields the web
 leaderboard shows (it lists a file only when they fit, other fields ignored:
-farlight_web.library), and `ScorecardFile`, every field `evaluation.eval_v1` writes, which it builds
-and checks before writing. Files from before a field existed still read (`sealed`,
+farlight_web.farlight.library), and `ScorecardFile`, every field `evaluation.eval_v1` writes,
+which it builds and checks before writing. Files from before a field existed still read (`sealed`,
 `diagnostics`); farlight-eval-v2 adds `exploitability` and two budgets."""
 
 from __future__ import annotations

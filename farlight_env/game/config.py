@@ -75,7 +75,8 @@ class GameConfig:
     everything else derives from these fields: validation (`validate`), the engine's and envs'
     keyword arguments, saved games and records, the command line's flags
     (farlight_cli/farlight/game_flags.py), the web's new-game body and /api/options
-    (farlight_web/schemas.py), and training run configs (training/farlight/game_options.py).
+    (farlight_web/farlight/schemas.py), and training run configs
+    (training/farlight/game_options.py).
 
     Every instance is valid: construction (`GameConfig(...)`, `from_options`,
     `dataclasses.replace`) checks it once, so whoever receives one (the engine, the envs)

@@ -17,8 +17,9 @@ from farlight_env.game.rules_options import RuleOptionError
 from farlight_env.platform import Game, GameError, game_names, get_game
 from farlight_env.platform.registry import DEFAULT_GAME
 from farlight_web.bots import POLICY_FOLDER, WEB_MAX_ITERATIONS, opponent_problem, policy_names
+from farlight_web.farlight.schemas import NewGame, new_game_options
 from farlight_web.platform_tables import PLATFORM_AGENTS
-from farlight_web.schemas import BodyError, NewGame, new_game_options
+from farlight_web.schemas import BodyError
 from farlight_web.seats import HUMAN
 from farlight_web.seeding import server_seed
 

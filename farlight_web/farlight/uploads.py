@@ -1,25 +1,15 @@
-"""Uploaded records and results files: parsed with bounded memory, stored once, under a quota.
+"""Uploaded Farlight records and results files (and other games' records): parsed with bounded
+memory, replayed, then stored once under a quota (`farlight_web.storage`).
 
 An upload (at most `MAX_UPLOAD_BYTES`) is decoded by msgspec straight into the typed shape of
 a record or a tournament's results (`UploadRecord`, `UploadResults`): every list and string
 has a bound, and the first value of a wrong kind stops decoding, so memory stays a small
 multiple of the upload (`[{}, {}, ...]` used to take 26 times its size as Python objects).
 Fields a replay does not use (timings, summaries) are skipped without being built.
-
-What is stored in `--data/uploads` is that canonical content (sorted keys, one layout), named
-by its hash: the same record sent twice, or with other whitespace, is one file. The folder
-keeps at most `Limits.upload_files` files and `Limits.upload_bytes` bytes; the oldest (by
-last upload) are removed first. Files are written like records (`save_record`): a hidden temp
-file, then a rename; `remove_stale_temp_files` clears those a killed server left.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import threading
-from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -28,12 +18,11 @@ from farlight_env.cards.schema import CardSetFile
 from farlight_env.game.actions import RECORD_FIELDS  # the recorded fields of each action
 from farlight_env.platform.records import PLATFORM_RECORD, RecordError
 from farlight_env.records.record import RECORD_FORMAT, TOURNAMENT_FORMAT, validate_record
-from farlight_env.untrusted.files import write_atomic
 from farlight_env.untrusted.jsontext import decode
-from farlight_web.replays import MAX_REPLAY_STEPS, Replay
-from farlight_web.schemas import MAX_UPLOAD_BYTES
+from farlight_web.farlight.replays import Replay
+from farlight_web.replays import MAX_REPLAY_STEPS
+from farlight_web.storage import UploadStore
 
-UPLOAD_FOLDER = "uploads"
 MAX_RECORD_ACTIONS = MAX_REPLAY_STEPS  # decisions in one game (a 5-player game has ~250)
 MAX_UPLOAD_GAMES = 10_000  # games in one uploaded results file
 MAX_SEATS = 5
@@ -193,71 +182,3 @@ def upload_replay(upload: Upload, game: int | None) -> Replay:
     # through JSON, so the record is exactly what the stored file will hold (lists, not tuples)
     record = validate_record(msgspec.json.decode(msgspec.json.encode(chosen)), label)
     return Replay(record, label)  # replays it: RecordError if it does not
-
-
-def canonical(upload: Upload) -> bytes:
-    """One encoding per content: sorted keys, no whitespace (hashed to name the file)."""
-    return msgspec.json.encode(upload, order="sorted")
-
-
-# ---------------------------------------------------------------------------------- storing
-def remove_stale_temp_files(folder: Path) -> list[Path]:
-    """Delete the `.<name>.*.tmp` files a killed writer left in `folder` (`save_record` and
-    `UploadStore` write through them); symbolic links are left alone. The removed paths."""
-    removed = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for entry in entries:
-        if entry.name.startswith(".") and entry.name.endswith(".tmp") and not entry.is_symlink():
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
-                removed.append(Path(entry.path))
-    return removed
-
-
-class UploadStore:
-    """`--data/uploads`: one file per distinct content, at most `max_files` files and
-    `max_bytes` bytes, the least recently uploaded removed first."""
-
-    def __init__(self, data: Path, max_files: int, max_bytes: int) -> None:
-        self.folder = data / UPLOAD_FOLDER
-        self.max_files = max_files
-        self.max_bytes = max_bytes
-        self.lock = threading.Lock()
-
-    def store(self, upload: Upload) -> str:
-        """Keep `upload` (once); its name relative to --data, `uploads/<hash>.json`."""
-        text = canonical(upload)
-        name = f"{hashlib.sha256(text).hexdigest()[:20]}.json"
-        path = self.folder / name
-        pretty = msgspec.json.format(text, indent=1)
-        if len(pretty) < MAX_UPLOAD_BYTES:  # laid out like save_record's, if that still fits
-            text = pretty
-        del pretty
-        with self.lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            if path.is_file() and not path.is_symlink():
-                os.utime(path)  # uploaded again: the most recent now
-            else:
-                write_atomic(path, text + b"\n")
-            self._enforce_quota(keep=path)
-        return f"{UPLOAD_FOLDER}/{name}"
-
-    def _enforce_quota(self, keep: Path) -> None:
-        files = []
-        for entry in os.scandir(self.folder):
-            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
-                stat = entry.stat(follow_symlinks=False)
-                files.append((stat.st_mtime_ns, entry.name, stat.st_size))
-        files.sort()
-        count, total = len(files), sum(size for _, _, size in files)
-        for _, name, size in files:
-            if count <= self.max_files and total <= self.max_bytes:
-                break
-            if name == keep.name:
-                continue
-            with contextlib.suppress(FileNotFoundError):
-                (self.folder / name).unlink()
-            count, total = count - 1, total - size

@@ -1,4 +1,4 @@
-"""Live games in the browser: human seats that belong to someone, bots everywhere else.
+"""Farlight's live games in the browser: human seats that belong to someone, bots everywhere else.
 
 A `Table` runs one game through the AEC env with bots from `agents.make` (seeded from the game
 seed and their seat, as `farlight play` seeds them; a server's 128-bit seed seeds the engine
@@ -58,18 +58,29 @@ from farlight_env.platform.agents import reseed
 from farlight_env.platform.records import save_record
 from farlight_env.records.record import build_record
 from farlight_env.view.model import board_view, to_builtins
-from farlight_web.bots import BotUnfit, agent_source, opponent_seed, unfit
-from farlight_web.moves import action_info, events_for, move_events, move_label
+from farlight_web.bots import BotUnfit, agent_source, opponent_seed
+from farlight_web.farlight.moves import action_info, events_for, move_events, move_label
+from farlight_web.limits import MAX_MOVES_SHOWN, THINK_SECONDS
 from farlight_web.seats import HUMAN, SeatedTable
 from farlight_web.seeding import reset_env
 
 log = logging.getLogger("farlight_web")
 
-MAX_MOVES_SHOWN = 200  # moves kept for clients to catch up on (well above a round's)
-#: Bot thinking per request (seconds): after it, the request returns ("thinking": true).
-THINK_SECONDS = 2.0
 #: Seed offset of the heuristic that stands in for a failing bot (never a bot's own seed).
 STAND_IN_SEAT_OFFSET = 100
+
+
+def unfit(bot: Any, observation_size: int, actions: int) -> str | None:
+    """Why `bot` cannot play observations/actions of these sizes (a saved policy's shapes)."""
+    from agents.farlight.policy import PolicyAgent
+
+    for agent in (bot, getattr(bot, "policy", None)):
+        if isinstance(agent, PolicyAgent):
+            try:
+                agent._check_shapes(observation_size, actions)
+            except ValueError as exc:
+                return str(exc)
+    return None
 
 
 class Move(NamedTuple):
@@ -80,7 +91,7 @@ class Move(NamedTuple):
     own: str  # its label for the mover
     other: str  # its label for everyone else
     after: FarlightGame  # the state after it
-    events: list[dict[str, Any]]  # what it set off (public: see farlight_web.moves)
+    events: list[dict[str, Any]]  # what it set off (public: see farlight_web.farlight.moves)
 
 
 class Table(SeatedTable):

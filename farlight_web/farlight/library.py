@@ -1,21 +1,16 @@
-"""What `--data` holds, read as data: game records, tournaments and evaluation scorecards.
+"""What Farlight's server lists of `--data`: game records, tournaments and evaluation scorecards.
 
 Records and tournament results are read with the loaders `farlight replay` uses
 (`farlight_env.records.record.load_record`, which validates them); journals (`tournament.json` plus
 `games.jsonl`) are summarised with `evaluation.tournament.summarise`; `farlight evaluate` scorecards
 are validated against `evaluation.formats.scorecard` and flagged, not trusted, when they do not fit.
-Every file is size-bounded and the folder walk is bounded in depth and count (the count shared
-fairly between top-level folders); symbolic links
-are never followed (a link is a path outside `--data`). With a `FileIndex`, listings read a
+Every file is size-bounded and the folder walk is bounded in depth and count, with no symbolic
+link followed (`farlight_web.files`). With a `FileIndex`, listings read a
 file again only when it changed, and the replay picker decodes only the few fields it shows.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import deque
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,127 +21,11 @@ from farlight_env.platform.records import PLATFORM_RECORD, RecordError
 from farlight_env.records.record import load_record, validate_record
 from farlight_env.untrusted.files import read_bounded
 from farlight_env.untrusted.jsontext import decode, loads
-from farlight_web.replays import Replay
+from farlight_web.farlight.replays import Replay
+from farlight_web.files import MAX_FILE_BYTES, FileIndex, inside, read_json, summaries, walk
 
-MAX_FILE_BYTES = 32 << 20  # a results.json of a few thousand games fits easily
-MAX_FILES = 2000  # files listed per walk of --data, shared fairly between top-level folders
-MAX_DEPTH = 4
 MAX_LISTED_GAMES = 500  # games linked per tournament on the leaderboard
 MAX_SEED = 1 << 128  # a results file's seed is shown only below this (the file is not trusted)
-
-
-# ---------------------------------------------------------------------------------- walking
-def walk(data: Path, names: tuple[str, ...] = (), suffix: str = ".json") -> list[Path]:
-    """Files under `data` (depth <= MAX_DEPTH, at most MAX_FILES, hidden folders skipped) named
-    one of `names`, or ending in `suffix` when no names are given; sorted. Symbolic links
-    (to files or folders) are not followed: whatever they point to is outside.
-
-    The bound is shared fairly: the files of `data` itself and each top-level folder are
-    taken in turn, one at a time, so thousands of browser games in `games/` cannot push
-    `tour/` or `uploads/` out of the listing; a folder with fewer files leaves the rest."""
-    groups: deque[Iterator[Path]] = deque([_matches(data, data, names, suffix, descend=False)])
-    try:
-        entries = sorted(os.scandir(data), key=lambda e: e.name)
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
-            groups.append(_matches(data, Path(entry.path), names, suffix, descend=True))
-    found: list[Path] = []
-    while groups and len(found) < MAX_FILES:
-        group = groups.popleft()
-        path = next(group, None)
-        if path is not None:
-            found.append(path)
-            groups.append(group)
-    return sorted(found)
-
-
-def _matches(
-    data: Path, top: Path, names: tuple[str, ...], suffix: str, descend: bool
-) -> Iterator[Path]:
-    """The matching files under `top` in sorted order, lazily (listed only when asked for);
-    only `top`'s own files unless `descend`."""
-    root_depth = len(data.parts)
-    for folder, dirs, files in os.walk(top):  # never descends into a linked folder
-        here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if not descend or len(here.parts) - root_depth >= MAX_DEPTH:
-            dirs[:] = []
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            if ((name in names) if names else name.endswith(suffix)) and not os.path.islink(
-                here / name
-            ):
-                yield here / name
-
-
-def inside(data: Path, relative: str) -> Path:
-    """`data/relative`, refusing (ValueError) anything that leaves `data`, including through
-    a symbolic link anywhere below `data` (a link is treated as a path outside)."""
-    root = data.resolve()
-    path = Path(os.path.normpath(root / relative))
-    outside = ValueError(f"{relative!r} is outside the data folder")
-    if path != root and root not in path.parents:
-        raise outside
-    probe = root
-    for part in path.relative_to(root).parts:
-        probe = probe / part
-        if probe.is_symlink():
-            raise outside
-    return path
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return loads(read_bounded(path, MAX_FILE_BYTES))
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{path.name}: cannot read: {exc}") from exc
-
-
-class FileIndex:
-    """What was read from each file, kept while the file is unchanged (same size, mtime and
-    inode), so a listing reads only new and changed files. One group per listing and folder;
-    files gone from a group's last walk are forgotten with it."""
-
-    def __init__(self) -> None:
-        self.groups: dict[tuple[str, Path], dict[Path, tuple[tuple[int, int, int], Any]]] = {}
-        self.lock = threading.Lock()
-        self.reads = 0  # files read so far (tests count them)
-
-    def summaries(
-        self, group: tuple[str, Path], paths: list[Path], read: Callable[[Path], Any]
-    ) -> list[tuple[Path, Any]]:
-        """(path, read(path)) for each path that still exists, from memory when unchanged."""
-        with self.lock:
-            old = self.groups.get(group, {})
-        new: dict[Path, tuple[tuple[int, int, int], Any]] = {}
-        for path in paths:
-            try:
-                stat = path.lstat()
-            except OSError:
-                continue
-            stamp = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-            hit = old.get(path)
-            if hit is not None and hit[0] == stamp:
-                new[path] = hit
-                continue
-            value = read(path)
-            with self.lock:
-                self.reads += 1
-            new[path] = (stamp, value)
-        with self.lock:
-            self.groups[group] = new
-        return [(path, value) for path, (_, value) in new.items()]
-
-
-def _summaries(
-    index: FileIndex | None, kind: str, data: Path, paths: list[Path], read: Callable[[Path], Any]
-) -> list[tuple[Path, Any]]:
-    if index is None:
-        return [(path, read(path)) for path in paths]
-    return index.summaries((kind, data), paths, read)
 
 
 # ---------------------------------------------------------------------------------- records
@@ -170,7 +49,7 @@ def list_records(data: Path, index: FileIndex | None = None) -> list[dict[str, A
     """Game records and tournament results under `data`, with what the replay picker shows;
     with an `index`, files unchanged since the last call are not read again."""
     out = []
-    for path, entry in _summaries(index, "records", data, walk(data), _record_entry):
+    for path, entry in summaries(index, "records", data, walk(data), _record_entry):
         if entry is not None:
             out.append({"file": path.relative_to(data).as_posix(), **entry})
     return out
@@ -234,7 +113,7 @@ def scorecards(data: Path, index: FileIndex | None = None) -> list[dict[str, Any
     found = walk(data, (SCORECARD,))
     return [
         {"file": path.relative_to(data).as_posix(), **entry}
-        for path, entry in _summaries(index, "scorecards", data, found, _scorecard_entry)
+        for path, entry in summaries(index, "scorecards", data, found, _scorecard_entry)
     ]
 
 
@@ -251,14 +130,14 @@ def tournaments(data: Path, index: FileIndex | None = None) -> list[dict[str, An
     results = walk(data, ("results.json",))
     seen = {path.parent for path in results}
     journals = [path for path in walk(data, ("games.jsonl",)) if path.parent not in seen]
-    found = _summaries(index, "results", data, results, _results_entry)
-    found += _summaries(index, "journals", data, journals, _journal_entry)
+    found = summaries(index, "results", data, results, _results_entry)
+    found += summaries(index, "journals", data, journals, _journal_entry)
     return [{"file": path.relative_to(data).as_posix(), **entry} for path, entry in found]
 
 
 def _results_entry(path: Path) -> dict[str, Any]:
     try:
-        return _results_summary(_read_json(path))
+        return _results_summary(read_json(path))
     except (RecordError, KeyError, TypeError, ValueError) as exc:
         return {"error": str(exc)}
 
