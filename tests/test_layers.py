@@ -219,9 +219,6 @@ def test_the_platform_imports_no_game(package: str) -> None:
 #: The layers above the engine. Each keeps one game's own code in a subpackage named after the
 #: game (agents/farlight, training/farlight, ...); every other module serves any game (#50).
 UPPER_LAYERS = ("agents", "evaluation", "training", "farlight_cli", "farlight_web")
-#: Modules that still reach into Farlight, and why (#50 goes on): each is to be split into its
-#: generic part and a part in its layer's `farlight/` subpackage.
-NOT_YET: dict[str, str] = {}
 
 
 def _farlight_imports(path: Path) -> set[str]:
@@ -259,18 +256,10 @@ def test_outside_the_game_subpackages_no_module_imports_farlight() -> None:
     found = [
         f"{path.relative_to(root)} imports {module}"
         for path in _generic_modules(root)
-        if str(path.relative_to(root)) not in NOT_YET
         for module in sorted(_farlight_imports(path))
     ]
     assert found == []
-    assert len(_generic_modules(root)) > 100  # the walk found the layers
-
-
-def test_the_not_yet_list_names_only_modules_that_still_import_farlight() -> None:
-    """An entry leaves NOT_YET as soon as its module is split, so the list stays the truth."""
-    root = Path(farlight_env.__file__).parent.parent
-    stale = [name for name in NOT_YET if not _farlight_imports(root / name)]
-    assert stale == []
+    assert len(_generic_modules(root)) > 60  # the walk found the layers (78 today)
 
 
 def test_the_game_import_check_sees_a_farlight_import(tmp_path: Path) -> None:
