@@ -6,7 +6,6 @@ against the State protocol only; it never imports a game."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,44 +15,22 @@ from farlight_env.measure.timing import (
     EnvBenchResult,
     EnvRunner,
     EnvSuite,
+    RandomPlayRunner,
     take_turns,
-    timed_games,
 )
 from farlight_env.platform import Game
 
 
-class StateRunner:
-    """Random legal play on a game's platform state, kept in totals so a run can be sliced."""
+def state_runner(
+    game: Game, num_players: int, seed: int = 0, options: Mapping[str, Any] | None = None
+) -> RandomPlayRunner:
+    """Random legal play on `game`'s platform state (``legal_actions`` + ``apply_action``)."""
+    seats, checked = game.check_players(num_players), game.checked_options(options)
 
-    def __init__(
-        self, game: Game, num_players: int, seed: int = 0, options: Mapping[str, Any] | None = None
-    ) -> None:
-        self.game, self.num_players, self.seed = game, game.check_players(num_players), seed
-        self.options = game.checked_options(options)
-        self.rng = random.Random(seed)
-        self.games = self.actions = 0
-        self.seconds = self.cpu_seconds = 0.0
+    def start(game_seed: int) -> Any:
+        return game.new_state(seats, game_seed, checked)
 
-    def play(self, *, seconds: float | None = None, games: int | None = None) -> None:
-        """`games` more games, or whole games until `seconds` have passed (at least one)."""
-        rng = self.rng
-
-        def one_game() -> None:
-            state = self.game.new_state(self.num_players, self.seed + self.games, self.options)
-            while not state.is_over:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.randrange(len(legal))])
-                self.actions += 1
-            self.games += 1
-
-        wall, cpu = timed_games(one_game, seconds=seconds, games=games)
-        self.seconds += wall
-        self.cpu_seconds += cpu
-
-    def result(self) -> BenchResult:
-        return BenchResult(
-            self.num_players, self.games, self.actions, self.seconds, self.cpu_seconds
-        )
+    return RandomPlayRunner(seats, seed, start, apply="apply_action")
 
 
 def env_name(game: Game) -> str:
@@ -91,7 +68,7 @@ def bench_game(
 ) -> GameBench:
     """The state and the env at each player count, all of them taking turns slice by slice in
     one run, so other load on the machine falls on every figure alike."""
-    states = [StateRunner(game, n, seed, options) for n in players]
+    states = [state_runner(game, n, seed, options) for n in players]
     envs = [env_runner(game, n, seed, options) for n in players]
     take_turns([*states, *envs], seconds, games, f"bench {game.name}", progress)
     results: list[EnvBenchResult] = [r.result() for r in envs]

@@ -128,6 +128,41 @@ SLICE_SECONDS = 0.5
 GAME_TURNS = 5
 
 
+class RandomPlayRunner:
+    """Uniform random legal play on the games `start(seed)` makes, kept in totals so a run can
+    be taken in slices: a game's engine or platform state, whichever `apply` names its move."""
+
+    def __init__(
+        self, num_players: int, seed: int, start: Callable[[int], Any], apply: str = "apply"
+    ) -> None:
+        self.num_players, self.seed, self.start, self.apply = num_players, seed, start, apply
+        self.rng = random.Random(seed)  # cheaper per draw than numpy: the game is measured
+        self.games = self.actions = 0
+        self.seconds = self.cpu_seconds = 0.0
+
+    def play(self, *, seconds: float | None = None, games: int | None = None) -> None:
+        """``games`` more games, or whole games until ``seconds`` have passed (at least one)."""
+        rng = self.rng
+
+        def one_game() -> None:
+            game = self.start(self.seed + self.games)
+            step = getattr(game, self.apply)  # bound once a game: no cost per action
+            while not game.is_over:
+                legal = game.legal_actions()
+                step(legal[rng.randrange(len(legal))])
+                self.actions += 1
+            self.games += 1
+
+        wall, cpu = timed_games(one_game, seconds=seconds, games=games)
+        self.seconds += wall
+        self.cpu_seconds += cpu
+
+    def result(self) -> BenchResult:
+        return BenchResult(
+            self.num_players, self.games, self.actions, self.seconds, self.cpu_seconds
+        )
+
+
 @dataclass(frozen=True)
 class EnvBenchResult:
     """Totals of random masked play through one PettingZoo env.

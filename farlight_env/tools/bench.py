@@ -13,7 +13,6 @@ timed unit test.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,47 +23,20 @@ from farlight_env.measure.timing import (
     EnvBenchResult,
     EnvRunner,
     EnvSuite,
+    RandomPlayRunner,
     connect_four_env,
     take_turns,
-    timed_games,
 )
 
 
-class EngineRunner:
-    """Random legal play on the engine, kept in totals so a run can be taken in slices."""
+def engine_runner(num_players: int, seed: int = 0, **config: Any) -> RandomPlayRunner:
+    """Random legal play on the engine itself (``legal_actions`` + ``apply`` per action)."""
+    from farlight_env.game import FarlightGame  # lazy: the CLI parses options without it
 
-    def __init__(self, num_players: int, seed: int = 0, **config: Any) -> None:
-        self.num_players = num_players
-        self.seed = seed
-        self.config = config
-        self.rng = random.Random(seed)  # cheaper per draw than numpy: the engine is measured
-        self.games = self.actions = 0
-        self.seconds = self.cpu_seconds = 0.0
+    def start(game_seed: int) -> FarlightGame:
+        return FarlightGame(num_players=num_players, seed=game_seed, **config)
 
-    def play(self, *, seconds: float | None = None, games: int | None = None) -> None:
-        """``games`` more games, or whole games until ``seconds`` have passed (at least one)."""
-        from farlight_env.game import FarlightGame  # lazy: the CLI parses options without it
-
-        rng = self.rng
-
-        def one_game() -> None:
-            game = FarlightGame(
-                num_players=self.num_players, seed=self.seed + self.games, **self.config
-            )
-            while not game.is_over:
-                legal = game.legal_actions()
-                game.apply(legal[rng.randrange(len(legal))])
-                self.actions += 1
-            self.games += 1
-
-        wall, cpu = timed_games(one_game, seconds=seconds, games=games)
-        self.seconds += wall
-        self.cpu_seconds += cpu
-
-    def result(self) -> BenchResult:
-        return BenchResult(
-            self.num_players, self.games, self.actions, self.seconds, self.cpu_seconds
-        )
+    return RandomPlayRunner(num_players, seed, start)
 
 
 def bench_engine(
@@ -80,7 +52,7 @@ def bench_engine(
 
     Whole games only: the clock is checked between games, and game setup is timed too.
     """
-    runner = EngineRunner(num_players, seed, **config)
+    runner = engine_runner(num_players, seed, **config)
     runner.play(seconds=seconds, games=games)
     return runner.result()
 
@@ -97,7 +69,7 @@ def bench_engine_suite(
     """The engine at each player count, measured in turns slice by slice, as the env is.
 
     ``config`` goes to the engine (card_set, grid_size, max_rounds, ...)."""
-    runners = [EngineRunner(n, seed, **(config or {})) for n in players]
+    runners = [engine_runner(n, seed, **(config or {})) for n in players]
     take_turns(runners, seconds, games, "bench engine", progress)
     return [r.result() for r in runners]
 
