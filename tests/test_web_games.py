@@ -5,6 +5,7 @@ the end, its record saved in the platform's generic format and replayed."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -322,3 +323,29 @@ def test_a_duels_record_uploads_and_replays_and_a_broken_one_is_refused(data) ->
 
 
 JSON = {"content-type": "application/json"}
+
+
+def test_the_generic_tables_create_evict_and_rebuild_a_platform_game(data: Path) -> None:
+    """farlight_web.tables.Tables with no game of its own (#50): a duel is created, evicted
+    past the live limit, rebuilt from its saved record at the same decision, and played on;
+    a table with no game named is refused, and an unknown id is GameNotFound."""
+    from farlight_web.tables import GameNotFound, Tables
+
+    tables = Tables(data, max_live=1)
+    with pytest.raises(ValueError, match="name the game"):
+        tables.create(["human", "random"], 0, 5, {}, None)
+    first, token, _ = tables.create(["human", "random"], 0, 5, {"stakes": 2}, DUEL)
+    other, _, _ = tables.create(["human", "random"], 0, 6, {}, DUEL)
+    assert first.id not in tables.live and other.id in tables.live  # the oldest evicted
+    game_id, version, legal = first.id, first.version, first.legal_indices(0)
+    del first  # no request holds it: the next get rebuilds it from games/<id>.json
+    gc.collect()
+    assert game_id not in tables.loaded
+    rebuilt = tables.get(game_id)
+    assert rebuilt.version == version and rebuilt.legal_indices(0) == legal
+    rebuilt.play(rebuilt.seats_of([token]), legal[0], version)
+    assert rebuilt.game.is_over
+    record = json.loads((data / "games" / f"{rebuilt.id}.json").read_text())
+    verify_record(record)
+    with pytest.raises(GameNotFound):
+        tables.get("0123456789ab")
