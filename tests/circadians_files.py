@@ -108,7 +108,7 @@ SCHEMA_CASES: list[tuple[str, Callable[[Data], None], tuple[str, ...]]] = [
     (
         "unknown effect kind",
         lambda d: entry(d, "ship_tile", "Tanker")["effects"][0].update(kind="teleport"),
-        ("ship_tile 'Tanker': effects[0].kind: must be one of", "got 'teleport'"),
+        ("ship_tile 'Tanker': effects[0].kind: got 'teleport', must be one of",),
     ),
     (
         "missing source",
@@ -143,7 +143,7 @@ SCHEMA_CASES: list[tuple[str, Callable[[Data], None], tuple[str, ...]]] = [
     (
         "event timing outside the round's phases",
         _set("event", "Monsoon", "timing", "night"),
-        ("event 'Monsoon': timing: must be one of", "got 'night'"),
+        ("event 'Monsoon': timing: got 'night', must be one of",),
     ),
     (
         "unknown player count",

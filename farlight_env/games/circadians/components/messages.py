@@ -79,7 +79,8 @@ def _reason(reason: str, steps: list[Any], data: Any, root: Any) -> str:
     if found := _MISSING.fullmatch(reason):
         return f"{found[1]}: required field is missing"
     if found := _ENUM.fullmatch(reason):
-        return f"must be one of {_choices(root, steps)}, got {short(found[1])}"
+        # the value first: a long list of choices may be clipped, the value never is
+        return f"got {short(found[1])}, must be one of {_choices(root, steps)}"
     if found := _BOUND.fullmatch(reason):
         value = _value_at(steps, data)
         if found[1]:
